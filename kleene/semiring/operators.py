@@ -13,7 +13,7 @@ import numpy as np
 
 from .dtypes import as_dtype
 
-_TYPINGS = ("same", "first", "second", "bool")
+_TYPINGS = ("same", "first", "second", "bool", "pair")
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,7 +31,8 @@ class BinaryOp:
     typing : {"same", "first", "second", "bool"}
         Result dtype rule: "same" needs equal operand dtypes and keeps it;
         "first"/"second" take x's/y's dtype (the other operand's values are
-        ignored, so its dtype is free); "bool" gives bool.
+        ignored, so its dtype is free); "bool" gives bool (a comparison of two
+        operands of one dtype); "pair" gives bool and ignores both operands' values.
 
     Example
     -------
@@ -66,6 +67,8 @@ class BinaryOp:
             return xd
         if self.typing == "second":
             return yd
+        if self.typing == "pair":
+            return np.dtype(np.bool_)
         if xd != yd:
             raise TypeError(
                 f"operator {self.name!r} needs operands of one dtype, got {xd} and {yd}"

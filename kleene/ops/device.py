@@ -1,0 +1,69 @@
+"""Where arrays live: NumPy ("cpu") or CuPy ("gpu"), and which back end runs them."""
+
+from __future__ import annotations
+
+import functools
+from types import ModuleType
+
+import numpy as np
+
+
+@functools.lru_cache(maxsize=1)
+def cupy_module() -> ModuleType | None:
+    """CuPy if it imports and sees a GPU, else None (never raises)."""
+    try:
+        import cupy
+
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return None
+        return cupy
+    except Exception:  # no cupy, no driver, no device
+        return None
+
+
+def gpu_available() -> bool:
+    return cupy_module() is not None
+
+
+def is_cupy_array(a) -> bool:
+    return type(a).__module__.startswith("cupy")
+
+
+def array_module(a) -> ModuleType:
+    """numpy or cupy, by where ``a`` lives."""
+    if is_cupy_array(a):
+        import cupy
+
+        return cupy
+    return np
+
+
+def module_for(device: str) -> ModuleType:
+    """The array module of ``device`` ("cpu" or "gpu")."""
+    if device == "cpu":
+        return np
+    if device == "gpu":
+        cp = cupy_module()
+        if cp is None:
+            raise RuntimeError("device='gpu' needs CuPy and a CUDA GPU; none is available")
+        return cp
+    raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
+
+
+def device_of(xp: ModuleType) -> str:
+    return "cpu" if xp is np else "gpu"
+
+
+def backend(xp: ModuleType):
+    """The kernel-primitive module for arrays of ``xp`` (see ops/primitives.md)."""
+    if xp is np:
+        from . import cpu
+
+        return cpu
+    from . import cuda
+
+    return cuda
+
+
+def to_host(a) -> np.ndarray:
+    return a.get() if is_cupy_array(a) else np.asarray(a)

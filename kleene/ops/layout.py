@@ -1,0 +1,82 @@
+"""Format conversions shared by Matrix and Vector (array-module generic)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..semiring import Monoid
+from ..semiring.dtypes import resolve_scalar
+from .device import backend
+
+INDEX = np.int32  # CSR column indices
+OFFSET = np.int64  # CSR row pointers and flat keys
+
+
+def missing_mask(xp, values, missing):
+    """Bool array: where ``values`` equals the missing marker (None: nowhere)."""
+    if missing is None:
+        return None
+    if isinstance(missing, float) and np.isnan(missing):
+        return xp.isnan(values) if values.dtype.kind == "f" else None
+    m = resolve_scalar(missing, values.dtype) if values.dtype.kind != "b" else bool(missing)
+    return values == m
+
+
+def counts_to_offsets(xp, counts):
+    out = xp.zeros(counts.size + 1, dtype=OFFSET)
+    xp.cumsum(counts, out=out[1:])
+    return out
+
+
+def offsets_to_rows(xp, indptr):
+    """Row index of every stored entry of a CSR matrix."""
+    n = indptr.size - 1
+    return xp.repeat(xp.arange(n, dtype=OFFSET), xp.diff(indptr).astype(OFFSET))
+
+
+def sort_and_combine(xp, keys, values, dup: Monoid | None, what: str):
+    """Sort entries by key; combine equal keys with ``dup`` (ValueError if None)."""
+    order = xp.argsort(keys, kind="stable")
+    keys, values = keys[order], values[order]
+    if keys.size < 2:
+        return keys, values
+    first = xp.ones(keys.size, dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    if bool(first.all()):
+        return keys, values
+    if dup is None:
+        raise ValueError(f"{what} has duplicate entries and no dup monoid was given")
+    starts = xp.flatnonzero(first).astype(OFFSET)
+    offsets = xp.concatenate([starts, xp.asarray([keys.size], dtype=OFFSET)])
+    values = backend(xp).segment_reduce(dup, values, offsets, values.dtype)
+    return keys[starts], values
+
+
+def coo_to_csr(xp, rows, cols, values, shape, dup: Monoid | None, what="matrix"):
+    """CSR arrays (indptr, indices, values) from unsorted COO, duplicates combined."""
+    nrows, ncols = shape
+    rows = xp.asarray(rows, dtype=OFFSET)
+    cols = xp.asarray(cols, dtype=OFFSET)
+    keys, values = sort_and_combine(xp, rows * max(ncols, 1) + cols, values, dup, what)
+    r = keys // max(ncols, 1)
+    indptr = counts_to_offsets(xp, xp.bincount(r, minlength=nrows)[:nrows])
+    return indptr, (keys - r * max(ncols, 1)).astype(INDEX), values
+
+
+def csr_transpose(xp, indptr, indices, values, shape):
+    """CSR of the transpose (stable: rows of the result stay sorted)."""
+    nrows, ncols = shape
+    rows = offsets_to_rows(xp, indptr)
+    order = xp.argsort(indices, kind="stable")
+    t_indptr = counts_to_offsets(xp, xp.bincount(indices.astype(OFFSET), minlength=ncols))
+    return t_indptr, rows[order].astype(INDEX), values[order]
+
+
+def check_indices(xp, idx, bound: int, what: str):
+    """Validate an index array against [0, bound)."""
+    if idx.size == 0:
+        return
+    lo, hi = int(idx.min()), int(idx.max())
+    if lo < 0 or hi >= bound:
+        bad = lo if lo < 0 else hi
+        raise IndexError(f"{what} index {bad} out of range for size {bound}")

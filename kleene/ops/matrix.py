@@ -1,0 +1,432 @@
+"""Matrix: a dense (bitmap) or CSR matrix on the CPU (NumPy) or GPU (CuPy)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..semiring import get_monoid
+from ..semiring.dtypes import as_dtype, resolve_scalar
+from . import layout
+from .device import array_module, device_of, is_cupy_array, module_for
+from .mask import Mask
+
+_DEFAULT = object()  # "missing" default: inf for numeric dtypes, False for bool
+
+
+def default_missing(dtype):
+    return False if np.dtype(dtype) == np.bool_ else float("inf")
+
+
+class Matrix:
+    """A sparse or dense matrix over any supported dtype, on the CPU or the GPU.
+
+    Absent entries are structural (GraphBLAS semantics): an operation only
+    multiplies stored entries. Dense matrices keep an optional presence bitmap;
+    CSR matrices keep their own index arrays (cupyx CSR cannot hold integers).
+
+    Example
+    -------
+    >>> import numpy as np, kleene
+    >>> inf = np.inf
+    >>> A = kleene.Matrix.from_dense(np.array([[0, 2, inf], [inf, 0, 3], [1, inf, 0]]))
+    >>> A.shape, A.nvals, A.format
+    ((3, 3), 6, 'dense')
+    >>> kleene.mxm(A, A, "min_plus").to_dense()[0, 2]
+    np.float64(5.0)
+    """
+
+    __slots__ = ("_xp", "_dtype", "_shape", "_fmt", "_values", "_present", "_indptr",
+                 "_indices", "_transposed", "__weakref__")  # fmt: skip
+
+    # ---- construction -----------------------------------------------------
+    def __init__(self):
+        raise TypeError("use Matrix.from_dense, from_edges, from_scipy, from_csr or empty")
+
+    @classmethod
+    def _new(cls, xp, dtype, shape, fmt, values, present=None, indptr=None, indices=None):
+        self = object.__new__(cls)
+        self._xp, self._dtype, self._shape, self._fmt = xp, np.dtype(dtype), tuple(shape), fmt
+        self._values, self._present = values, present
+        self._indptr, self._indices = indptr, indices
+        self._transposed = None
+        return self
+
+    @classmethod
+    def _from_bitmap(cls, xp, values, present=None):
+        if present is not None and bool(present.all()):
+            present = None
+        return cls._new(xp, values.dtype, values.shape, "dense", values, present)
+
+    @classmethod
+    def _from_csr(cls, xp, indptr, indices, values, shape):
+        return cls._new(xp, values.dtype, shape, "csr", values, None, indptr, indices)
+
+    @classmethod
+    def from_dense(cls, a, missing=_DEFAULT, *, dtype=None) -> Matrix:
+        """A dense-format matrix from a 2-D NumPy or CuPy array.
+
+        Entries equal to ``missing`` are absent (default: inf, or False for bool;
+        for integer dtypes inf means the dtype's maximum). ``missing=None`` keeps
+        every entry. The matrix lives where ``a`` lives.
+
+        >>> import numpy as np, kleene
+        >>> kleene.Matrix.from_dense(np.array([[1.0, np.inf]])).nvals
+        1
+        """
+        xp = array_module(a)
+        a = xp.asarray(a)
+        if a.ndim != 2:
+            raise ValueError(f"from_dense needs a 2-D array, got shape {a.shape}")
+        d = as_dtype(dtype if dtype is not None else a.dtype)
+        missing = default_missing(d) if missing is _DEFAULT else missing
+        absent = layout.missing_mask(xp, a, missing)
+        values = xp.array(a, dtype=d, order="C", copy=True)
+        return cls._from_bitmap(xp, values, None if absent is None else ~absent)
+
+    @classmethod
+    def from_csr(cls, indptr, indices, values, shape) -> Matrix:
+        """A CSR matrix from its arrays (validated; column order within rows fixed).
+
+        >>> import numpy as np, kleene
+        >>> A = kleene.Matrix.from_csr([0, 1, 1], [1], [5.0], (2, 2))
+        >>> A.to_dense()[0, 1]
+        np.float64(5.0)
+        """
+        xp = array_module(values) if is_cupy_array(values) else array_module(indptr)
+        nrows, ncols = _check_shape(shape)
+        indptr = xp.asarray(indptr, dtype=layout.OFFSET)
+        indices = xp.asarray(indices, dtype=np.int64)
+        values = xp.asarray(values)
+        as_dtype(values.dtype)
+        if indptr.shape != (nrows + 1,) or indices.shape != values.shape or indices.ndim != 1:
+            raise ValueError(
+                f"CSR arrays do not fit shape {shape}: indptr {indptr.shape}, "
+                f"indices {indices.shape}, values {values.shape}"
+            )
+        if (
+            int(indptr[0]) != 0
+            or int(indptr[-1]) != indices.size
+            or bool((xp.diff(indptr) < 0).any())
+        ):
+            raise ValueError("CSR indptr must start at 0, be non-decreasing and end at nnz")
+        layout.check_indices(xp, indices, ncols, "column")
+        rows = layout.offsets_to_rows(xp, indptr)
+        return cls._coo_build(xp, rows, indices, values, (nrows, ncols), None, "CSR input")
+
+    @classmethod
+    def from_edges(cls, src, dst, weights=None, n=None, *, ncols=None, dup="min", dtype=None):
+        """A CSR matrix with entry (src[e], dst[e]) = weights[e].
+
+        ``n`` is the number of rows (default: 1 + the largest vertex id), ``ncols``
+        the number of columns (default ``n``). Duplicate edges are combined with the
+        ``dup`` monoid (default min: the lightest edge); ``dup=None`` rejects them.
+        ``weights=None`` builds a Boolean pattern matrix.
+
+        >>> import kleene
+        >>> A = kleene.Matrix.from_edges([0, 0, 1], [1, 1, 2], [5.0, 3.0, 1.0])
+        >>> A.nvals, float(A.to_dense()[0, 1])
+        (2, 3.0)
+        """
+        xp = array_module(src)
+        src = xp.asarray(src, dtype=np.int64).ravel()
+        dst = xp.asarray(dst, dtype=np.int64).ravel()
+        if src.shape != dst.shape:
+            raise ValueError(f"src and dst differ in length: {src.size} and {dst.size}")
+        if weights is None:
+            values = xp.ones(src.size, dtype=dtype or np.bool_)
+        else:
+            values = xp.asarray(weights).ravel()
+            if values.size == 1 and src.size != 1:
+                values = xp.full(src.size, values[0], dtype=values.dtype)
+            if values.shape != src.shape:
+                raise ValueError(f"weights has {values.size} entries for {src.size} edges")
+        if dtype is not None:
+            values = values.astype(as_dtype(dtype))
+        as_dtype(values.dtype)
+        top = int(max(src.max(), dst.max())) + 1 if src.size else 0
+        nrows = top if n is None else int(n)
+        ncols = nrows if ncols is None else int(ncols)
+        layout.check_indices(xp, src, nrows, "source vertex")
+        layout.check_indices(xp, dst, ncols, "target vertex")
+        dup_m = None if dup is None else get_monoid(dup)
+        return cls._coo_build(xp, src, dst, values, (nrows, ncols), dup_m, "edge list")
+
+    @classmethod
+    def _coo_build(cls, xp, rows, cols, values, shape, dup, what):
+        indptr, indices, values = layout.coo_to_csr(xp, rows, cols, values, shape, dup, what)
+        return cls._from_csr(xp, indptr, indices, values, shape)
+
+    @classmethod
+    def from_scipy(cls, s, *, dtype=None, dup="min") -> Matrix:
+        """A CSR matrix from a scipy.sparse (CPU) or cupyx.scipy.sparse (GPU) matrix.
+
+        Stored entries, explicit zeros included, become entries; duplicates are
+        combined with ``dup`` (default min).
+
+        >>> import scipy.sparse as sp, kleene
+        >>> kleene.Matrix.from_scipy(sp.eye(3, format="csr")).nvals
+        3
+        """
+        coo = s.tocoo()
+        xp = array_module(coo.data)
+        vals = coo.data if dtype is None else coo.data.astype(as_dtype(dtype))
+        dup_m = None if dup is None else get_monoid(dup)
+        shape = _check_shape(coo.shape)
+        return cls._coo_build(xp, coo.row, coo.col, xp.asarray(vals), shape, dup_m, "matrix")
+
+    @classmethod
+    def empty(cls, shape, dtype=np.float64, *, format="csr", device="cpu") -> Matrix:
+        """A matrix with no entries.
+
+        >>> import kleene
+        >>> kleene.Matrix.empty((2, 3)).nvals
+        0
+        """
+        xp = module_for(device)
+        nrows, ncols = _check_shape(shape)
+        d = as_dtype(dtype)
+        if format == "dense":
+            values = xp.zeros((nrows, ncols), dtype=d)
+            return cls._new(xp, d, (nrows, ncols), "dense", values, xp.zeros_like(values, bool))
+        if format != "csr":
+            raise ValueError(f"format must be 'dense' or 'csr', got {format!r}")
+        indptr = xp.zeros(nrows + 1, dtype=layout.OFFSET)
+        return cls._from_csr(xp, indptr, xp.zeros(0, layout.INDEX), xp.zeros(0, d), (nrows, ncols))
+
+    # ---- properties -------------------------------------------------------
+    shape = property(lambda self: self._shape)
+    nrows = property(lambda self: self._shape[0])
+    ncols = property(lambda self: self._shape[1])
+    dtype = property(lambda self: self._dtype)
+    format = property(lambda self: self._fmt)
+    xp = property(lambda self: self._xp)
+
+    @property
+    def device(self) -> str:
+        """ "cpu" or "gpu": where the arrays live."""
+        return device_of(self._xp)
+
+    @property
+    def nvals(self) -> int:
+        """Number of stored (present) entries."""
+        if self._fmt == "csr":
+            return int(self._values.size)
+        if self._present is None:
+            return int(self._values.size)
+        return int(self._present.sum())
+
+    @property
+    def S(self) -> Mask:
+        """Structural mask: positions with a stored entry."""
+        return Mask(self, structural=True)
+
+    @property
+    def V(self) -> Mask:
+        """Value mask: positions with a stored entry that is true (nonzero)."""
+        return Mask(self, structural=False)
+
+    @property
+    def T(self) -> Matrix:
+        """The transpose (a new matrix)."""
+        from .operations import transpose
+
+        return transpose(self)
+
+    # ---- views of the data (internal, used by the operations) -------------
+    def _coo(self):
+        """(rows, cols, values) of the stored entries, row-major, int64 indices."""
+        xp = self._xp
+        if self._fmt == "csr":
+            return (
+                layout.offsets_to_rows(xp, self._indptr),
+                self._indices.astype(np.int64),
+                self._values,
+            )
+        if self._present is None:
+            m, n = self._shape
+            flat = xp.arange(m * n, dtype=np.int64)
+            return flat // max(n, 1), flat % max(n, 1), self._values.ravel()
+        rows, cols = xp.nonzero(self._present)
+        return rows.astype(np.int64), cols.astype(np.int64), self._values[rows, cols]
+
+    def _keys(self):
+        """(flat row-major keys, values) of the stored entries, keys sorted."""
+        rows, cols, vals = self._coo()
+        return rows * self._shape[1] + cols, vals
+
+    def _csr(self):
+        """(indptr, indices, values) CSR arrays, converting a dense matrix."""
+        if self._fmt == "csr":
+            return self._indptr, self._indices, self._values
+        rows, cols, vals = self._coo()
+        counts = self._xp.bincount(rows, minlength=self._shape[0])[: self._shape[0]]
+        return layout.counts_to_offsets(self._xp, counts), cols.astype(layout.INDEX), vals
+
+    def _bitmap(self):
+        """(values, present or None) dense arrays; absent slots hold arbitrary values."""
+        if self._fmt == "dense":
+            return self._values, self._present
+        xp = self._xp
+        values = xp.zeros(self._shape, dtype=self._dtype)
+        present = xp.zeros(self._shape, dtype=bool)
+        rows, cols, vals = self._coo()
+        values[rows, cols] = vals
+        present[rows, cols] = True
+        return values, present
+
+    def _assign_from(self, other: Matrix) -> None:
+        """Take over ``other``'s contents (how results are written into ``out``)."""
+        for name in (
+            "_xp",
+            "_dtype",
+            "_shape",
+            "_fmt",
+            "_values",
+            "_present",
+            "_indptr",
+            "_indices",
+        ):
+            object.__setattr__(self, name, getattr(other, name))
+        self._transposed = None
+
+    # ---- conversions ------------------------------------------------------
+    def to_dense(self, missing=_DEFAULT):
+        """A 2-D array (on this matrix's device) with ``missing`` where no entry is stored.
+
+        >>> import kleene
+        >>> kleene.Matrix.from_edges([0], [1], [2.0]).to_dense().tolist()
+        [[inf, 2.0], [inf, inf]]
+        """
+        xp = self._xp
+        missing = default_missing(self._dtype) if missing is _DEFAULT else missing
+        values, present = self._bitmap()
+        if present is None:
+            return values.copy()
+        if _is_nan(missing) and self._dtype.kind != "f":
+            raise ValueError(f"missing=nan needs a floating dtype, this matrix is {self._dtype}")
+        fill = missing if _is_nan(missing) else resolve_scalar(missing, self._dtype)
+        return xp.where(present, values, xp.asarray(fill, dtype=self._dtype))
+
+    def to_coo(self):
+        """(rows, cols, values) of the stored entries, sorted row-major."""
+        rows, cols, vals = self._coo()
+        return rows, cols, vals.copy()
+
+    def to_scipy(self):
+        """A scipy.sparse CSR matrix on the host (explicit zeros kept).
+
+        >>> import kleene
+        >>> kleene.Matrix.from_edges([0], [1], [0.0]).to_scipy().nnz
+        1
+        """
+        import scipy.sparse as sp
+
+        indptr, indices, values = (_host(a) for a in self._csr())
+        return sp.csr_matrix((values, indices, indptr), shape=self._shape)
+
+    def to(self, device: str) -> Matrix:
+        """A copy on ``device`` ("cpu" or "gpu"); self if already there."""
+        xp = module_for(device)
+        if xp is self._xp:
+            return self
+        move = (lambda a: a.get()) if xp is np else xp.asarray
+        arrays = [None if a is None else move(a) for a in
+                  (self._values, self._present, self._indptr, self._indices)]  # fmt: skip
+        return Matrix._new(xp, self._dtype, self._shape, self._fmt, *arrays)
+
+    def to_format(self, format: str) -> Matrix:
+        """A copy in ``format`` ("dense" or "csr")."""
+        if format == self._fmt:
+            return self.dup()
+        if format == "dense":
+            values, present = self._bitmap()
+            return Matrix._new(self._xp, self._dtype, self._shape, "dense", values, present)
+        if format == "csr":
+            return Matrix._from_csr(self._xp, *self._csr(), self._shape)
+        raise ValueError(f"format must be 'dense' or 'csr', got {format!r}")
+
+    def dup(self) -> Matrix:
+        """A deep copy."""
+        copy = [None if a is None else a.copy() for a in
+                (self._values, self._present, self._indptr, self._indices)]  # fmt: skip
+        return Matrix._new(self._xp, self._dtype, self._shape, self._fmt, *copy)
+
+    def isequal(self, other: Matrix) -> bool:
+        """Same shape, dtype, structure and values (NaN equal to NaN)."""
+        if not isinstance(other, Matrix) or other.shape != self.shape or other.dtype != self.dtype:
+            return False
+        a, b = self._coo(), other.to(self.device)._coo()
+        xp = self._xp
+        if a[0].size != b[0].size:
+            return False
+        same = bool((a[0] == b[0]).all() and (a[1] == b[1]).all())
+        eqv = (a[2] == b[2]) | ((a[2] != a[2]) & (b[2] != b[2]))
+        return same and bool(xp.all(eqv))
+
+    def __repr__(self) -> str:
+        return (f"kleene.Matrix(shape={self._shape}, dtype={self._dtype}, nvals={self.nvals}, "
+                f"format={self._fmt!r}, device={self.device!r})")  # fmt: skip
+
+    # ---- operations as methods (see kleene.ops.operations) -----------------
+    def mxm(self, other, semiring, **kw):
+        from .operations import mxm
+
+        return mxm(self, other, semiring, **kw)
+
+    def mxv(self, u, semiring, **kw):
+        from .operations import mxv
+
+        return mxv(self, u, semiring, **kw)
+
+    def ewise_add(self, other, op, **kw):
+        from .operations import ewise_add
+
+        return ewise_add(self, other, op, **kw)
+
+    def ewise_mult(self, other, op, **kw):
+        from .operations import ewise_mult
+
+        return ewise_mult(self, other, op, **kw)
+
+    def apply(self, op, **kw):
+        from .operations import apply
+
+        return apply(self, op, **kw)
+
+    def select(self, op, thunk=None, **kw):
+        from .operations import select
+
+        return select(self, op, thunk, **kw)
+
+    def reduce(self, op, **kw):
+        from .operations import reduce
+
+        return reduce(self, op, **kw)
+
+    def extract(self, rows=None, cols=None, **kw):
+        from .operations import extract
+
+        return extract(self, rows, cols, **kw)
+
+    def assign(self, value, rows=None, cols=None, **kw):
+        from .operations import assign
+
+        return assign(self, value, rows, cols, **kw)
+
+
+def _is_nan(x) -> bool:
+    return isinstance(x, float) and x != x
+
+
+def _host(a):
+    return a.get() if is_cupy_array(a) else a
+
+
+def _check_shape(shape):
+    try:
+        nrows, ncols = (int(s) for s in shape)
+    except (TypeError, ValueError):
+        raise ValueError(f"shape must be (nrows, ncols), got {shape!r}") from None
+    if nrows < 0 or ncols < 0:
+        raise ValueError(f"shape must be non-negative, got {shape!r}")
+    return nrows, ncols

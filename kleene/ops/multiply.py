@@ -1,0 +1,217 @@
+"""mxm, mxv, vxm: semiring products, with masks and accumulators."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..semiring import Semiring, get_semiring, lor_land
+from . import layout
+from .checks import (
+    as_binary,
+    as_container,
+    as_mask,
+    check_out,
+    output_dtype,
+    reject_nan,
+    same_device,
+)
+from .device import backend
+from .entries import Bitmap, Keys
+from .matrix import Matrix
+from .vector import Vector
+from .write import write
+
+_METHODS = ("auto", "pull", "push")
+
+
+def _prepare(opname, sr, out, mask, shape, mul_dtype, **operands):
+    sr = get_semiring(sr)
+    xp = same_device(
+        opname, out=out, mask=None if mask is None else _mask_container(mask), **operands
+    )
+    sr.check_dtype(mul_dtype)
+    reject_nan(opname, sr, **operands)
+    return sr, xp, as_mask(opname, mask, shape)
+
+
+def _mul_dtype(opname, sr, xname, x, yname, y):
+    try:
+        return sr.mul.result_dtype(x.dtype, y.dtype)
+    except TypeError:
+        raise TypeError(
+            f"{opname}: {xname} has dtype {x.dtype} and {yname} has dtype {y.dtype}; "
+            f"semiring {sr.name} multiplies operands of one dtype (convert one first)"
+        ) from None
+
+
+def _mask_container(mask):
+    return mask.container if hasattr(mask, "container") else mask
+
+
+def _filled(xp, m: Matrix, zero):
+    """Dense values with absent entries replaced by ``zero``."""
+    values, present = m._bitmap()
+    if present is None:
+        return values
+    return xp.where(present, values, xp.asarray(zero, dtype=values.dtype))
+
+
+def mxm(A: Matrix, B: Matrix, semiring, *, mask=None, accum=None, replace=False, out=None):
+    """C<mask> = accum(C, A ⊕.⊗ B): matrix-matrix product over a semiring.
+
+    Dense operands use the tiled dense kernel; otherwise a sparse (expand, sort,
+    reduce) product. ``mask``, ``accum``, ``replace`` and ``out`` follow GraphBLAS.
+
+    Example
+    -------
+    >>> import numpy as np, kleene
+    >>> A = kleene.Matrix.from_dense(np.array([[0.0, 1.0], [np.inf, 0.0]]))
+    >>> kleene.mxm(A, A, kleene.semiring.min_plus).to_dense().tolist()
+    [[0.0, 1.0], [inf, 0.0]]
+    """
+    as_container("mxm", "A", A, (Matrix,))
+    as_container("mxm", "B", B, (Matrix,))
+    if A.ncols != B.nrows:
+        raise ValueError(f"mxm: inner dimensions differ: A is {A.shape}, B is {B.shape}")
+    sr0 = get_semiring(semiring)
+    dtype = _mul_dtype("mxm", sr0, "A", A, "B", B)
+    shape = (A.nrows, B.ncols)
+    check_out("mxm", out, shape, Matrix)
+    sr, xp, mask = _prepare("mxm", sr0, out, mask, shape, dtype, A=A, B=B)
+    t = _mxm_compute(xp, A, B, sr, dtype)
+    return _finish("mxm", xp, t, shape, dtype, Matrix, out, mask, accum, replace)
+
+
+def _finish(opname, xp, t, shape, dtype, kind, out, mask, accum, replace):
+    acc = None if accum is None else as_binary(opname, accum)
+    final = output_dtype(opname, out, dtype)
+    return write(xp, t, shape=shape, dtype=final, kind=kind, out=out, mask=mask, accum=acc,
+                 replace=replace)  # fmt: skip
+
+
+def _mxm_compute(xp, A, B, sr: Semiring, dtype):
+    be = backend(xp)
+    both_dense = A.format == "dense" and B.format == "dense"
+    full = A._present is None and B._present is None
+    if both_dense and (full or sr.annihilates(dtype)):
+        zero = sr.zero_for(dtype)
+        values = be.mxm_dense(sr, _filled(xp, A, zero), _filled(xp, B, zero), dtype)
+        if full and A.ncols > 0:
+            return Bitmap(values, None)
+        pa = A._bitmap()[1] if A._present is not None else xp.ones(A.shape, bool)
+        pb = B._bitmap()[1] if B._present is not None else xp.ones(B.shape, bool)
+        present = be.mxm_dense(lor_land, pa, pb, np.dtype(bool))
+        return Bitmap(values, present)
+    return _spgemm(xp, A, B, sr, dtype)
+
+
+def _spgemm(xp, A, B, sr: Semiring, dtype):
+    """Sparse product by expansion: every A(i,k)·B(k,j), sorted by (i,j), reduced."""
+    be = backend(xp)
+    a_ptr, a_idx, a_val = A._csr()
+    b_ptr, b_idx, b_val = B._csr()
+    a_rows = layout.offsets_to_rows(xp, a_ptr)
+    k = a_idx.astype(np.int64)
+    lengths = (b_ptr[k + 1] - b_ptr[k]).astype(np.int64)
+    total = int(lengths.sum()) if lengths.size else 0
+    if total == 0:
+        return Keys(xp.zeros(0, np.int64), xp.zeros(0, dtype))
+    src = xp.repeat(xp.arange(k.size, dtype=np.int64), lengths)
+    starts = xp.cumsum(lengths) - lengths
+    edge = b_ptr[k][src] + (xp.arange(total, dtype=np.int64) - starts[src])
+    prod = be.binary(sr.mul, a_val[src], b_val[edge], dtype)
+    keys = a_rows[src] * B.ncols + b_idx[edge].astype(np.int64)
+    order = xp.argsort(keys, kind="stable")
+    keys, prod = keys[order], prod[order]
+    first = xp.ones(keys.size, dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    starts = xp.flatnonzero(first).astype(np.int64)
+    offsets = xp.concatenate([starts, xp.asarray([keys.size], dtype=np.int64)])
+    return Keys(keys[starts], be.segment_reduce(sr.add, prod, offsets, dtype))
+
+
+def _transposed_csr(A: Matrix):
+    """CSR arrays of Aᵀ, cached on A until A is next written."""
+    if A._transposed is None:
+        A._transposed = layout.csr_transpose(A.xp, *A._csr(), A.shape)
+    return A._transposed
+
+
+def _vector_parts(xp, u: Vector):
+    if u.format == "sparse":
+        return u._indices, u._values
+    return u._keys()
+
+
+def _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a):
+    """w = A ⊕.⊗ u (transpose_a False) or w = u ⊕.⊗ A (True), by pull or push."""
+    be = backend(xp)
+    if method not in _METHODS:
+        raise ValueError(f"{opname}: method must be one of {_METHODS}, got {method!r}")
+    nout = A.ncols if transpose_a else A.nrows
+    if method == "auto":
+        sparse_u = u.format == "sparse" and u.nvals * 16 < max(u.size, 1)
+        method = "push" if sparse_u else "pull"
+    if method == "pull":
+        ptr, idx, val = _transposed_csr(A) if transpose_a else A._csr()
+        uv, up = u._bitmap()
+        return be.mxv_pull(sr, ptr, idx, val, uv, up, allowed, dtype, flip=transpose_a)
+    ptr, idx, val = A._csr() if transpose_a else _transposed_csr(A)
+    ui, uv = _vector_parts(xp, u)
+    return be.vxm_push(sr, ptr, idx, val, ui, uv, allowed, nout, dtype, flip=not transpose_a)
+
+
+def mxv(A: Matrix, u: Vector, semiring, *, mask=None, accum=None, replace=False, out=None,
+        method: str = "auto"):  # fmt: skip
+    """w<mask> = accum(w, A ⊕.⊗ u): matrix-vector product over a semiring.
+
+    ``method``: "pull" (row-parallel over A's rows), "push" (scatter from u's
+    entries), or "auto" (push for a sparse u with few entries). Rows outside the
+    mask are not computed.
+
+    Example
+    -------
+    >>> import numpy as np, kleene
+    >>> A = kleene.Matrix.from_edges([0, 1], [1, 2], [2.0, 3.0], n=3)
+    >>> u = kleene.Vector.from_coo([2], [0.0], 3)
+    >>> kleene.mxv(A, u, "min_plus").to_dense().tolist()
+    [inf, 3.0, inf]
+    """
+    as_container("mxv", "A", A, (Matrix,))
+    as_container("mxv", "u", u, (Vector,))
+    if A.ncols != u.size:
+        raise ValueError(f"mxv: A is {A.shape} but u has size {u.size}")
+    sr0 = get_semiring(semiring)
+    dtype = _mul_dtype("mxv", sr0, "A", A, "u", u)
+    shape = (A.nrows,)
+    check_out("mxv", out, shape, Vector)
+    sr, xp, mask = _prepare("mxv", sr0, out, mask, shape, dtype, A=A, u=u)
+    allowed = None if mask is None else mask.allowed(xp)
+    w, wp = _matvec("mxv", xp, A, u, sr, dtype, allowed, method, transpose_a=False)
+    return _finish("mxv", xp, Bitmap(w, wp), shape, dtype, Vector, out, mask, accum, replace)
+
+
+def vxm(u: Vector, A: Matrix, semiring, *, mask=None, accum=None, replace=False, out=None,
+        method: str = "auto"):  # fmt: skip
+    """w<mask> = accum(w, u ⊕.⊗ A): vector-matrix product over a semiring.
+
+    Example
+    -------
+    >>> import numpy as np, kleene
+    >>> A = kleene.Matrix.from_edges([0, 1], [1, 2], [2.0, 3.0], n=3)
+    >>> u = kleene.Vector.from_coo([0], [0.0], 3)
+    >>> kleene.vxm(u, A, "min_plus").to_dense().tolist()
+    [inf, 2.0, inf]
+    """
+    as_container("vxm", "u", u, (Vector,))
+    as_container("vxm", "A", A, (Matrix,))
+    if A.nrows != u.size:
+        raise ValueError(f"vxm: u has size {u.size} but A is {A.shape}")
+    sr0 = get_semiring(semiring)
+    dtype = _mul_dtype("vxm", sr0, "u", u, "A", A)
+    shape = (A.ncols,)
+    check_out("vxm", out, shape, Vector)
+    sr, xp, mask = _prepare("vxm", sr0, out, mask, shape, dtype, u=u, A=A)
+    allowed = None if mask is None else mask.allowed(xp)
+    w, wp = _matvec("vxm", xp, A, u, sr, dtype, allowed, method, transpose_a=True)
+    return _finish("vxm", xp, Bitmap(w, wp), shape, dtype, Vector, out, mask, accum, replace)

@@ -1,0 +1,79 @@
+"""The GraphBLAS output rule: C<M, replace> = accum(C, T).
+
+Z = T if there is no accum, else the union of C and T with accum where both have
+an entry; inside the mask C becomes Z (C's entries absent from Z are deleted),
+outside it C keeps its entries unless ``replace`` deletes them.
+"""
+
+from __future__ import annotations
+
+from . import layout
+from .entries import Bitmap, Keys, present_of, to_bitmap, to_keys, union
+from .matrix import Matrix
+from .vector import Vector
+
+
+def build(xp, t, shape, dtype, kind):
+    """A new Matrix/Vector holding result ``t``."""
+    if isinstance(t, Bitmap):
+        values = t.values.astype(dtype, copy=False).reshape(shape)
+        present = None if t.present is None else t.present.reshape(shape)
+        return kind._from_bitmap(xp, values, present)
+    values = t.values.astype(dtype, copy=False)
+    if kind is Vector:
+        return Vector._from_sparse(xp, t.keys, values, shape[0])
+    nrows, ncols = shape
+    rows = t.keys // max(ncols, 1)
+    indptr = layout.counts_to_offsets(xp, xp.bincount(rows, minlength=nrows)[:nrows])
+    cols = (t.keys - rows * max(ncols, 1)).astype(layout.INDEX)
+    return Matrix._from_csr(xp, indptr, cols, values, shape)
+
+
+def write(xp, t, *, shape, dtype, kind, out=None, mask=None, accum=None, replace=False):
+    """Apply the output rule and return the result container (``out`` itself if given)."""
+    if out is None:
+        if mask is not None and isinstance(t, Bitmap):
+            t = Bitmap(t.values, present_of(xp, t) & mask.allowed(xp))
+        elif mask is not None:
+            ok = mask.allowed_keys(xp, t.keys)
+            t = Keys(t.keys[ok], t.values[ok])
+        return build(xp, t, shape, dtype, kind)
+    if out.format == "dense" or kind is Vector or isinstance(t, Bitmap):
+        result = _write_bitmap(xp, t, out._bitmap(), shape, dtype, mask, accum, replace)
+    else:
+        result = _write_keys(xp, t, out._keys(), dtype, mask, accum, replace)
+    out._assign_from(build(xp, result, shape, dtype, kind))
+    return out
+
+
+def _write_bitmap(xp, t, c, shape, dtype, mask, accum, replace):
+    t = to_bitmap(xp, t, shape, dtype)
+    t = Bitmap(t.values.astype(dtype, copy=False), t.present)
+    cb = Bitmap(c[0], c[1])
+    z = union(xp, cb, t, accum, dtype, shape) if accum is not None else t
+    if mask is None:
+        return z
+    allowed = mask.allowed(xp)
+    cp = present_of(xp, cb)
+    keep_old = xp.zeros_like(cp) if replace else cp & ~allowed
+    present = xp.where(allowed, present_of(xp, z), keep_old)
+    values = xp.where(allowed, z.values, cb.values.astype(dtype, copy=False))
+    return Bitmap(values, present)
+
+
+def _write_keys(xp, t, c, dtype, mask, accum, replace):
+    t = to_keys(xp, t)
+    ck, cv = c
+    ck_t = Keys(ck, cv.astype(dtype, copy=False))
+    z = union(xp, ck_t, t, accum, dtype, None) if accum is not None else t
+    if mask is None:
+        return Keys(z.keys, z.values.astype(dtype, copy=False))
+    zin = mask.allowed_keys(xp, z.keys)
+    keys, values = [z.keys[zin]], [z.values[zin].astype(dtype, copy=False)]
+    if not replace:
+        cout = ~mask.allowed_keys(xp, ck)
+        keys.append(ck[cout])
+        values.append(cv[cout].astype(dtype, copy=False))
+    keys, values = xp.concatenate(keys), xp.concatenate(values)
+    order = xp.argsort(keys, kind="stable")
+    return Keys(keys[order], values[order])
