@@ -30,8 +30,23 @@ def counts_to_offsets(xp, counts):
 
 def offsets_to_rows(xp, indptr):
     """Row index of every stored entry of a CSR matrix."""
-    n = indptr.size - 1
-    return xp.repeat(xp.arange(n, dtype=OFFSET), xp.diff(indptr).astype(OFFSET))
+    return segment_of(xp, indptr)
+
+
+def segment_of(xp, offsets, total=None):
+    """For each position in [0, offsets[-1]), the segment holding it.
+
+    ``np.repeat(arange(n), counts)`` without a repeat on device arrays (CuPy's
+    repeat takes only host counts).
+    """
+    total = int(offsets[-1]) if total is None else total
+    pos = xp.arange(total, dtype=OFFSET)
+    return (xp.searchsorted(offsets[1:], pos, side="right")).astype(OFFSET)
+
+
+def repeat_index(xp, counts):
+    """``np.repeat(arange(len(counts)), counts)`` for host or device counts."""
+    return segment_of(xp, counts_to_offsets(xp, counts.astype(OFFSET)))
 
 
 def sort_and_combine(xp, keys, values, dup: Monoid | None, what: str):

@@ -116,7 +116,7 @@ def _spgemm(xp, A, B, sr: Semiring, dtype):
     total = int(lengths.sum()) if lengths.size else 0
     if total == 0:
         return Keys(xp.zeros(0, np.int64), xp.zeros(0, dtype))
-    src = xp.repeat(xp.arange(k.size, dtype=np.int64), lengths)
+    src = layout.repeat_index(xp, lengths)
     starts = xp.cumsum(lengths) - lengths
     edge = b_ptr[k][src] + (xp.arange(total, dtype=np.int64) - starts[src])
     prod = be.binary(sr.mul, a_val[src], b_val[edge], dtype)

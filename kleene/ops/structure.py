@@ -121,7 +121,7 @@ def _extract_keys(xp, keys, values, shape, rows, cols):
         lo = xp.searchsorted(sorted_idx, cur, side="left")
         hi = xp.searchsorted(sorted_idx, cur, side="right")
         reps = (hi - lo).astype(np.int64)
-        src = xp.repeat(xp.arange(cur.size, dtype=np.int64), reps)
+        src = layout.repeat_index(xp, reps)
         offs = xp.arange(src.size, dtype=np.int64) - (xp.cumsum(reps) - reps)[src]
         new = order[lo[src] + offs]
         r, c, values = r[src], c[src], values[src]
