@@ -1,0 +1,25 @@
+"""Testing tools for kleene and for users' own semirings (needs ``hypothesis``).
+
+- :mod:`kleene.testing.reference`: definitional semantics of every operation, on
+  dicts of entries; the third opinion the CPU and GPU back ends are checked against.
+- :mod:`kleene.testing.strategies`: Hypothesis strategies for carrier elements,
+  matrices, vectors, masks and edge lists.
+- :func:`check_semiring`, :func:`check_monoid`: property checks of the algebraic laws.
+- :func:`to_reference`, :func:`from_reference`, :func:`assert_matches`: move between
+  containers and the reference, and compare a result with the reference.
+
+Example
+-------
+>>> import numpy as np
+>>> from kleene.testing import check_semiring
+>>> check_semiring("max_min", np.int64, one=float("inf"), max_examples=20)
+"""
+
+from . import reference, scalars, strategies
+from .convert import assert_matches, from_reference, mask_to_reference, to_reference
+from .laws import check_monoid, check_semiring
+
+__all__ = [
+    "assert_matches", "check_monoid", "check_semiring", "from_reference",
+    "mask_to_reference", "reference", "scalars", "strategies", "to_reference",
+]  # fmt: skip

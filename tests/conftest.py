@@ -1,0 +1,74 @@
+"""Shared test setup: Hypothesis profiles, the ``gpu`` marker, the ``backend`` fixture.
+
+Profiles (choose with HYPOTHESIS_PROFILE=<name>):
+  ci       deterministic (derandomize), moderate example counts; the default, so a
+           plain ``pytest`` run is reproducible and CI (CI set) behaves the same.
+  dev      random, more examples, failures saved to the local example database.
+  thorough many examples, for a long run before a release.
+
+The same property suite runs on the GPU: ``backend`` is "cpu" always and "gpu"
+(marked ``gpu``) when CuPy sees a GPU, so ``PYTHONPATH=. python3 -m pytest -m gpu``
+reruns every backend-parametrised test on the device.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+# backend is a constant string per test, so reusing it across examples is safe.
+_QUIET = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    max_examples=25,
+    print_blob=True,
+    database=None,
+    suppress_health_check=_QUIET,
+)
+settings.register_profile(
+    "dev", deadline=None, max_examples=100, print_blob=True, suppress_health_check=_QUIET
+)
+settings.register_profile(
+    "thorough", deadline=None, max_examples=1000, print_blob=True, suppress_health_check=_QUIET
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Registered here too so the marker exists even if pyproject's list changes.
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU (cupy)")
+
+
+def _gpu_ready() -> tuple[bool, str]:
+    try:
+        import cupy  # noqa: F401
+    except Exception as e:  # ImportError, or a broken CUDA install
+        return False, f"cupy is not importable ({type(e).__name__})"
+    from kleene.ops.device import gpu_available
+
+    if not gpu_available():
+        return False, "cupy sees no CUDA GPU"
+    return True, ""
+
+
+GPU_OK, GPU_WHY = _gpu_ready()
+
+BACKENDS = [
+    pytest.param("cpu", id="cpu"),
+    pytest.param(
+        "gpu",
+        id="gpu",
+        marks=[pytest.mark.gpu, pytest.mark.skipif(not GPU_OK, reason=f"no GPU: {GPU_WHY}")],
+    ),
+]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    """The backend: "cpu", or "gpu" (marked ``gpu``, skipped with a reason without a GPU)."""
+    return request.param
