@@ -12,6 +12,7 @@ Example
 """
 
 from . import semiring
+from .algorithms import bfs, sssp
 from .errors import NegativeCycleError
 from .ops import (
     Mask,
@@ -45,8 +46,8 @@ from .semiring import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "BinaryOp", "IndexUnaryOp", "Mask", "Matrix", "Monoid", "NegativeCycleError", "Semiring",
+    "BinaryOp", "IndexUnaryOp", "bfs", "Mask", "Matrix", "Monoid", "NegativeCycleError", "Semiring",
     "UnaryOp", "Vector", "__version__", "apply", "assign", "binary", "ewise_add",
     "ewise_mult", "extract", "gpu_available", "indexunary", "monoid", "mxm", "mxv",
-    "reduce", "select", "semiring", "transpose", "unary", "vxm",
+    "reduce", "select", "semiring", "sssp", "transpose", "unary", "vxm",
 ]  # fmt: skip

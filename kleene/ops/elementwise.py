@@ -96,7 +96,8 @@ def apply(A, op, *, left=None, right=None, mask=None, accum=None, replace=False,
     """C<mask> = accum(C, f(A)): a unary op, or a binary op bound to a scalar.
 
     ``apply(A, unary_op)``; ``apply(A, binary_op, left=s)`` computes s ⊙ a;
-    ``apply(A, binary_op, right=s)`` computes a ⊙ s (s cast to A's dtype).
+    ``apply(A, binary_op, right=s)`` computes a ⊙ s. A plain number s takes A's
+    dtype; a NumPy scalar keeps its own (``apply(q, "second", right=np.int64(3))``).
 
     Example
     -------
@@ -117,9 +118,12 @@ def apply(A, op, *, left=None, right=None, mask=None, accum=None, replace=False,
         bop = as_binary("apply", op)
         if (left is None) == (right is None):
             raise ValueError("apply with a binary operator needs exactly one of left= or right=")
-        scalar = xp.asarray(resolve_scalar(left if right is None else right, A.dtype))
-        dtype = bop.result_dtype(A.dtype, A.dtype)
+        s = left if right is None else right
+        # A typed NumPy scalar keeps its dtype (for first/second); plain numbers take A's.
+        s_dtype = s.dtype if isinstance(s, np.generic) else A.dtype
+        scalar = xp.asarray(resolve_scalar(s, s_dtype))
         x, y = (scalar, t.values) if right is None else (t.values, scalar)
+        dtype = bop.result_dtype(x.dtype, y.dtype)
         values = be.binary(bop, x, y, dtype)
     return _finish("apply", xp, _with_values(t, values), A, dtype, out, mask, accum, replace)
 

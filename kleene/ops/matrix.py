@@ -157,6 +157,17 @@ class Matrix:
         return cls._from_csr(xp, indptr, indices, values, shape)
 
     @classmethod
+    def from_diag(cls, v) -> Matrix:
+        """A square CSR matrix with the entries of Vector ``v`` on its diagonal.
+
+        >>> import kleene
+        >>> kleene.Matrix.from_diag(kleene.Vector.from_coo([1], [2.0], 3)).to_coo()[0].tolist()
+        [1]
+        """
+        idx, vals = v._keys()
+        return cls._coo_build(v.xp, idx, idx, vals.copy(), (v.size, v.size), None, "diagonal")
+
+    @classmethod
     def from_scipy(cls, s, *, dtype=None, dup="min") -> Matrix:
         """A CSR matrix from a scipy.sparse (CPU) or cupyx.scipy.sparse (GPU) matrix.
 

@@ -1,0 +1,66 @@
+"""Turn what users pass as a graph into a square kleene Matrix (scipy.csgraph rules)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ops import Matrix, ewise_add, transpose
+from ..ops.device import array_module, is_cupy_array
+
+
+def _is_sparse(G) -> bool:
+    mod = type(G).__module__
+    return hasattr(G, "tocoo") and (mod.startswith("scipy.sparse") or mod.startswith("cupyx"))
+
+
+def as_graph(G, *, directed: bool = True, fmt: str = "csr", name: str = "G") -> Matrix:
+    """A square Matrix with edge i→j stored at (i, j).
+
+    ``G`` may be a kleene Matrix, a scipy.sparse / cupyx.scipy.sparse matrix (stored
+    values are weights, explicit zeros are zero-weight edges, duplicates keep the
+    minimum) or a dense NumPy/CuPy array (inf = no edge). ``directed=False`` adds
+    every edge in both directions (the lighter one wins).
+    """
+    if isinstance(G, Matrix):
+        A = G
+    elif _is_sparse(G):
+        A = Matrix.from_scipy(G)
+    elif isinstance(G, np.ndarray) or is_cupy_array(G) or isinstance(G, list):
+        xp = array_module(G)
+        a = xp.asarray(G)
+        if a.dtype == np.bool_:
+            A = Matrix.from_dense(a, missing=False)
+        else:
+            a = a.astype(np.float64) if a.dtype.kind not in "f" else a
+            A = Matrix.from_dense(a, missing=float("inf"))
+    else:
+        raise TypeError(
+            f"{name} must be a kleene.Matrix, a scipy/cupyx sparse matrix or a dense array, "
+            f"got {type(G).__name__}"
+        )
+    if A.nrows != A.ncols:
+        raise ValueError(f"{name} must be square (an adjacency matrix), got shape {A.shape}")
+    if A.dtype.kind == "f":
+        vals = A._keys()[1]
+        if vals.size and bool(A.xp.isnan(vals).any()):
+            raise ValueError(f"{name} has NaN edge weights")
+    if not directed:
+        A = ewise_add(A, transpose(A), "min")
+    if A.format != fmt:
+        A = A.to_format(fmt)
+    return A
+
+
+def check_source(source, n: int, name: str = "source") -> np.ndarray:
+    """Sources as an int64 array, IndexError if out of range; (scalar?, array)."""
+    arr = np.asarray(source)
+    if arr.dtype.kind not in "iu":
+        if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
+            arr = arr.astype(np.int64)
+        else:
+            raise IndexError(f"{name} must be an integer vertex id, got {source!r}")
+    flat = arr.astype(np.int64).ravel()
+    bad = flat[(flat < 0) | (flat >= n)]
+    if bad.size:
+        raise IndexError(f"{name} {int(bad[0])} is out of range for a graph of {n} vertices")
+    return flat

@@ -1,0 +1,156 @@
+"""Single-source shortest paths over min_plus: Bellman-Ford and delta-stepping."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import NegativeCycleError
+from ..ops import Matrix, Vector, apply, ewise_mult, mxm, reduce, select, vxm
+from .graph_input import as_graph, check_source
+from .shortest_tree import predecessors_from_distances
+
+METHODS = ("auto", "bellman-ford", "delta-stepping")
+
+
+def sssp(G, source, *, method: str = "auto", directed: bool = True,
+         return_predecessors: bool = False, delta: float | None = None):  # fmt: skip
+    """Shortest-path distances from ``source`` (inf where unreachable).
+
+    Parameters
+    ----------
+    G : kleene.Matrix, scipy/cupyx sparse matrix, or dense array (inf = no edge)
+    source : int or sequence of int
+        A list runs all sources together as min-plus products of a (k, n)
+        frontier matrix and returns (k, n) results.
+    method : {"auto", "bellman-ford", "delta-stepping"}
+        "bellman-ford" relaxes only the vertices whose distance changed in the
+        last round (min_plus vxm), accepts negative weights and raises
+        NegativeCycleError on a negative cycle reachable from the source.
+        "delta-stepping" settles distance buckets of width ``delta`` (chosen
+        from the weights if not given) with light/heavy edge splits; it needs
+        non-negative weights. "auto": delta-stepping when every weight is
+        non-negative, else bellman-ford.
+    directed : bool
+        False uses every edge in both directions.
+    return_predecessors : bool
+        Also return each vertex's predecessor on a shortest path (-1 for the
+        source and unreachable vertices).
+
+    Example
+    -------
+    >>> import scipy.sparse as sp, kleene
+    >>> G = sp.csr_matrix(([4.0, 1.0, 2.0], ([0, 0, 1], [2, 1, 2])), shape=(3, 3))
+    >>> kleene.sssp(G, 0).tolist()
+    [0.0, 1.0, 3.0]
+    >>> kleene.sssp(G, 0, return_predecessors=True)[1].tolist()
+    [-1, 0, 1]
+    """
+    if method not in METHODS:
+        raise ValueError(f"sssp: method must be one of {METHODS}, got {method!r}")
+    A = as_graph(G, directed=directed)
+    if A.dtype != np.float64:
+        A = _as_float(A)
+    srcs = check_source(source, A.nrows)
+    negative = A.nvals > 0 and float(reduce(A, "min")) < 0
+    if method == "auto":
+        method = "bellman-ford" if negative else "delta-stepping"
+    if method == "delta-stepping" and negative:
+        raise ValueError(
+            "sssp: delta-stepping needs non-negative weights; use method='bellman-ford' "
+            "for negative weights"
+        )
+    multi = np.ndim(source) > 0
+    d = _bellman_ford(A, srcs, multi) if method == "bellman-ford" else _delta(A, srcs, multi, delta)
+    dist = d.to_dense(missing=float("inf"))
+    if not return_predecessors:
+        return dist
+    if multi:
+        preds = [predecessors_from_distances(A, _row(d, i), int(s)) for i, s in enumerate(srcs)]
+        return dist, A.xp.stack(preds) if preds else A.xp.zeros((0, A.nrows), np.int64)
+    return dist, predecessors_from_distances(A, d, int(srcs[0]))
+
+
+def _as_float(A: Matrix) -> Matrix:
+    """A float64 copy (integer or Boolean weights become float distances)."""
+    rows, cols, vals = A.to_coo()
+    return Matrix.from_edges(rows, cols, vals.astype(np.float64), A.nrows, ncols=A.ncols)
+
+
+def _row(D: Matrix, i: int) -> Vector:
+    return Vector.from_dense(D.to_dense()[i])
+
+
+def _start(A: Matrix, srcs, multi: bool):
+    """Distances (inf everywhere, 0 at the sources) and the first frontier."""
+    xp, n = A.xp, A.nrows
+    at = xp.asarray(srcs)
+    zeros = xp.zeros(srcs.size, np.float64)
+    if multi:
+        k = srcs.size
+        d0 = xp.full((k, n), np.inf)
+        d0[xp.arange(k), at] = 0.0
+        d = Matrix.from_dense(d0, missing=None)
+        f = Matrix.from_edges(xp.arange(k, dtype=np.int64), at, zeros, k, ncols=n)
+        return d, f
+    d0 = xp.full(n, np.inf)
+    d0[at] = 0.0
+    return Vector.from_dense(d0, missing=None), Vector.from_coo(at, zeros, n)
+
+
+def _relax(f, A, d, multi: bool):
+    """One relaxation: candidates from frontier f; keep and write the improving ones."""
+    t = mxm(f, A, "min_plus") if multi else vxm(f, A, "min_plus")
+    better = ewise_mult(t, d, "lt")
+    f = apply(t, "identity", mask=better.V)
+    apply(f, "identity", out=d, mask=f.S)
+    return f
+
+
+def _bellman_ford(A: Matrix, srcs, multi: bool):
+    n = A.nrows
+    d, f = _start(A, srcs, multi)
+    for rnd in range(max(n, 1)):
+        f = _relax(f, A, d, multi)
+        if not f.nvals:
+            return d
+        if rnd >= n - 1:  # a path of n edges still improves: a cycle is negative
+            break
+    raise NegativeCycleError("sssp: the graph has a negative cycle reachable from the source")
+
+
+def _choose_delta(A: Matrix) -> float:
+    """Bucket width: the mean edge weight (positive), a robust default for road and random graphs."""
+    positive = select(A, "valuegt", 0.0)
+    if not positive.nvals:
+        return 1.0
+    return float(reduce(positive, "plus")) / positive.nvals
+
+
+def _delta(A: Matrix, srcs, multi: bool, delta: float | None):
+    delta = _choose_delta(A) if delta is None else float(delta)
+    if not delta > 0:
+        raise ValueError(f"sssp: delta must be positive, got {delta}")
+    light = select(A, "valuele", delta)
+    heavy = select(A, "valuegt", delta)
+    d, _ = _start(A, srcs, multi)
+    lo = 0.0
+    while True:
+        hi = lo + delta
+        bucket = select(select(d, "valuege", lo), "valuelt", hi)
+        settled = None
+        while bucket.nvals:
+            settled = bucket if settled is None else _union(settled, bucket)
+            f = _relax(bucket, light, d, multi)
+            bucket = select(f, "valuelt", hi)  # improved vertices that fall in this bucket
+        if settled is not None and heavy.nvals:
+            _relax(settled, heavy, d, multi)
+        rest = select(select(d, "valuege", hi), "valuelt", float("inf"))
+        if not rest.nvals:
+            return d
+        lo = float(np.floor(float(reduce(rest, "min")) / delta) * delta)
+
+
+def _union(a, b):
+    from ..ops import ewise_add
+
+    return ewise_add(a, b, "min")
