@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from ..ops import Matrix, Vector, ewise_mult, mxm, select
 from ..semiring import Semiring, binary, monoid
 

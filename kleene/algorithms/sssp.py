@@ -119,7 +119,7 @@ def _bellman_ford(A: Matrix, srcs, multi: bool):
 
 
 def _choose_delta(A: Matrix) -> float:
-    """Bucket width: the mean edge weight (positive), a robust default for road and random graphs."""
+    """Bucket width: the mean positive edge weight (a robust default on road and random graphs)."""
     positive = select(A, "valuegt", 0.0)
     if not positive.nvals:
         return 1.0
