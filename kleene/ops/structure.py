@@ -157,8 +157,16 @@ def extract(A, rows=None, cols=None, *, mask=None, accum=None, replace=False, ou
         return _finish("extract", xp, t, (p,), A.dtype, Vector, out, mask, accum, replace)
     r = _index_array(xp, rows, A.nrows, "row")
     c = _index_array(xp, cols, A.ncols, "column")
-    keys, values = A._keys()
-    t, shape = _extract_keys(xp, keys, values, A.shape, r, c)
+    if A.format == "dense":  # gather straight from the dense arrays
+        values, present = A._bitmap()
+        ri = slice(None) if r is None else r
+        ci = slice(None) if c is None else c
+        sub = values[ri][:, ci]
+        t = Bitmap(sub, None if present is None else present[ri][:, ci])
+        shape = sub.shape
+    else:
+        keys, values = A._keys()
+        t, shape = _extract_keys(xp, keys, values, A.shape, r, c)
     return _finish("extract", xp, t, shape, A.dtype, Matrix, out, mask, accum, replace)
 
 
