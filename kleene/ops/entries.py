@@ -54,8 +54,8 @@ def union(xp, a, b, op, dtype, shape):
     be = backend(xp)
     if isinstance(a, Bitmap) and isinstance(b, Bitmap):
         pa, pb = present_of(xp, a), present_of(xp, b)
+        both = be.binary(op, a.values, b.values, dtype)  # op sees the uncast values
         va, vb = a.values.astype(dtype, copy=False), b.values.astype(dtype, copy=False)
-        both = be.binary(op, va, vb, dtype)
         values = xp.where(pa & pb, both, xp.where(pa, va, vb))
         present = None if a.present is None or b.present is None else pa | pb
         return Bitmap(values, present)
