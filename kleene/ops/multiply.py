@@ -89,11 +89,38 @@ def _finish(opname, xp, t, shape, dtype, kind, out, mask, accum, replace):
                  replace=replace)  # fmt: skip
 
 
+def _unannihilated(sr: Semiring, dtype) -> list:
+    """Float specials v (±inf) with zero ⊗ v != zero, e.g. 0 * inf = nan for plus_times."""
+    if np.dtype(dtype).kind != "f" or sr.mul.typing != "same":
+        return []
+    zero = np.asarray(sr.zero_for(dtype), dtype=dtype)
+    out = []
+    for v in (np.inf, -np.inf):
+        sv = np.asarray(v, dtype=dtype)
+        with np.errstate(all="ignore"):
+            z1 = np.asarray(sr.mul(zero, sv), dtype=dtype)
+            z2 = np.asarray(sr.mul(sv, zero), dtype=dtype)
+        if not (z1 == zero and z2 == zero):
+            out.append(v)
+    return out
+
+
+def _fill_is_exact(xp, A, B, sr: Semiring, dtype) -> bool:
+    """Can absent entries be filled with zero without changing the product?"""
+    if not sr.annihilates(dtype):
+        return False
+    for v in _unannihilated(sr, dtype):
+        for m in (A, B):  # a special on either side may meet a filled zero on the other
+            if bool((m._keys()[1] == v).any()):
+                return False
+    return True
+
+
 def _mxm_compute(xp, A, B, sr: Semiring, dtype):
     be = backend(xp)
     both_dense = A.format == "dense" and B.format == "dense"
     full = A._present is None and B._present is None
-    if both_dense and (full or sr.annihilates(dtype)):
+    if both_dense and (full or _fill_is_exact(xp, A, B, sr, dtype)):
         zero = sr.zero_for(dtype)
         values = be.mxm_dense(sr, _filled(xp, A, zero), _filled(xp, B, zero), dtype)
         if full and A.ncols > 0:
