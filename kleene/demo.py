@@ -5,11 +5,11 @@ with a few closed road segments and some long "highway" shortcuts), then solves
 
 * single-source shortest paths: a min_plus ``vxm`` relaxation loop, once with a
   frontier of changed vertices (Harish & Narayanan's mask) and once as plain
-  Bellman-Ford with ``accum=min``;
+  Bellman-Ford with ``accum=min``, and the library's ``kleene.sssp``;
 * widest (bottleneck) paths: the same loop over max_min;
 * BFS levels: ``any_pair`` (sparse frontier, push) and ``lor_land`` (Boolean
   frontier, pull through ``mxv`` on the transpose), each with a complemented
-  visited mask and ``replace``;
+  visited mask and ``replace``, and the library's ``kleene.bfs``;
 
 every one written with kleene operations only, and checks each answer against
 ``scipy.sparse.csgraph`` (or, for widest paths, against thresholded reachability
@@ -176,6 +176,16 @@ def bfs_lor_land(AT: kleene.Matrix, source: int):
     return _host(levels.to_dense(missing=-1)), depth
 
 
+def canned_sssp(A: kleene.Matrix, source: int):
+    """The library's own ``kleene.sssp`` (itself a composition of operations)."""
+    return _host(kleene.sssp(A, source, method="delta-stepping")), None
+
+
+def canned_bfs(A: kleene.Matrix, source: int):
+    """The library's own ``kleene.bfs``, switching between push and pull per level."""
+    return _host(kleene.bfs(A, source, method="direction-optimizing")), None
+
+
 def _host(a) -> np.ndarray:
     return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
 
@@ -231,7 +241,7 @@ class Row:
     task: str
     method: str
     device: str
-    iters: int
+    iters: int | None  # None: the canned algorithm does not report rounds
     seconds: float
     ref_seconds: float
     ok: bool
@@ -262,17 +272,27 @@ def run_demo(device: str = "cpu", *, side: int = DEFAULT_SIDE, seed: int = DEFAU
         f"source {source}, device {device}",
         file=out,
     )
+
+    def dijkstra():
+        return csgraph.dijkstra(g.scipy(g.travel_time), indices=source)
+
+    def bfs_order():
+        return csgraph.breadth_first_order(g.scipy(g.capacity), source)
+
+    def thresholds():
+        return check_widest(g, source, np.zeros(g.n))
+
     tasks = [
-        ("sssp", "min_plus vxm, changed-vertex frontier", sssp_frontier, A, check_sssp,
-         lambda: csgraph.dijkstra(g.scipy(g.travel_time), indices=source)),
+        ("sssp", "min_plus vxm, changed-vertex frontier", sssp_frontier, A, check_sssp, dijkstra),
         ("sssp", "min_plus vxm, accum=min (Bellman-Ford)", sssp_bellman_ford, A, check_sssp,
-         lambda: csgraph.dijkstra(g.scipy(g.travel_time), indices=source)),
-        ("widest path", "max_min vxm, accum=max", widest_paths, C, check_widest,
-         lambda: check_widest(g, source, np.zeros(g.n))),
+         dijkstra),
+        ("sssp", "kleene.sssp, delta-stepping", canned_sssp, A, check_sssp, dijkstra),
+        ("widest path", "max_min vxm, accum=max", widest_paths, C, check_widest, thresholds),
         ("bfs levels", "any_pair vxm, mask=~levels.S, replace", bfs_any_pair, P, check_bfs,
-         lambda: csgraph.breadth_first_order(g.scipy(g.capacity), source)),
+         bfs_order),
         ("bfs levels", "lor_land mxv(A.T), mask=~visited.S, replace", bfs_lor_land, PT,
-         check_bfs, lambda: csgraph.breadth_first_order(g.scipy(g.capacity), source)),
+         check_bfs, bfs_order),
+        ("bfs levels", "kleene.bfs, direction-optimizing", canned_bfs, P, check_bfs, bfs_order),
     ]  # fmt: skip
     rows = []
     for task, method, fn, M, check, ref in tasks:
@@ -284,17 +304,27 @@ def run_demo(device: str = "cpu", *, side: int = DEFAULT_SIDE, seed: int = DEFAU
         rows.append(Row(task, method, device, iters, secs, ref_secs, ok, note))
     print_table(rows, out)
     failed = [r for r in rows if not r.ok]
-    print(f"{len(rows) - len(failed)} passed, {len(failed)} failed", file=out)
+    if failed:
+        print(f"{len(failed)} of {len(rows)} checks FAILED", file=out)
+    else:
+        print(f"all {len(rows)} checks OK", file=out)
     return rows
 
 
 def print_table(rows: list[Row], out) -> None:
     head = ("task", "method", "device", "iters", "time", "scipy", "check")
     body = [
-        (r.task, r.method, r.device, str(r.iters), _ms(r.seconds), _ms(r.ref_seconds),
-         ("OK " if r.ok else "FAIL ") + r.note)
+        (
+            r.task,
+            r.method,
+            r.device,
+            "-" if r.iters is None else str(r.iters),
+            _ms(r.seconds),
+            _ms(r.ref_seconds),
+            ("OK " if r.ok else "FAIL ") + r.note,
+        )
         for r in rows
-    ]  # fmt: skip
+    ]
     widths = [max(len(x[i]) for x in (head, *body)) for i in range(len(head))]
     for i, line in enumerate((head, *body)):
         print("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip(), file=out)
