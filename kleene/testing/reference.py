@@ -182,7 +182,8 @@ def write(
         data = {}
         for key in set(C.data) | set(T.data):
             if key in C.data and key in T.data:
-                data[key] = binary_scalar(op, C.data[key], T.data[key])
+                # T is cast to the output's dtype first (GraphBLAS typecasting).
+                data[key] = binary_scalar(op, C.data[key], cast(T.data[key], C.dtype))
             else:
                 data[key] = C.data[key] if key in C.data else T.data[key]
         zd = {k: cast(v, C.dtype) for k, v in data.items()}
@@ -426,7 +427,7 @@ def assign(C: Ref, value, rows: Sequence[int] | None = None, cols: Sequence[int]
             if op is None:
                 Z.pop(key, None)
         elif op is not None and key in C.data:
-            Z[key] = binary_scalar(op, C.data[key], v)
+            Z[key] = binary_scalar(op, C.data[key], cast(v, C.dtype))
         else:
             Z[key] = v
     Zref = _empty(C.shape, C.dtype)

@@ -25,7 +25,7 @@ from ..semiring.dtypes import as_dtype, infinity, neg_infinity, resolve_scalar
 
 __all__ = [
     "MASK_KINDS", "carrier_values", "edge_lists", "elements", "mask_of", "masks", "matrices",
-    "shapes", "vectors",
+    "shapes", "values", "vectors",
 ]  # fmt: skip
 
 # How a mask is built from a container (GraphBLAS: structure or value, maybe complemented).
@@ -99,11 +99,21 @@ def elements(algebra: Semiring | Monoid | str, dtype, *, domain: str | None = No
     return st.one_of(st.sampled_from(specials), st.integers(lo, hi).map(d.type))
 
 
-def _default_elements(dtype) -> st.SearchStrategy:
+def values(dtype, *, small: int = 8, infinities: bool = True) -> st.SearchStrategy:
+    """Container values of ``dtype``, for operations not tied to a semiring's carrier:
+    small integers and (unless ``infinities=False``) the dtype's ±inf.
+
+    >>> import numpy as np
+    >>> from hypothesis import find
+    >>> find(values(np.int32), lambda v: v > 100)
+    np.int32(2147483647)
+    """
     d = as_dtype(dtype)
     if d.kind == "b":
         return st.booleans().map(np.bool_)
-    vals = st.integers(-8, 8).map(d.type)
+    vals = st.integers(-small, small).map(d.type)
+    if not infinities:
+        return vals
     return st.one_of(vals, st.sampled_from([infinity(d), neg_infinity(d)]))
 
 
@@ -137,12 +147,12 @@ def matrices(draw, dtype=np.float64, shape=None, *, elements=None, format=None,
     d = as_dtype(dtype)
     shp = draw(_shape_strategy(shape, max_side))
     m, n = shp
-    present, values = draw(_entries(m * n, elements or _default_elements(d), density))
+    present, vals = draw(_entries(m * n, elements if elements is not None else values(d), density))
     rows, cols = np.divmod(np.flatnonzero(np.array(present, dtype=bool)), max(n, 1))
     indptr = np.zeros(m + 1, dtype=np.int64)
     np.add.at(indptr, rows + 1, 1)
     A = kleene.Matrix.from_csr(
-        np.cumsum(indptr), cols.astype(np.int32), np.array(values, dtype=d), shp
+        np.cumsum(indptr), cols.astype(np.int32), np.array(vals, dtype=d), shp
     )
     fmt = format if format is not None else draw(st.sampled_from(["csr", "dense"]))
     if A.format != fmt:
@@ -171,9 +181,9 @@ def vectors(draw, dtype=np.float64, size=None, *, elements=None, format=None,
         n = draw(size)
     else:
         n = int(size)
-    present, values = draw(_entries(n, elements or _default_elements(d), density))
+    present, vals = draw(_entries(n, elements if elements is not None else values(d), density))
     idx = np.flatnonzero(np.array(present, dtype=bool)).astype(np.int64)
-    u = kleene.Vector.from_coo(idx, np.array(values, dtype=d), n, dtype=d)
+    u = kleene.Vector.from_coo(idx, np.array(vals, dtype=d), n, dtype=d)
     fmt = format if format is not None else draw(st.sampled_from(["sparse", "dense"]))
     if u.format != fmt:
         u = u.to_format(fmt)
@@ -231,6 +241,6 @@ def edge_lists(draw, n=None, *, dtype=np.float64, weights: bool = True, max_node
     if not weights:
         return src, dst, None, nn
     d = as_dtype(dtype)
-    el = elements or (st.booleans() if d.kind == "b" else st.integers(-8, 8)).map(d.type)
+    el = elements if elements is not None else values(d, infinities=False)
     w = np.array([draw(el) for _ in range(src.size)], dtype=d)
     return src, dst, w, nn
