@@ -1,0 +1,226 @@
+"""BFS and SSSP against scipy.sparse.csgraph, on generated and real graphs, CPU and GPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from graph_data import load_scipy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.sparse.csgraph import shortest_path
+
+import kleene
+
+BFS_METHODS = ("auto", "push", "pull", "direction-optimizing")
+
+
+@st.composite
+def graphs(draw, *, negative=False, max_n=24):
+    """(scipy csr with min-deduplicated weights, COO input with duplicates, n)."""
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, 4 * n))
+    src = np.array(draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m)), np.int64)
+    dst = np.array(draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m)), np.int64)
+    lo = -3 if negative else 0
+    w = np.array(draw(st.lists(st.integers(lo, 9), min_size=m, max_size=m)), float)
+    raw = sp.coo_matrix((w, (src, dst)), shape=(n, n))
+    order = np.lexsort((w, dst, src))
+    s, d, ww = src[order], dst[order], w[order]
+    first = np.ones(s.size, bool)
+    first[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
+    ref = sp.csr_matrix((ww[first], (s[first], d[first])), shape=(n, n))
+    return ref, raw, n
+
+
+def _pattern(g, symmetric=False):
+    """Structure only (explicit zeros are edges), optionally both directions."""
+    c = g.tocoo()
+    r, k = (
+        (np.concatenate([c.row, c.col]), np.concatenate([c.col, c.row]))
+        if symmetric
+        else (c.row, c.col)
+    )
+    p = sp.csr_matrix((np.ones(r.size), (r, k)), shape=g.shape)
+    p.data[:] = 1.0
+    return p
+
+
+def _on(backend, g):
+    A = kleene.Matrix.from_scipy(g)
+    return A.to(backend)
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def _bfs_ref(g, s):
+    d = shortest_path(g, unweighted=True, indices=s)
+    return np.where(np.isinf(d), -1, d).astype(np.int64)
+
+
+def check_bfs_tree(g, levels, parents, s):
+    dense = g.toarray() != 0
+    stored = np.zeros_like(dense)
+    coo = g.tocoo()
+    stored[coo.row, coo.col] = True  # explicit zeros are edges too
+    for v in range(levels.size):
+        if levels[v] > 0:
+            p = parents[v]
+            assert levels[p] == levels[v] - 1 and stored[p, v], (v, p)
+        else:
+            assert parents[v] == -1
+
+
+def check_paths(g, dist, pred, s):
+    """Every predecessor chain exists edge by edge and sums to the distance."""
+    w = {}
+    coo = g.tocoo()
+    for a, b, c in zip(coo.row, coo.col, coo.data, strict=True):
+        w[(a, b)] = min(w.get((a, b), np.inf), c)
+    for v in range(dist.size):
+        if v == s or not np.isfinite(dist[v]):
+            assert pred[v] == -1
+            continue
+        path, total = [v], 0.0
+        while path[-1] != s:
+            u = int(pred[path[-1]])
+            assert (u, path[-1]) in w and len(path) <= dist.size
+            total += w[(u, path[-1])]
+            path.append(u)
+        assert np.isclose(total, dist[v])
+
+
+@settings(max_examples=40)
+@given(data=graphs(), method=st.sampled_from(BFS_METHODS), directed=st.booleans())
+def test_bfs_matches_scipy(backend, data, method, directed):
+    ref_g, raw, n = data
+    s = n // 2
+    g_ref = _pattern(ref_g, symmetric=not directed)
+    A = _on(backend, raw)
+    levels, parents = kleene.bfs(A, s, method=method, directed=directed, return_predecessors=True)
+    levels, parents = _host(levels), _host(parents)
+    assert np.array_equal(levels, _bfs_ref(g_ref, s))
+    check_bfs_tree(g_ref, levels, parents, s)
+    assert np.array_equal(_host(kleene.bfs(A, s, method=method, directed=directed)), levels)
+
+
+@settings(max_examples=25)
+@given(data=graphs(), k=st.integers(1, 4))
+def test_multi_source_bfs_equals_single_runs(backend, data, k):
+    ref_g, raw, n = data
+    srcs = [i % n for i in range(0, 3 * k, 3)]
+    A = _on(backend, raw)
+    L, P = kleene.bfs(A, srcs, return_predecessors=True)
+    L, P = _host(L), _host(P)
+    assert L.shape == (len(srcs), n)
+    pat = _pattern(ref_g)
+    for i, s in enumerate(srcs):
+        assert np.array_equal(L[i], _bfs_ref(pat, s))
+        check_bfs_tree(pat, L[i], P[i], s)
+
+
+@settings(max_examples=40)
+@given(data=graphs(), method=st.sampled_from(("auto", "bellman-ford", "delta-stepping")))
+def test_sssp_matches_scipy(backend, data, method):
+    ref_g, raw, n = data
+    s = n - 1
+    A = _on(backend, raw)
+    dist, pred = kleene.sssp(A, s, method=method, return_predecessors=True)
+    dist, pred = _host(dist), _host(pred)
+    np.testing.assert_allclose(dist, shortest_path(ref_g, indices=s))
+    check_paths(ref_g, dist, pred, s)
+
+
+@settings(max_examples=40)
+@given(data=graphs(negative=True))
+def test_bellman_ford_negative_weights(backend, data):
+    ref_g, raw, n = data
+    A = _on(backend, raw)
+    try:
+        ref = shortest_path(ref_g, method="BF", indices=0)
+    except Exception:  # scipy: a negative cycle somewhere in the graph
+        ref = None
+    try:
+        dist, pred = kleene.sssp(A, 0, method="bellman-ford", return_predecessors=True)
+    except kleene.NegativeCycleError:
+        assert ref is None  # ours raises only for a cycle reachable from the source
+        return
+    if ref is not None:
+        np.testing.assert_allclose(_host(dist), ref)
+    check_paths(ref_g, _host(dist), _host(pred), 0)
+
+
+def test_negative_cycle_raises(backend):
+    g = sp.csr_matrix(([1.0, -3.0, 1.0], ([0, 1, 2], [1, 2, 1])), shape=(3, 3))
+    with pytest.raises(kleene.NegativeCycleError):
+        kleene.sssp(_on(backend, g), 0, method="bellman-ford")
+    with pytest.raises(ValueError, match="bellman-ford"):
+        kleene.sssp(_on(backend, g), 0, method="delta-stepping")
+
+
+def test_bad_input(backend):
+    g = _on(backend, sp.csr_matrix(np.ones((3, 3))))
+    for f in (kleene.bfs, kleene.sssp):
+        with pytest.raises(IndexError, match="out of range"):
+            f(g, 3)
+        with pytest.raises(IndexError):
+            f(g, -1)
+    nan = sp.csr_matrix(([np.nan], ([0], [1])), shape=(2, 2))
+    with pytest.raises(ValueError, match="NaN"):
+        kleene.sssp(_on(backend, nan), 0)
+    with pytest.raises(ValueError, match="square"):
+        kleene.bfs(_on(backend, sp.csr_matrix(np.ones((2, 3)))), 0)
+
+
+def test_empty_graph_and_isolated_source(backend):
+    empty = _on(backend, sp.csr_matrix((0, 0)))
+    with pytest.raises(IndexError):
+        kleene.bfs(empty, 0)
+    g = _on(backend, sp.csr_matrix(([1.0], ([1], [2])), shape=(4, 4)))
+    assert _host(kleene.bfs(g, 0)).tolist() == [0, -1, -1, -1]
+    assert _host(kleene.sssp(g, 0)).tolist() == [0.0, np.inf, np.inf, np.inf]
+
+
+@pytest.mark.parametrize("name", ["p2p-Gnutella08.txt", "facebook_combined.txt.gz"])
+def test_bfs_real_graphs(backend, name):
+    g = load_scipy(name, symmetric=name.startswith("facebook"))
+    A = _on(backend, g)
+    for s in (0, 17):
+        levels, parents = kleene.bfs(A, s, return_predecessors=True)
+        levels, parents = _host(levels), _host(parents)
+        assert np.array_equal(levels, _bfs_ref(g, s))
+        check_bfs_tree(g, levels, parents, s)
+
+
+def test_bfs_new_york_road(backend):
+    g = load_scipy("USA-road-NY.pace.gr.xz", symmetric=True)
+    levels = _host(kleene.bfs(_on(backend, g), 0))
+    assert np.array_equal(levels, _bfs_ref(g, 0))
+    assert 400 < levels.max() < 700
+
+
+def test_sssp_rome(backend):
+    g = load_scipy("rome99.gr")
+    A = _on(backend, g)
+    for method in ("bellman-ford", "delta-stepping"):
+        dist, pred = kleene.sssp(A, 0, method=method, return_predecessors=True)
+        np.testing.assert_allclose(_host(dist), shortest_path(g, indices=0))
+    check_paths(g, _host(dist), _host(pred), 0)
+
+
+@pytest.mark.gpu
+def test_gpu_runs_are_identical():
+    """Atomics must not make results depend on scheduling: 20 runs, one answer."""
+    pytest.importorskip("cupy")
+    if not kleene.gpu_available():
+        pytest.skip("no GPU")
+    g = load_scipy("p2p-Gnutella08.txt")
+    A = _on("gpu", g)
+    first = [_host(x) for x in kleene.bfs(A, 0, return_predecessors=True)]
+    d0 = _host(kleene.sssp(A, 0))
+    for _ in range(20):
+        again = [_host(x) for x in kleene.bfs(A, 0, return_predecessors=True)]
+        assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+        assert np.array_equal(_host(kleene.sssp(A, 0)), d0)
