@@ -86,8 +86,13 @@ def _check(got, expected, kw, inputs: dict, context: str):
 
 
 def _elements(sr, dtype):
-    """Carrier elements; for min/max-like semirings the carrier already holds ±inf."""
-    return kst.elements(sr, dtype)
+    """Carrier elements (min/max-like carriers already hold ±inf). plus_times also
+    gets ±inf: only stored entries may be multiplied, so no absent entry may meet an
+    inf as a zero (0 * inf = nan), and +/* treat NaN alike on both back ends."""
+    el = kst.elements(sr, dtype)
+    if sr.name == "plus_times" and np.dtype(dtype).kind == "f":
+        el = st.one_of(el, st.sampled_from([np.inf, -np.inf]).map(np.dtype(dtype).type))
+    return el
 
 
 def _snap(**containers):
