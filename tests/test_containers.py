@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given
+from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 import kleene
@@ -285,3 +285,55 @@ def test_transpose_property_and_masks_are_views():
     assert A.S.structural and not A.V.structural
     assert (~A.S).complement and not (~~A.S).complement
     assert A.S.container is A
+
+
+# ---- the strategies reach the corner cases they promise -------------------------------
+
+
+@pytest.mark.parametrize(
+    "what",
+    ["0-sized", "1x1", "empty row", "empty column", "full", "dense format", "csr format"],
+)
+def test_matrix_strategy_reaches(what):
+    def has(A):
+        r = to_reference(A)
+        rows = {i for i, _ in r.data}
+        cols = {j for _, j in r.data}
+        m, n = A.shape
+        return {
+            "0-sized": m * n == 0,
+            "1x1": A.shape == (1, 1),
+            "empty row": m > 1 and n > 0 and r.nvals > 0 and len(rows) < m,
+            "empty column": n > 1 and m > 0 and r.nvals > 0 and len(cols) < n,
+            "full": m * n > 1 and r.nvals == m * n,
+            "dense format": A.format == "dense",
+            "csr format": A.format == "csr",
+        }[what]
+
+    find(kst.matrices(np.float64), has, settings=settings(database=None, max_examples=500))
+
+
+@pytest.mark.parametrize("kind", kst.MASK_KINDS)
+def test_mask_strategy_draws_every_kind(kind):
+    def is_kind(mask):
+        if isinstance(mask, kleene.Matrix):
+            return kind == "plain"
+        name = ("~" if mask.complement else "") + ("S" if mask.structural else "V")
+        return name == kind
+
+    find(kst.masks((2, 2)), is_kind, settings=settings(database=None, max_examples=500))
+
+
+def test_edge_list_strategy_has_duplicates_and_self_loops():
+    def dup_and_loop(e):
+        src, dst, _, _ = e
+        keys = list(zip(src.tolist(), dst.tolist(), strict=True))
+        return len(set(keys)) < len(keys) and any(i == j for i, j in keys)
+
+    find(kst.edge_lists(), dup_and_loop, settings=settings(database=None, max_examples=500))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float64])
+def test_carrier_elements_reach_infinity(dtype):
+    inf = kleene.semiring.infinity(dtype)
+    find(kst.elements("min_plus", dtype), lambda x: x == inf, settings=settings(database=None))

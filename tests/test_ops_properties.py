@@ -42,7 +42,7 @@ def write_args(draw, shape, dtype, backend, *, alias=None):
     d = np.dtype(dtype)
     kw, rkw = {}, {}
     if draw(st.booleans()):
-        mask, _, _ = draw(kst.masks(shape, device=backend))
+        mask = draw(kst.masks(shape, device=backend))
         kw["mask"], rkw["mask"] = mask, mask_to_reference(mask)
     if draw(st.booleans()):
         acc = draw(st.sampled_from(ACCUM_BOOL if d == BOOL else ACCUM_NUM))

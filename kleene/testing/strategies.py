@@ -205,9 +205,10 @@ def mask_of(container, kind: str):
 def masks(draw, shape, *, kinds=MASK_KINDS, device: str = "cpu"):
     """Mask objects of every kind for an output of ``shape`` (a tuple of 1 or 2 ints).
 
-    The mask container holds bool or numeric values including falsy ones, so
-    structural and value masks differ. Returns ``(mask, container, kind)``: the
-    object to pass as ``mask=``, what it was built from, and its kind.
+    Draws ``M.S``, ``M.V``, ``~M.S``, ``~M.V`` or the container itself (which an
+    operation reads as ``M.V``). The container holds bool or numeric values,
+    including falsy ones, so structural and value masks differ.
+    :func:`kleene.testing.mask_to_reference` gives the reference's view of it.
     """
     dt = draw(st.sampled_from([np.bool_, np.float64, np.int32]))
     vals = st.sampled_from([0, 1, 2]).map(np.dtype(dt).type)
@@ -215,8 +216,7 @@ def masks(draw, shape, *, kinds=MASK_KINDS, device: str = "cpu"):
         c = draw(vectors(dt, shape[0], elements=vals, device=device))
     else:
         c = draw(matrices(dt, tuple(shape), elements=vals, device=device))
-    kind = draw(st.sampled_from(kinds))
-    return mask_of(c, kind), c, kind
+    return mask_of(c, draw(st.sampled_from(kinds)))
 
 
 @st.composite
