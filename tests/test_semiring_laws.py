@@ -165,3 +165,15 @@ def test_carrier_specials(name, dtype, has, lacks):
     assert all(np.asarray(s).dtype == np.dtype(dtype) for s in specials)
     if SEMIRINGS[name].domain == "nonneg":
         assert lo == 0
+
+
+@pytest.mark.parametrize("name", sorted(SEMIRINGS))
+def test_declared_one_is_the_known_one(name):
+    sr = SEMIRINGS[name]
+    if not hasattr(sr, "one"):
+        pytest.skip("this version of Semiring declares no one")
+    declared, known = sr.one, ONES.get(name)
+    assert (declared is None) == (known is None), (declared, known)
+    if known is not None:
+        for d in sr.dtypes:
+            assert sr.one_for(d) == strategies.carrier_values(sr, d, one=known)[0][1]

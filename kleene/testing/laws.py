@@ -245,8 +245,9 @@ def check_semiring(semiring: Semiring | str, dtype, *, elements: st.SearchStrate
 
     Checked: associativity and commutativity of ⊕, its identity (the zero), its
     idempotence when ``semiring.idempotent`` claims it, its terminal value; closure
-    laws of ⊗: associativity (when ⊗ keeps the dtype), the identity ``one`` (only if
-    given: not every semiring has one, e.g. min_first), annihilation by zero
+    laws of ⊗: associativity (when ⊗ keeps the dtype), the identity ``one`` (given
+    here or declared by the semiring; skipped if neither: not every semiring has one,
+    e.g. min_first), annihilation by zero
     (unless the semiring declares it does not annihilate, as min_first does, or
     ``annihilates=False``); both distributive laws.
 
@@ -259,6 +260,8 @@ def check_semiring(semiring: Semiring | str, dtype, *, elements: st.SearchStrate
     """
     sr = get_semiring(semiring)
     d = as_dtype(dtype)
+    if one is None:  # a semiring may declare its one (Semiring(..., one=...))
+        one = getattr(sr, "one", None)
     el = elements if elements is not None else strategies.elements(sr, d, one=one)
     alg = _Algebra(sr.add, sr.mul, sr.name, d)
     _run(_semiring_laws(alg, sr, d, one, annihilates), el, max_examples)
