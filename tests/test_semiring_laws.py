@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 import kleene
 from kleene.semiring import SEMIRINGS, binary, monoid
+from kleene.semiring.dtypes import resolve_scalar
 from kleene.testing import check_monoid, check_semiring, strategies
 
 # Multiplicative identities of the built-ins that have a two-sided one.
@@ -176,4 +177,4 @@ def test_declared_one_is_the_known_one(name):
     assert (declared is None) == (known is None), (declared, known)
     if known is not None:
         for d in sr.dtypes:
-            assert sr.one_for(d) == strategies.carrier_values(sr, d, one=known)[0][1]
+            assert sr.one_for(d) == resolve_scalar(known, d)
