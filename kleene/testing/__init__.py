@@ -5,6 +5,8 @@
 - :mod:`kleene.testing.strategies`: Hypothesis strategies for carrier elements,
   matrices, vectors, masks and edge lists.
 - :func:`check_semiring`, :func:`check_monoid`: property checks of the algebraic laws.
+- :func:`check_backend`: a back end (the GPU, say) computes a semiring's products
+  and reductions as the reference does.
 - :func:`to_reference`, :func:`from_reference`, :func:`assert_matches`: move between
   containers and the reference, and compare a result with the reference.
 
@@ -16,10 +18,11 @@ Example
 """
 
 from . import reference, scalars, strategies
+from .agreement import check_backend
 from .convert import assert_matches, from_reference, mask_to_reference, to_reference
 from .laws import check_monoid, check_semiring
 
 __all__ = [
-    "assert_matches", "check_monoid", "check_semiring", "from_reference",
+    "assert_matches", "check_backend", "check_monoid", "check_semiring", "from_reference",
     "mask_to_reference", "reference", "scalars", "strategies", "to_reference",
 ]  # fmt: skip
