@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import kleene
 from kleene.semiring import SEMIRINGS, binary, indexunary, monoid, unary
+from kleene.semiring.dtypes import resolve_scalar
 from kleene.testing import assert_matches, check_backend, mask_to_reference, to_reference
 from kleene.testing import reference as ref
 from kleene.testing import strategies as kst
@@ -431,3 +432,66 @@ USER_SEMIRINGS = {
 def test_user_semiring_agrees_with_reference(backend, name):
     sr, dtype, elements = USER_SEMIRINGS[name]
     check_backend(sr, dtype, device=backend, elements=elements, max_examples=40)
+
+
+# ---- closure and in-place accumulating products (full dense blocks) ------------------------
+
+_NONNEG = st.one_of(st.integers(0, 8), st.just(float("inf")))
+CLOSURE_CASES = {
+    # carriers where A* exists: no cycle keeps improving a path
+    "min_plus-float64": ("min_plus", np.float64, _NONNEG),
+    "min_plus-int32": ("min_plus", np.int32, _NONNEG),
+    "max_plus-int64": ("max_plus", np.int64, st.one_of(st.integers(-8, 0), st.just(-np.inf))),
+    "max_min-float32": ("max_min", np.float32, None),
+    "min_max-int64": ("min_max", np.int64, None),
+    "lor_land-bool": ("lor_land", np.bool_, None),
+    "max_times-float64": ("max_times", np.float64, st.sampled_from([0.0, 0.25, 0.5, 1.0])),
+}
+
+
+@st.composite
+def full_dense(draw, shape, dtype, elements, backend):
+    """A full dense Matrix (every entry present), as closure and mxm_accumulate need."""
+    d = np.dtype(dtype)
+    vals = [draw(elements) for _ in range(shape[0] * shape[1])]
+    a = np.array([resolve_scalar(v, d) for v in vals], dtype=d).reshape(shape)
+    return kleene.Matrix.from_dense(a, missing=None).to(backend)
+
+
+needs_closure = pytest.mark.skipif(
+    not hasattr(kleene, "closure"), reason="kleene.closure not in this version"
+)
+
+
+@needs_closure
+@pytest.mark.parametrize("case", sorted(CLOSURE_CASES))
+@given(data=st.data())
+def test_closure(backend, case, data):
+    name, dtype, ints = CLOSURE_CASES[case]
+    el = ints if ints is not None else kst.elements(name, dtype)
+    n = data.draw(st.integers(0, 5), label="n")
+    A = data.draw(full_dense((n, n), dtype, el, backend), label="A")
+    inputs = _snap(A=A)
+    expected = ref.closure(to_reference(A), name)
+    _check(kleene.closure(A, name), expected, {}, inputs, f"closure {case}")
+    B = A.dup()
+    got = kleene.closure(B, name, out=B)  # in place
+    assert got is B
+    assert_matches(B, expected, context=f"closure {case} in place")
+
+
+@needs_closure
+@pytest.mark.parametrize("case", sorted(CLOSURE_CASES))
+@given(data=st.data())
+def test_mxm_accumulate(backend, case, data):
+    name, dtype, ints = CLOSURE_CASES[case]
+    el = ints if ints is not None else kst.elements(name, dtype)
+    m, k, n = data.draw(st.tuples(SIDE, SIDE, SIDE), label="m, k, n")
+    A = data.draw(full_dense((m, k), dtype, el, backend), label="A")
+    B = data.draw(full_dense((k, n), dtype, el, backend), label="B")
+    C = data.draw(full_dense((m, n), dtype, el, backend), label="C")
+    inputs = _snap(A=A, B=B)
+    expected = ref.mxm_accumulate(to_reference(A), to_reference(B), to_reference(C), name)
+    got = kleene.mxm_accumulate(A, B, C, name)
+    assert got is C
+    _check(C, expected, {}, inputs, f"mxm_accumulate {case}")

@@ -253,3 +253,31 @@ def test_shape_errors():
         ref.ewise_add(V(2, {}), V(3, {}), "plus")
     with pytest.raises(IndexError):
         M((2, 2), {(2, 0): 1.0})
+
+
+# ---- closure --------------------------------------------------------------------------
+
+
+def test_closure_min_plus_and_lor_land():
+    A = M((3, 3), {(i, j): INF for i in range(3) for j in range(3)} | {(0, 1): 2, (1, 2): 3})
+    got = plain(ref.closure(A, "min_plus"))
+    assert got[(0, 2)] == 5.0 and got[(0, 0)] == 0.0 and got[(2, 0)] == INF
+    B = M((2, 2), {(0, 0): False, (0, 1): True, (1, 0): False, (1, 1): False}, np.bool_)
+    assert plain(ref.closure(B, "lor_land")) == {
+        (0, 0): True,
+        (0, 1): True,
+        (1, 0): False,
+        (1, 1): True,
+    }
+
+
+def test_closure_negative_cycle_does_not_settle():
+    A = M((2, 2), {(0, 0): INF, (0, 1): -1, (1, 0): -1, (1, 1): INF})
+    with pytest.raises(ValueError, match="settle"):
+        ref.closure(A, "min_plus")
+
+
+def test_mxm_accumulate():
+    C = M((1, 1), {(0, 0): 4.0})
+    A = M((1, 1), {(0, 0): 1.0})
+    assert plain(ref.mxm_accumulate(A, A, C, "min_plus")) == {(0, 0): 2.0}

@@ -53,9 +53,9 @@ from .scalars import (
 )
 
 __all__ = [
-    "OneOf", "RefMask", "RefMatrix", "RefVector", "apply", "assign", "ewise_add",
-    "ewise_mult", "extract", "identity_of", "masked_write", "mxm", "mxv", "reduce", "select",
-    "transpose", "vxm", "write",
+    "OneOf", "RefMask", "RefMatrix", "RefVector", "apply", "assign", "closure", "ewise_add",
+    "ewise_mult", "extract", "identity_matrix", "identity_of", "masked_write", "mxm",
+    "mxm_accumulate", "mxv", "reduce", "select", "transpose", "vxm", "write",
 ]  # fmt: skip
 
 
@@ -433,6 +433,47 @@ def assign(C: Ref, value, rows: Sequence[int] | None = None, cols: Sequence[int]
     Zref = _empty(C.shape, C.dtype)
     Zref.data = {k: cast(v, C.dtype) for k, v in Z.items()}
     return masked_write(C, Zref, mask, replace)
+
+
+# ---- closure (full dense blocks) -------------------------------------------------------------
+
+
+def identity_matrix(n: int, semiring, dtype) -> RefMatrix:
+    """I: ``one`` on the diagonal and the zero elsewhere, every entry present."""
+    sr = get_semiring(semiring)
+    if getattr(sr, "one", None) is None:
+        raise ValueError(f"semiring {sr.name} declares no multiplicative identity (one=)")
+    one = scalar(sr.one, dtype)
+    zero = sr.zero_for(dtype)
+    return RefMatrix(
+        (n, n), dtype, {(i, j): one if i == j else zero for i in range(n) for j in range(n)}
+    )
+
+
+def closure(A: RefMatrix, semiring) -> RefMatrix:
+    """A* = I ⊕ A ⊕ A² ⊕ … by iterating R ← I ⊕ R ⊗ A until R stops changing.
+
+    Raises ValueError if it has not settled after n + 1 rounds (a cycle keeps
+    improving paths, e.g. a negative cycle under min_plus). Needs the semiring's one.
+    """
+    sr = get_semiring(semiring)
+    n = A.shape[0]
+    if A.shape != (n, n):
+        raise ValueError(f"closure: A must be square, got shape {A.shape}")
+    eye = identity_matrix(n, sr, A.dtype)
+    R = ewise_add(eye, A, sr.add)
+    for _ in range(n + 1):
+        nxt = ewise_add(eye, mxm(R, A, sr), sr.add)
+        if nxt.data == R.data:
+            return R
+        R = nxt
+    raise ValueError(f"closure under {sr.name} does not settle: a cycle keeps improving paths")
+
+
+def mxm_accumulate(A: RefMatrix, B: RefMatrix, C: RefMatrix, semiring) -> RefMatrix:
+    """C ⊕ A ⊗ B (a new matrix; the operation itself updates C in place)."""
+    sr = get_semiring(semiring)
+    return ewise_add(C, mxm(A, B, sr), sr.add)
 
 
 def identity_of(op: Monoid | str, dtype):
