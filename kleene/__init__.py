@@ -12,7 +12,8 @@ Example
 """
 
 from . import semiring
-from .algorithms import bfs, sssp
+from ._info import __version__
+from .algorithms import apsp, bfs, reconstruct_path, sssp, transitive_closure
 from .errors import NegativeCycleError
 from .ops import (
     Mask,
@@ -20,10 +21,12 @@ from .ops import (
     Vector,
     apply,
     assign,
+    closure,
     ewise_add,
     ewise_mult,
     extract,
     mxm,
+    mxm_accumulate,
     mxv,
     reduce,
     select,
@@ -43,11 +46,39 @@ from .semiring import (
     unary,
 )
 
-__version__ = "0.1.0"
-
 __all__ = [
-    "BinaryOp", "IndexUnaryOp", "bfs", "Mask", "Matrix", "Monoid", "NegativeCycleError", "Semiring",
-    "UnaryOp", "Vector", "__version__", "apply", "assign", "binary", "ewise_add",
-    "ewise_mult", "extract", "gpu_available", "indexunary", "monoid", "mxm", "mxv",
-    "reduce", "select", "semiring", "sssp", "transpose", "unary", "vxm",
+    "__version__",
+    "apply",
+    "apsp",
+    "assign",
+    "bfs",
+    "binary",
+    "BinaryOp",
+    "closure",
+    "ewise_add",
+    "ewise_mult",
+    "extract",
+    "gpu_available",
+    "indexunary",
+    "IndexUnaryOp",
+    "Mask",
+    "Matrix",
+    "Monoid",
+    "monoid",
+    "mxm",
+    "mxm_accumulate",
+    "mxv",
+    "NegativeCycleError",
+    "reconstruct_path",
+    "reduce",
+    "select",
+    "semiring",
+    "Semiring",
+    "sssp",
+    "transitive_closure",
+    "transpose",
+    "unary",
+    "UnaryOp",
+    "Vector",
+    "vxm",
 ]  # fmt: skip

@@ -1,5 +1,6 @@
 """Containers, masks and the GraphBLAS operations on them."""
 
+from .closure import closure, mxm_accumulate
 from .mask import Mask
 from .matrix import Matrix
 from .operations import (
@@ -18,6 +19,20 @@ from .operations import (
 from .vector import Vector
 
 __all__ = [
-    "Mask", "Matrix", "Vector", "apply", "assign", "ewise_add", "ewise_mult", "extract",
-    "mxm", "mxv", "reduce", "select", "transpose", "vxm",
-]  # fmt: skip
+    "apply",
+    "assign",
+    "closure",
+    "ewise_add",
+    "ewise_mult",
+    "extract",
+    "Mask",
+    "Matrix",
+    "mxm",
+    "mxm_accumulate",
+    "mxv",
+    "reduce",
+    "select",
+    "transpose",
+    "Vector",
+    "vxm",
+]

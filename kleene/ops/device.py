@@ -67,3 +67,27 @@ def backend(xp: ModuleType):
 
 def to_host(a) -> np.ndarray:
     return a.get() if is_cupy_array(a) else np.asarray(a)
+
+
+def gpu_memory_free() -> int:
+    """Free bytes on the current GPU (CuPy's pool counted as free)."""
+    cp = cupy_module()
+    if cp is None:
+        return 0
+    free, _ = cp.cuda.runtime.memGetInfo()
+    pool = cp.get_default_memory_pool()
+    return int(free + pool.free_bytes())
+
+
+def host_memory_free() -> int:
+    """Available host memory in bytes (MemAvailable; physical memory as a fallback)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import os
+
+    return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))

@@ -52,7 +52,9 @@ def to_keys(xp, t) -> Keys:
 def union(xp, a, b, op, dtype, shape):
     """eWiseAdd-style union: op(a, b) where both have an entry, else the one present."""
     be = backend(xp)
-    if isinstance(a, Bitmap) and isinstance(b, Bitmap):
+    if isinstance(a, Bitmap) or isinstance(b, Bitmap):  # one is dense already: stay dense
+        shape = (a if isinstance(a, Bitmap) else b).values.shape
+        a, b = to_bitmap(xp, a, shape, a.values.dtype), to_bitmap(xp, b, shape, b.values.dtype)
         pa, pb = present_of(xp, a), present_of(xp, b)
         both = be.binary(op, a.values, b.values, dtype)  # op sees the uncast values
         va, vb = a.values.astype(dtype, copy=False), b.values.astype(dtype, copy=False)

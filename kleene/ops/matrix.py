@@ -36,7 +36,7 @@ class Matrix:
     """
 
     __slots__ = ("_xp", "_dtype", "_shape", "_fmt", "_values", "_present", "_indptr",
-                 "_indices", "_transposed", "__weakref__")  # fmt: skip
+                 "_indices", "_transposed", "_base", "__weakref__")  # fmt: skip
 
     # ---- construction -----------------------------------------------------
     def __init__(self):
@@ -49,6 +49,7 @@ class Matrix:
         self._values, self._present = values, present
         self._indptr, self._indices = indptr, indices
         self._transposed = None
+        self._base = None  # the parent matrix of a block view
         return self
 
     @classmethod
@@ -286,19 +287,42 @@ class Matrix:
         return values, present
 
     def _assign_from(self, other: Matrix) -> None:
-        """Take over ``other``'s contents (how results are written into ``out``)."""
-        for name in (
-            "_xp",
-            "_dtype",
-            "_shape",
-            "_fmt",
-            "_values",
-            "_present",
-            "_indptr",
-            "_indices",
-        ):
+        """Take over ``other``'s contents (how results are written into ``out``).
+
+        A block view is written in place, so its parent sees the result.
+        """
+        if self._base is not None:
+            if other._fmt != "dense" or other._present is not None or other._shape != self._shape:
+                raise ValueError(
+                    "a block view of a full matrix can only receive a full result of its shape"
+                )
+            self._values[...] = other._values
+            self._base._transposed = None
+            return
+        names = ("_xp", "_dtype", "_shape", "_fmt", "_values", "_present", "_indptr", "_indices")
+        for name in names:
             object.__setattr__(self, name, getattr(other, name))
         self._transposed = None
+
+    def block(self, rows: slice, cols: slice) -> Matrix:
+        """A view of the block ``[rows, cols]`` of a full dense matrix.
+
+        Writes into the view (as ``out=`` of an operation, or by ``closure``) land in
+        this matrix: the in-place block updates of blocked and recursive APSP.
+
+        >>> import numpy as np, kleene
+        >>> D = kleene.Matrix.from_dense(np.zeros((4, 4)), missing=None)
+        >>> B = D.block(slice(0, 2), slice(2, 4))
+        >>> _ = kleene.apply(B, "plus", right=1.0, out=B)
+        >>> D.to_dense()[0].tolist()
+        [0.0, 0.0, 1.0, 1.0]
+        """
+        if self._fmt != "dense" or self._present is not None:
+            raise ValueError("block views need a full dense matrix (from_dense(..., missing=None))")
+        values = self._values[rows, cols]
+        view = Matrix._new(self._xp, self._dtype, values.shape, "dense", values)
+        view._base = self if self._base is None else self._base
+        return view
 
     # ---- conversions ------------------------------------------------------
     def to_dense(self, missing=_DEFAULT):

@@ -14,6 +14,7 @@ from .semiring_type import Semiring
 _NUMERIC = (np.int32, np.int64, np.float32, np.float64)
 _ALL = (np.bool_, *_NUMERIC)
 _FLOATS = (np.float32, np.float64)
+_INF = float("inf")
 
 # ---- binary operators -------------------------------------------------------
 plus = BinaryOp("plus", _funcs.plus, "x + y")
@@ -59,13 +60,13 @@ monoid = SimpleNamespace(
 
 # ---- semirings ---------------------------------------------------------------
 _m = monoid
-min_plus = Semiring(_m.min, tplus, "min_plus", _NUMERIC, "no_neg_inf", True, True)
-max_plus = Semiring(_m.max, tplus, "max_plus", _NUMERIC, "no_pos_inf", True, True)
-lor_land = Semiring(_m.lor, land, "lor_land", (np.bool_,), "bool", False, True)
-plus_times = Semiring(_m.plus, times, "plus_times", _NUMERIC, "all", False, True)
-max_min = Semiring(_m.max, min_, "max_min", _ALL, "all", True, True)
-min_max = Semiring(_m.min, max_, "min_max", _ALL, "all", True, True)
-max_times = Semiring(_m.max_nonneg, times, "max_times", _FLOATS, "nonneg", True, True)
+min_plus = Semiring(_m.min, tplus, "min_plus", _NUMERIC, "no_neg_inf", True, True, one=0)
+max_plus = Semiring(_m.max, tplus, "max_plus", _NUMERIC, "no_pos_inf", True, True, one=0)
+lor_land = Semiring(_m.lor, land, "lor_land", (np.bool_,), "bool", False, True, one=True)
+plus_times = Semiring(_m.plus, times, "plus_times", _NUMERIC, "all", False, True, one=1)
+max_min = Semiring(_m.max, min_, "max_min", _ALL, "all", True, True, one=_INF)
+min_max = Semiring(_m.min, max_, "min_max", _ALL, "all", True, True, one=-_INF)
+max_times = Semiring(_m.max_nonneg, times, "max_times", _FLOATS, "nonneg", True, True, one=1)
 any_pair = Semiring(_m.any, pair, "any_pair", _ALL, "all", False, False)
 min_first = Semiring(_m.min, first, "min_first", _NUMERIC, "all", True, False)
 min_second = Semiring(_m.min, second, "min_second", _NUMERIC, "all", True, False)

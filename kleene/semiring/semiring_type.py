@@ -36,6 +36,10 @@ class Semiring:
         "no_pos_inf" (max_plus), "nonneg" (max_times), "bool".
     rejects_nan : bool
         NaN in a floating operand raises ValueError (tropical semirings).
+    one : scalar, optional (keyword)
+        The multiplicative identity (0 for min_plus, +inf for max_min, True for
+        lor_land); closures (``kleene.closure``, APSP) need it. ``float('inf')``
+        means the dtype's infinity.
 
     Example
     -------
@@ -53,6 +57,7 @@ class Semiring:
     domain: str = "all"
     rejects_nan: bool = False
     _annihilates: bool | None = field(default=None, repr=False)
+    one: object = field(default=None, kw_only=True)
 
     def __post_init__(self):
         if not isinstance(self.add, Monoid):
@@ -73,6 +78,14 @@ class Semiring:
     def zero_for(self, dtype):
         """The zero (add identity) as a scalar of ``dtype``."""
         return self.add.identity_for(dtype)
+
+    def one_for(self, dtype):
+        """The multiplicative identity as a scalar of ``dtype`` (ValueError if unknown)."""
+        if self.one is None:
+            raise ValueError(f"semiring {self.name} declares no multiplicative identity (one=)")
+        from .dtypes import resolve_scalar
+
+        return resolve_scalar(self.one, as_dtype(dtype))
 
     def check_dtype(self, dtype) -> None:
         d = as_dtype(dtype)

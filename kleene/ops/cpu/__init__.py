@@ -5,6 +5,7 @@ operation layer (``kleene.ops.operations``) composes them in array-module-generi
 code, so an operation behaves the same on either back end.
 """
 
+from .closure import closure_dense, mxm_dense_acc
 from .primitives import (
     binary,
     index_unary,
@@ -17,6 +18,14 @@ from .primitives import (
 )
 
 __all__ = [
-    "binary", "index_unary", "mxm_dense", "mxv_pull", "reduce_all", "segment_reduce",
-    "unary", "vxm_push",
-]  # fmt: skip
+    "binary",
+    "closure_dense",
+    "index_unary",
+    "mxm_dense",
+    "mxm_dense_acc",
+    "mxv_pull",
+    "reduce_all",
+    "segment_reduce",
+    "unary",
+    "vxm_push",
+]

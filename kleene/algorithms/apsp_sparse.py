@@ -1,0 +1,65 @@
+"""Sparse APSP: repeated SSSP in batches of sources (Harish Alg. 7) and Johnson."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ops import Matrix, Vector, apply, mxm, reduce
+from ..ops.device import gpu_memory_free, host_memory_free, to_host
+from ..progress import Progress
+from .single_source import sssp
+
+# Each batched source costs about this many bytes per vertex on the device
+# (distances, frontier, candidates, masks).
+_BYTES_PER_SOURCE_VERTEX = 48
+
+
+def _batch_size(A: Matrix) -> int:
+    free = host_memory_free() if A.xp is np else gpu_memory_free()
+    n = max(A.nrows, 1)
+    return int(max(1, min(n, 256, (0.25 * free) // (n * _BYTES_PER_SOURCE_VERTEX))))
+
+
+def repeated_sssp(A: Matrix, preds: bool, progress=None, method: str = "auto"):
+    """Distances (and predecessors) row block by row block, into host memory."""
+    n = A.nrows
+    dist = np.empty((n, n), dtype=np.float64)
+    pred = np.empty((n, n), dtype=np.int64) if preds else None
+    batch = _batch_size(A)
+    bar = Progress(progress, -(-n // batch) if n else 1, "repeated-sssp")
+    for lo in range(0, n, batch):
+        srcs = list(range(lo, min(n, lo + batch)))
+        out = sssp(A, srcs, method=method, return_predecessors=preds)
+        if preds:
+            dist[lo : lo + len(srcs)] = to_host(out[0])
+            pred[lo : lo + len(srcs)] = to_host(out[1])
+        else:
+            dist[lo : lo + len(srcs)] = to_host(out)
+        bar.step()
+    return (dist, pred) if preds else dist
+
+
+def johnson(A: Matrix, preds: bool, progress=None):
+    """Johnson: potentials h from Bellman-Ford off a virtual source, w'(u,v) = w + h(u) - h(v) ≥ 0,
+    repeated SSSP on w', then d(u,v) = d'(u,v) - h(u) + h(v). A negative cycle raises."""
+    n = A.nrows
+    xp = A.xp
+    rows, cols, vals = A.to_coo()
+    virtual = xp.full(n, n, dtype=np.int64)
+    ext = Matrix.from_edges(
+        xp.concatenate([rows, virtual]),
+        xp.concatenate([cols, xp.arange(n, dtype=np.int64)]),
+        xp.concatenate([vals, xp.zeros(n, vals.dtype)]),
+        n + 1,
+    )
+    h_full = sssp(ext, n, method="bellman-ford")  # NegativeCycleError propagates
+    h = Vector.from_dense(h_full[:n], missing=None)
+    neg_h = apply(h, "ainv")
+    shifted = mxm(mxm(Matrix.from_diag(h), A, "min_plus"), Matrix.from_diag(neg_h), "min_plus")
+    if shifted.nvals and float(reduce(shifted, "min")) < 0:  # rounding: clamp to zero
+        shifted = apply(shifted, "max", right=0.0)
+    out = repeated_sssp(shifted, preds, progress, method="delta-stepping")
+    hh = to_host(h.to_dense())
+    dist = out[0] if preds else out
+    dist += hh[None, :] - hh[:, None]
+    return (dist, out[1]) if preds else dist

@@ -1,0 +1,152 @@
+"""APSP and transitive closure against scipy and brute force, CPU and GPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from graph_data import load_scipy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.sparse.csgraph import NegativeCycleError as ScipyNegativeCycle
+from scipy.sparse.csgraph import shortest_path
+from test_bfs_sssp import graphs
+
+import kleene
+
+DENSE = ("floyd-warshall", "blocked", "recursive")
+ALL = (*DENSE, "repeated-sssp", "johnson", "auto")
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def _weights(g):
+    w = {}
+    c = g.tocoo()
+    for a, b, x in zip(c.row, c.col, c.data, strict=True):
+        w[(int(a), int(b))] = min(w.get((int(a), int(b)), np.inf), x)
+    return w
+
+
+def check_all_paths(w, dist, pred, combine=sum):
+    n = dist.shape[0]
+    for i in range(n):
+        for j in range(n):
+            path = kleene.reconstruct_path(pred, i, j)
+            if i == j:
+                assert path == [i]
+            elif not np.isfinite(dist[i, j]):
+                assert path == []
+            else:
+                assert path[0] == i and path[-1] == j
+                total = combine(w[(a, b)] for a, b in zip(path, path[1:], strict=False))
+                assert np.isclose(total, dist[i, j]), (i, j, path)
+
+
+@settings(max_examples=30)
+@given(data=graphs(max_n=14), method=st.sampled_from(ALL), block=st.integers(1, 5))
+def test_apsp_matches_scipy(backend, data, method, block):
+    ref_g, raw, n = data
+    A = kleene.Matrix.from_scipy(raw).to(backend)
+    dist, pred = kleene.apsp(A, method=method, return_predecessors=True, block_size=block)
+    dist, pred = _host(dist), _host(pred)
+    np.testing.assert_allclose(dist, shortest_path(ref_g))
+    check_all_paths(_weights(ref_g), dist, pred)
+    # triangle inequality over every edge
+    c = ref_g.tocoo()
+    assert np.all(dist[:, c.col] <= dist[:, c.row] + c.data + 1e-9)
+
+
+@settings(max_examples=30)
+@given(data=graphs(negative=True, max_n=12), method=st.sampled_from((*DENSE, "johnson")))
+def test_apsp_negative_weights(backend, data, method):
+    ref_g, raw, n = data
+    try:
+        ref = shortest_path(ref_g, method="BF")
+    except ScipyNegativeCycle:
+        ref = None
+    A = kleene.Matrix.from_scipy(raw).to(backend)
+    if ref is None:
+        with pytest.raises(kleene.NegativeCycleError):
+            kleene.apsp(A, method=method, block_size=3)
+        return
+    dist, pred = kleene.apsp(A, method=method, return_predecessors=True, block_size=3)
+    np.testing.assert_allclose(_host(dist), ref)
+    check_all_paths(_weights(ref_g), _host(dist), _host(pred))
+
+
+@settings(max_examples=20)
+@given(n=st.integers(1, 10), seed=st.integers(0, 2**16), method=st.sampled_from(DENSE))
+def test_widest_and_reliable_paths(backend, n, seed, method):
+    rng = np.random.default_rng(seed)
+    cap = rng.integers(1, 4, (n, n)).astype(float)
+    cap[rng.random((n, n)) < 0.5] = -np.inf
+    W, P = kleene.apsp(
+        kleene.Matrix.from_dense(cap, missing=-np.inf).to(backend),
+        semiring="max_min",
+        method=method,
+        block_size=2,
+        return_predecessors=True,
+    )
+    W, P = _host(W), _host(P)
+    ref = cap.copy()
+    np.fill_diagonal(ref, np.inf)
+    for k in range(n):
+        ref = np.maximum(ref, np.minimum(ref[:, k : k + 1], ref[k : k + 1, :]))
+    assert np.array_equal(W, ref)
+    for i in range(n):
+        for j in range(n):
+            path = kleene.reconstruct_path(P, i, j)
+            if i != j and W[i, j] > -np.inf:
+                assert min(cap[a, b] for a, b in zip(path, path[1:], strict=False)) == W[i, j]
+    prob = np.where(cap > 0, cap / 4.0, 0.0)
+    R = _host(kleene.apsp(kleene.Matrix.from_dense(prob, missing=0.0).to(backend),
+                          semiring="max_times", method=method, block_size=3))  # fmt: skip
+    ref = prob.copy()
+    np.fill_diagonal(ref, 1.0)
+    for k in range(n):
+        ref = np.maximum(ref, ref[:, k : k + 1] * ref[k : k + 1, :])
+    np.testing.assert_allclose(R, ref)
+
+
+@settings(max_examples=20)
+@given(n=st.integers(1, 12), seed=st.integers(0, 2**16), method=st.sampled_from(DENSE))
+def test_transitive_closure(backend, n, seed, method):
+    adj = np.random.default_rng(seed).random((n, n)) < 0.2
+    xp = np if backend == "cpu" else __import__("cupy")
+    got = _host(kleene.transitive_closure(xp.asarray(adj), method=method))
+    reach = adj.copy()
+    for _ in range(n):
+        reach = reach | ((reach.astype(int) @ adj.astype(int)) > 0)
+    assert np.array_equal(got, reach)
+    refl = _host(kleene.transitive_closure(xp.asarray(adj), reflexive=True, method=method))
+    assert np.array_equal(refl, reach | np.eye(n, dtype=bool))
+
+
+def test_methods_agree_on_rome(backend):
+    g = load_scipy("rome99.gr")
+    sub = g[:400, :400]
+    A = kleene.Matrix.from_scipy(sub).to(backend)
+    ref = shortest_path(sub)
+    for method in ALL:
+        np.testing.assert_allclose(_host(kleene.apsp(A, method=method)), ref)
+
+
+def test_facebook_sample(backend):
+    g = load_scipy("facebook_combined.txt.gz", symmetric=True)[:300, :300]
+    A = kleene.Matrix.from_scipy(g).to(backend)
+    d, p = kleene.apsp(A, method="recursive", return_predecessors=True, block_size=64)
+    np.testing.assert_allclose(_host(d), shortest_path(g))
+
+
+def test_errors(backend):
+    with pytest.raises(ValueError, match="method"):
+        kleene.apsp(np.zeros((2, 2)), method="magic")
+    with pytest.raises(ValueError, match="square"):
+        kleene.apsp(sp.csr_matrix(np.ones((2, 3))))
+    with pytest.raises(ValueError, match="NaN"):
+        kleene.apsp(np.array([[0.0, np.nan], [1.0, 0.0]]))
+    with pytest.raises(MemoryError, match="would fit|fit"):
+        kleene.algorithms.all_pairs.check_fits(10**7, np.float64, True, np)
