@@ -8,9 +8,8 @@ strictly improves through k, its predecessor becomes B's at (k, j)).
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..semiring import Semiring, get_semiring
+from . import closure_generic
 from .checks import as_container, same_device
 from .device import backend
 from .matrix import Matrix
@@ -69,9 +68,8 @@ def closure(A: Matrix, semiring="min_plus", *, out: Matrix | None = None,
         out._values[...] = A._values
     if pred is not None:
         _full_dense("closure", "pred", pred)
-    be = backend(xp)
-    be.closure_dense(sr, target._values, sr.one_for(A.dtype),
-                     None if pred is None else pred._values)  # fmt: skip
+    _closure_dense(backend(xp), sr, target._values, sr.one_for(A.dtype),
+                   None if pred is None else pred._values)  # fmt: skip
     return target
 
 
@@ -102,7 +100,7 @@ def mxm_accumulate(A: Matrix, B: Matrix, C: Matrix, semiring, *, pred_b: Matrix 
         raise TypeError(f"mxm_accumulate: dtypes differ: {A.dtype}, {B.dtype}, {C.dtype}")
     xp = same_device("mxm_accumulate", A=A, B=B, C=C)
     a, b, c = A._values, B._values, C._values
-    overlap = _overlaps(a, c) or _overlaps(b, c)
+    overlap = closure_generic._overlaps(a, c) or closure_generic._overlaps(b, c)
     if overlap and not sr.idempotent:
         a, b = a.copy(), b.copy()
     if (pred_b is None) != (pred_c is None):
@@ -112,20 +110,16 @@ def mxm_accumulate(A: Matrix, B: Matrix, C: Matrix, semiring, *, pred_b: Matrix 
         if overlap:  # values and preds must be read as consistent pairs
             a, b = a.copy(), b.copy()
         pb, pc = pred_b._values.copy(), pred_c._values
-    backend(xp).mxm_dense_acc(sr, a, b, c, pb, pc)
+    _mxm_dense_acc(backend(xp), sr, a, b, c, pb, pc)
     return C
 
 
-def _overlaps(x, y) -> bool:
-    if isinstance(x, np.ndarray):
-        return bool(np.shares_memory(x, y))
-    # CuPy: compare the device address ranges the two views span.
-    lo_x, hi_x = _span(x)
-    lo_y, hi_y = _span(y)
-    return lo_x < hi_y and lo_y < hi_x
+def _closure_dense(be, *args):
+    """The back end's fused closure kernel if it has one, else the generic one."""
+    fused = getattr(be, "closure_dense", None)
+    return fused(*args) if fused else closure_generic.closure_dense(be, *args)
 
 
-def _span(a):
-    start = a.data.ptr
-    extent = sum((s - 1) * st for s, st in zip(a.shape, a.strides, strict=True)) + a.itemsize
-    return start, start + extent
+def _mxm_dense_acc(be, *args):
+    fused = getattr(be, "mxm_dense_acc", None)
+    return fused(*args) if fused else closure_generic.mxm_dense_acc(be, *args)

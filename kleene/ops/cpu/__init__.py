@@ -5,7 +5,6 @@ operation layer (``kleene.ops.operations``) composes them in array-module-generi
 code, so an operation behaves the same on either back end.
 """
 
-from .closure import closure_dense, mxm_dense_acc
 from .primitives import (
     binary,
     index_unary,
@@ -19,10 +18,8 @@ from .primitives import (
 
 __all__ = [
     "binary",
-    "closure_dense",
     "index_unary",
     "mxm_dense",
-    "mxm_dense_acc",
     "mxv_pull",
     "reduce_all",
     "segment_reduce",
