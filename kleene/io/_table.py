@@ -129,15 +129,16 @@ def _fast(data: bytes, start: int, line0: int, layout: Layout) -> Table | None:
         return None
     rec_lines = np.flatnonzero(data_line)
     m = rec_lines.size
-    if m == 0:
-        return empty
-    pos = None
     if layout.comma:
         comma = c == 44
         cc = np.concatenate(([0], np.cumsum(comma, dtype=cdt)))
         commas = cc[ends] - cc[starts]
         if np.any(commas != np.where(data_line, ncols - 1, 0)):
             return None
+    if m == 0:
+        return empty
+    pos = None
+    if layout.comma:
         pos = np.flatnonzero(tok)
         line_start = np.repeat(starts[rec_lines], ncols)
         if np.any(cc[pos] - cc[line_start] != np.tile(np.arange(ncols, dtype=cdt), m)):

@@ -61,7 +61,9 @@ def problem_line(data: bytes, name: str) -> tuple[str, int, int, int, int, dict]
                 f"got {show(raw)}",
             )
         kind = "dimacs" if toks[1] == b"sp" else "pace"
-        n, m = parse_header_ints(name, line, raw, toks[2:], "'p sp N M' or 'p tw N M'")
+        n, m = parse_header_ints(
+            name, line, raw, toks[2:], "the problem line 'p sp N M' or 'p tw N M'"
+        )
         return kind, n, m, line, after, hints
     what = "an empty file" if not data.strip() else "only comments"
     raise GraphFileError(
