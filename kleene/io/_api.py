@@ -113,8 +113,12 @@ def read(
     fmt = resolve_format(name, format)
     if n is not None and fmt not in ("snap", "csv"):
         raise ValueError(f"n= is for SNAP and CSV files; {fmt} files say their size")
+    if n is not None and (not isinstance(n, (int, np.integer)) or n < 0):
+        raise ValueError(f"n must be a non-negative integer, got {n!r}")
     report = Reporter(progress, "read", os.path.basename(name))
     data = read_bytes(path, report)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]  # a UTF-8 byte order mark is not part of the first line
     report(f"{len(data) / 1e6:.1f} MB of text; parsing {fmt}")
     if fmt == "mtx":
         parsed = mtx.parse(data, name)

@@ -109,8 +109,7 @@ def _fast(data: bytes, start: int, line0: int, layout: Layout) -> Table | None:
         sep |= c == 44
     tok = ~sep
     tok[1:] &= sep[:-1]  # a token starts at a non-separator after a separator
-    cs = np.concatenate(([0], np.cumsum(tok, dtype=cdt)))
-    per_line = cs[ends] - cs[starts]
+    per_line = _per_line(tok, starts, ends, cdt)
     data_line = per_line > 0
     if layout.keyword is not None:
         kw = layout.keyword[0]
@@ -123,15 +122,14 @@ def _fast(data: bytes, start: int, line0: int, layout: Layout) -> Table | None:
             c = b.copy()
         c[ks] = 32
         tok[ks] = False
-        cs = np.concatenate(([0], np.cumsum(tok, dtype=cdt)))
-        per_line = cs[ends] - cs[starts]
+        per_line[data_line] -= 1
     elif not np.all(per_line[data_line] == ncols):
         return None
     rec_lines = np.flatnonzero(data_line)
     m = rec_lines.size
     if layout.comma:
         comma = c == 44
-        cc = np.concatenate(([0], np.cumsum(comma, dtype=cdt)))
+        cc = _prefix_sum(comma, cdt)
         commas = cc[ends] - cc[starts]
         if np.any(commas != np.where(data_line, ncols - 1, 0)):
             return None
@@ -169,6 +167,19 @@ def _fast(data: bytes, start: int, line0: int, layout: Layout) -> Table | None:
 def _no_values(layout: Layout, m: int):
     nvals = layout.ncols - layout.nids
     return np.zeros((m, nvals), np.int64) if nvals else None
+
+
+def _prefix_sum(mask: np.ndarray, cdt) -> np.ndarray:
+    """out[i] = number of True in mask[:i] (length n + 1)."""
+    out = np.empty(mask.size + 1, cdt)
+    out[0] = 0
+    np.cumsum(mask, dtype=cdt, out=out[1:])
+    return out
+
+
+def _per_line(tok: np.ndarray, starts: np.ndarray, ends: np.ndarray, cdt) -> np.ndarray:
+    cs = _prefix_sum(tok, cdt)
+    return cs[ends] - cs[starts]
 
 
 def _is_ws(c: np.ndarray) -> np.ndarray:
