@@ -436,6 +436,7 @@ BAD = [
     ("t.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2\n", 3, "'i j value'"),
     ("t.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 -\n", 3, "number"),
     ("t.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 1.5\n", 3, "integer"),
+    ("t.mtx", "%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 1e30\n", 3, "int64"),
     ("t.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 3 0\n", 2, "square"),
     ("t.mtx", "%%MatrixMarket matrix coordinate real weird\n2 2 0\n", 1, "banner"),
     ("t.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", 2, "header says 4"),

@@ -111,10 +111,12 @@ def _field_values(name: str, values: np.ndarray, lines: np.ndarray, fld: str) ->
     if fld == "real":
         return values.astype(np.float64)
     if values.dtype.kind == "f":
-        bad = ~np.isfinite(values) | (values != np.round(values))
+        bad = ~np.isfinite(values) | (values != np.round(values)) | (np.abs(values) >= 2.0**63)
         if bad.any():
             line = int(lines[np.flatnonzero(bad)[0]])
-            raise GraphFileError(name, line, "an 'integer' matrix holds a non-integer value")
+            raise GraphFileError(
+                name, line, "an 'integer' matrix holds a value that is not an int64 integer"
+            )
         values = values.astype(np.int64)
     return values
 
