@@ -109,6 +109,8 @@ def read(
     >>> B.nvals, ids.tolist()
     (4, [0, 1, 2])
     """
+    if device not in ("cpu", "gpu"):
+        raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
     name = display_name(path)
     fmt = resolve_format(name, format)
     if n is not None and fmt not in ("snap", "csv"):
@@ -157,14 +159,14 @@ def _build(parsed, name, directed, compact, dtype, return_ids):
         ids = np.unique(np.concatenate((src, dst)))
         src, dst = np.searchsorted(ids, src), np.searchsorted(ids, dst)
         nrows = ncols = int(ids.size)
-    elif return_ids:
-        ids = np.arange(nrows, dtype=np.int64)
     _check_size(name, parsed.header_line, nrows, ncols)
+    if return_ids and not compact:
+        ids = np.arange(nrows, dtype=np.int64)
     target = _target_dtype(dtype, parsed, w)
     w = _cast(name, w, target)
-    order = np.argsort(
-        src * max(ncols, 1) + dst
-    )  # presorted: from_edges's stable sort is then linear
+    # Sorted here (unstable is fine: duplicates are combined by min), from_edges's
+    # stable sort then runs over sorted keys, which is linear.
+    order = np.argsort(src * max(ncols, 1) + dst)
     A = Matrix.from_edges(src[order], dst[order], None if w is None else w[order], nrows,
                           ncols=ncols, dup="min", dtype=target if w is None else None)  # fmt: skip
     return (A, ids) if return_ids else A
