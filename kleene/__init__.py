@@ -11,7 +11,7 @@ Example
 [0.0, 1.0, 3.0]
 """
 
-from . import semiring
+from . import io, semiring
 from ._info import __version__
 from .algorithms import apsp, bfs, reconstruct_path, sssp, transitive_closure
 from .errors import NegativeCycleError
@@ -60,6 +60,7 @@ __all__ = [
     "extract",
     "gpu_available",
     "indexunary",
+    "io",
     "IndexUnaryOp",
     "Mask",
     "Matrix",
