@@ -1,0 +1,84 @@
+"""APSP benchmark: the shape of Buluç et al. Table 1 (iterative vs recursive, n = 512…8192)
+and Katz & Kider Table 1 (blocked FW), kleene GPU/CPU beside scipy on the host CPU.
+
+    PYTHONPATH=. python3 benchmarks/bench_apsp.py --sizes 512 1024 2048 \
+        --out benchmarks/results/apsp_h100.json
+
+Dense random graphs (every pair an edge, fp32 weights in [1, 100)), fresh per run.
+Each method runs while its last time stayed under ``--budget`` seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import cpu_time, gpu_time, log_log_plot, write_results  # noqa: E402
+
+import kleene  # noqa: E402
+from kleene.generators.dense import erdos_renyi  # noqa: E402
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192])
+    ap.add_argument("--methods", nargs="+", default=["recursive", "blocked", "floyd-warshall"])
+    ap.add_argument("--device", default="gpu" if kleene.gpu_available() else "cpu")
+    ap.add_argument("--budget", type=float, default=20.0, help="seconds a method may take")
+    ap.add_argument("--block", type=int, default=None)
+    ap.add_argument("--scipy-max", type=int, default=2048)
+    ap.add_argument("--out", default="benchmarks/results/apsp.json")
+    args = ap.parse_args(argv)
+
+    rows, alive = [], set(args.methods) | {"scipy-fw", "scipy-dijkstra"}
+    for n in args.sizes:
+        seed = iter(range(10**6))
+
+        def fresh(n=n, seed=seed):
+            return (erdos_renyi(n, 1.0, seed=next(seed), device=args.device),)
+
+        for method in args.methods:
+            if method not in alive:
+                continue
+
+            def run(A, method=method):
+                return kleene.apsp(A, method=method, block_size=args.block)
+
+            timer = gpu_time if args.device == "gpu" else cpu_time
+            t0 = time.perf_counter()
+            r = timer(run, setup=fresh, warmup=1, repeat=3)
+            if time.perf_counter() - t0 > args.budget:
+                alive.discard(method)
+            steps = float(n) ** 3
+            rate = steps / r["median_ms"] / 1e9
+            label = f"kleene {method} ({args.device})"
+            rows.append({"n": n, "method": label, "ms": r["median_ms"], "Tsteps_per_s": rate})
+            print(rows[-1], flush=True)
+        if n <= args.scipy_max:
+            from scipy.sparse.csgraph import dijkstra, floyd_warshall
+
+            a = erdos_renyi(n, 1.0, seed=1).to_dense()
+            for name, fn in (("scipy-fw", floyd_warshall), ("scipy-dijkstra", dijkstra)):
+                if name not in alive:
+                    continue
+                t0 = time.perf_counter()
+                r = cpu_time(lambda fn=fn, a=a: fn(a), warmup=0, repeat=1)
+                if time.perf_counter() - t0 > args.budget:
+                    alive.discard(name)
+                rows.append({"n": n, "method": f"{name} (host CPU)", "ms": r["median_ms"],
+                             "Tsteps_per_s": float(n) ** 3 / r["median_ms"] / 1e9})  # fmt: skip
+                print(rows[-1], flush=True)
+    write_results(args.out, "apsp", rows)
+    series = {}
+    for r in rows:
+        series.setdefault(r["method"], ([], []))
+        series[r["method"]][0].append(r["n"])
+        series[r["method"]][1].append(r["ms"] / 1e3)
+    log_log_plot(Path(args.out).with_suffix(".png"), series, "n", "seconds", "APSP, dense fp32")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""Shared benchmark plumbing: CUDA-event timing, environment facts, JSON/markdown/plot output."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def environment() -> dict:
+    """Device, versions and date, for the JSON every benchmark writes."""
+    import scipy
+
+    import kleene
+
+    env = {
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "kleene": kleene.__version__,
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "cpu": platform.processor() or platform.machine(),
+    }
+    try:
+        import cupy as cp
+
+        props = cp.cuda.runtime.getDeviceProperties(0)
+        env.update(
+            cupy=cp.__version__,
+            cuda_runtime=cp.cuda.runtime.runtimeGetVersion(),
+            cuda_driver=cp.cuda.runtime.driverGetVersion(),
+            gpu=props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
+            sms=props["multiProcessorCount"],
+        )
+    except Exception as e:  # no GPU: CPU-only figures
+        env["gpu"] = f"none ({type(e).__name__})"
+    return env
+
+
+def gpu_time(fn, *, warmup: int = 2, repeat: int = 10, setup=None) -> dict:
+    """Median milliseconds of ``fn()`` by CUDA events, after warm-up.
+
+    ``setup()`` (untimed) runs before each call, e.g. to draw fresh random data.
+    """
+    import cupy as cp
+
+    for _ in range(warmup):
+        args = setup() if setup else ()
+        fn(*args)
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(repeat):
+        args = setup() if setup else ()
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn(*args)
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return {"median_ms": statistics.median(times), "min_ms": min(times), "runs": len(times)}
+
+
+def cpu_time(fn, *, warmup: int = 1, repeat: int = 5, setup=None, budget_s: float = 60.0) -> dict:
+    """Median milliseconds of ``fn()`` by the host clock (fewer repeats past ``budget_s``)."""
+    for _ in range(warmup):
+        args = setup() if setup else ()
+        fn(*args)
+    times = []
+    t_end = time.perf_counter() + budget_s
+    for _ in range(repeat):
+        args = setup() if setup else ()
+        t0 = time.perf_counter()
+        fn(*args)
+        times.append(1e3 * (time.perf_counter() - t0))
+        if time.perf_counter() > t_end:
+            break
+    return {"median_ms": statistics.median(times), "min_ms": min(times), "runs": len(times)}
+
+
+def write_results(path: str | Path, name: str, rows: list[dict], extra: dict | None = None) -> None:
+    """JSON (environment + rows) and a markdown table beside it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"benchmark": name, "environment": environment(), "rows": rows, **(extra or {})}
+    path.write_text(json.dumps(doc, indent=2, default=float) + "\n")
+    path.with_suffix(".md").write_text(markdown_table(rows, title=name) + "\n")
+
+
+def markdown_table(rows: list[dict], title: str = "") -> str:
+    if not rows:
+        return f"## {title}\n\n(no rows)"
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    fmt = lambda v: f"{v:.4g}" if isinstance(v, float) else str(v)  # noqa: E731
+    lines = [f"## {title}", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(fmt(r.get(c, "")) for c in cols) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def log_log_plot(path, series: dict[str, tuple[list, list]], xlabel: str, ylabel: str, title: str):
+    """A log-log line plot of {label: (x, y)} (skipped quietly without matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing: no plot", file=sys.stderr)
+        return
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    for label, (x, y) in series.items():
+        ax.loglog(x, y, marker="o", label=label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
