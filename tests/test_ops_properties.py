@@ -28,17 +28,26 @@ SIDE = st.integers(0, 4)
 # Accumulators by output dtype: names, BinaryOps and Monoids all work.
 ACCUM_BOOL = ["lor", "land", binary.first, binary.second, monoid.lor, "any"]
 ACCUM_NUM = ["min", "max", "plus", "tplus", binary.first, binary.second, monoid.min, "any"]
+# Where a result may hold NaN (inf - inf, 0 * inf), min/max accumulators are left out:
+# NaN through min/max is pinned down by test_min_max_propagate_nan alone.
+ACCUM_NAN_SAFE = ["plus", "tplus", binary.first, binary.second, "any"]
+NAN_OPS = {"plus", "tplus", "minus", "times", "plus_times"}
+
+
+def _may_nan(name: str, dtype) -> bool:
+    return name in NAN_OPS and np.dtype(dtype).kind == "f"
 
 
 # ---- drawing the write arguments ------------------------------------------------------
 
 
 @st.composite
-def write_args(draw, shape, dtype, backend, *, alias=None):
+def write_args(draw, shape, dtype, backend, *, alias=None, nan=False):
     """(kwargs for kleene, kwargs for the reference): mask, accum, replace, out.
 
     ``alias``: an input container of the output's shape and dtype that may be
-    drawn as ``out`` too (C = op(C, ...), in place).
+    drawn as ``out`` too (C = op(C, ...), in place). ``nan``: the result may hold
+    NaN, so no min/max accumulator.
     """
     d = np.dtype(dtype)
     kw, rkw = {}, {}
@@ -46,7 +55,8 @@ def write_args(draw, shape, dtype, backend, *, alias=None):
         mask = draw(kst.masks(shape, device=backend))
         kw["mask"], rkw["mask"] = mask, mask_to_reference(mask)
     if draw(st.booleans()):
-        acc = draw(st.sampled_from(ACCUM_BOOL if d == BOOL else ACCUM_NUM))
+        accums = ACCUM_BOOL if d == BOOL else (ACCUM_NAN_SAFE if nan else ACCUM_NUM)
+        acc = draw(st.sampled_from(accums))
         kw["accum"] = rkw["accum"] = acc
     if draw(st.booleans()):
         kw["replace"] = rkw["replace"] = True
@@ -121,7 +131,8 @@ def test_mxm(backend, name, dtype, data):
     A = data.draw(kst.matrices(dtype, (m, k), elements=el, device=backend), label="A")
     B = data.draw(kst.matrices(dtype, (k, n), elements=el, device=backend), label="B")
     odt = sr.mul.result_dtype(dtype, dtype)
-    kw, rkw = data.draw(write_args((m, n), odt, backend, alias=A), label="write args")
+    nan = _may_nan(name, dtype)
+    kw, rkw = data.draw(write_args((m, n), odt, backend, alias=A, nan=nan), label="write args")
     expected = ref.mxm(to_reference(A), to_reference(B), sr, **rkw)
     inputs = _snap(A=A, B=B)
     got = kleene.mxm(A, B, data.draw(st.sampled_from([sr, name])), **kw)
@@ -139,7 +150,8 @@ def test_mxv_vxm(backend, which, name, dtype, data):
     usize, wsize = (n, m) if which == "mxv" else (m, n)
     u = data.draw(kst.vectors(dtype, usize, elements=el, device=backend), label="u")
     odt = sr.mul.result_dtype(dtype, dtype)
-    kw, rkw = data.draw(write_args((wsize,), odt, backend, alias=u), label="write args")
+    nan = _may_nan(name, dtype)
+    kw, rkw = data.draw(write_args((wsize,), odt, backend, alias=u, nan=nan), label="write args")
     method = data.draw(st.sampled_from(["auto", "pull", "push"]), label="method")
     inputs = _snap(A=A, u=u)
     if which == "mxv":
@@ -209,7 +221,8 @@ def test_ewise(backend, which, opname, data):
         other = data.draw(st.sampled_from(ALL_DTYPES), label="other dtype")
     odt = op.result_dtype(dtype, other)
     shape, A, B = data.draw(two_operands(dtype, backend, other_dtype=other, result_dtype=odt))
-    kw, rkw = data.draw(write_args(shape, odt, backend, alias=A), label="write args")
+    nan = _may_nan(opname, dtype)
+    kw, rkw = data.draw(write_args(shape, odt, backend, alias=A, nan=nan), label="write args")
     inputs = _snap(A=A, B=B)
     oparg = data.draw(st.sampled_from([op, opname]), label="op given as")
     expected = getattr(ref, which)(to_reference(A), to_reference(B), op, **rkw)
@@ -254,7 +267,8 @@ def test_apply_bound(backend, opname, data):
     A = data.draw(_container(shape, dtype, backend, kst.values(dtype)), label="A")
     s = data.draw(kst.values(dtype), label="scalar")
     side = data.draw(st.sampled_from(["left", "right"]), label="side")
-    kw, rkw = data.draw(write_args(shape, op.result_dtype(dtype, dtype), backend))
+    odt = op.result_dtype(dtype, dtype)
+    kw, rkw = data.draw(write_args(shape, odt, backend, nan=_may_nan(opname, dtype)))
     expected = ref.apply(to_reference(A), op, **{side: s}, **rkw)
     got = kleene.apply(A, op, **{side: s}, **kw)
     _check(got, expected, kw, {}, f"apply {opname} {side}={s!r}")
@@ -315,7 +329,7 @@ def test_reduce(backend, name, data):
         assert_matches(got, expected, context=f"reduce {name} to a scalar")
         return
     size = A.shape[0] if axis in (1, "rows") else A.shape[1]
-    kw, rkw = data.draw(write_args((size,), dtype, backend))
+    kw, rkw = data.draw(write_args((size,), dtype, backend, nan=_may_nan(name, dtype)))
     expected = ref.reduce(to_reference(A), m, axis=axis, **rkw)
     got = kleene.reduce(A, oparg, axis=axis, **kw)
     _check(got, expected, kw, {}, f"reduce {name} axis={axis!r}")
@@ -501,3 +515,14 @@ def test_mxm_accumulate(backend, case, data):
     got = kleene.mxm_accumulate(A, B, C, name)
     assert got is C
     _check(C, expected, {}, inputs, f"mxm_accumulate {case}")
+
+
+@pytest.mark.parametrize("opname", ["min", "max"])
+def test_min_max_propagate_nan(backend, opname):
+    # The operator's NumPy func (np.minimum / np.maximum) propagates NaN; every back end
+    # must agree with it whichever side the NaN is on, e.g. as an accumulator.
+    u = kleene.Vector.from_dense(np.array([0.0, np.nan, np.nan]), missing=None).to(backend)
+    v = kleene.Vector.from_dense(np.array([np.nan, 0.0, np.nan]), missing=None).to(backend)
+    expected = ref.ewise_add(to_reference(u), to_reference(v), opname)
+    assert_matches(kleene.ewise_add(u, v, opname), expected, context=f"ewise_add {opname}")
+    assert_matches(kleene.ewise_mult(u, v, opname), expected, context=f"ewise_mult {opname}")
