@@ -1,0 +1,117 @@
+"""Compile generated CUDA sources with CuPy (NVRTC) and cache the results.
+
+Raw modules are cached per (device, specialisation key): the key is built from
+the algebra objects' ``.key`` (operator names and CUDA expressions), the dtypes
+and the flags, so equal user-defined algebra shares compiled code. CuPy's own
+on-disk cache then makes a later process skip NVRTC too.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cache
+
+import cupy
+import numpy as np
+
+from . import codegen
+
+OPTIONS = ("-std=c++17",)
+
+_lock = threading.Lock()
+_modules: dict[tuple, cupy.RawModule] = {}
+_functions: dict[tuple, object] = {}
+_elementwise: dict[tuple, cupy.ElementwiseKernel] = {}
+
+
+def device_id() -> int:
+    return cupy.cuda.Device().id
+
+
+def function(spec: codegen.Spec, name: str):
+    """The compiled kernel ``name`` (one of ``spec.names``) for the current device."""
+    fkey = (device_id(), spec.key, name)
+    fn = _functions.get(fkey)
+    if fn is None:
+        fn = _functions[fkey] = _module(spec).get_function(name)
+    return fn
+
+
+def _module(spec: codegen.Spec) -> cupy.RawModule:
+    mkey = (device_id(), spec.key)
+    mod = _modules.get(mkey)
+    if mod is None:
+        with _lock:  # one RawModule object per key (compiled lazily, outside the lock)
+            mod = _modules.get(mkey)
+            if mod is None:
+                mod = _modules[mkey] = cupy.RawModule(
+                    code=codegen.render(spec), options=OPTIONS, name_expressions=list(spec.names)
+                )
+    return mod
+
+
+def precompile(specs: list[codegen.Spec], processes: int | None = None) -> None:
+    """Compile ``specs`` into CuPy's on-disk kernel cache on worker processes.
+
+    Optional: kernels compile on first use anyway. Tests and benchmarks call
+    this to compile many specialisations at once on all cores; the RawModules
+    built afterwards in this process then load the cached binaries.
+    """
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    jobs = [(codegen.render(s), tuple(s.names)) for s in specs]
+    if not jobs:
+        return
+    n = processes or max(1, min(len(jobs), (os.cpu_count() or 2) - 1))
+    ctx = multiprocessing.get_context("spawn")  # no CUDA state crosses a fork
+    with ProcessPoolExecutor(n, mp_context=ctx) as pool:
+        list(pool.map(_compile_job, jobs, chunksize=max(1, len(jobs) // (4 * n))))
+
+
+def _compile_job(job: tuple[str, tuple[str, ...]]) -> None:
+    code, names = job
+    cupy.RawModule(code=code, options=OPTIONS, name_expressions=list(names)).compile()
+
+
+def elementwise(parts: codegen.Elementwise, key: tuple) -> cupy.ElementwiseKernel:
+    """A cached ``cupy.ElementwiseKernel`` built from generated parts."""
+    k = _elementwise.get(key)
+    if k is None:
+        k = cupy.ElementwiseKernel(
+            parts.in_params,
+            parts.out_params,
+            parts.operation,
+            name=parts.name,
+            preamble=parts.preamble,
+        )
+        _elementwise[key] = k
+    return k
+
+
+@cache
+def sm_count(dev: int) -> int:
+    return int(cupy.cuda.Device(dev).attributes["MultiProcessorCount"])
+
+
+_dummies: dict[int, cupy.ndarray] = {}
+
+
+def dummy_bool() -> cupy.ndarray:
+    """A one-element bool array passed where an optional array is absent."""
+    dev = device_id()
+    d = _dummies.get(dev)
+    if d is None:
+        d = _dummies[dev] = cupy.zeros(1, dtype=np.bool_)
+    return d
+
+
+def contiguous(a, dtype=None) -> cupy.ndarray:
+    """``a`` as a C-contiguous CuPy array (of ``dtype`` if given); no copy if it is one."""
+    return cupy.ascontiguousarray(cupy.asarray(a), dtype=dtype)
+
+
+def blocks_for(work_items: int, per_block: int, cap: int = 1 << 20) -> int:
+    """Blocks to cover ``work_items`` at ``per_block`` each (grid-stride beyond ``cap``)."""
+    return max(1, min(cap, -(-work_items // per_block)))

@@ -1,0 +1,201 @@
+// vxm_push: w(j) = ADD_{s} MULT(u_vals[s], A(u_idx[s], j)) for columns j with
+// allowed[j]; w_present[j] is set (plain store) when a term lands.
+// Needs from the prelude: kl_a_t, kl_u_t, kl_c_t, kl_w_t (the staging type: int
+// for bool), kl_mult_ua, kl_add, kl_identity, KL_PUSH_KIND (one of KL_PUSH_*),
+// KL_BLOCK, KL_UNROLL.
+//
+// Update kinds (chosen on the host, see codegen.push_kind), all independent of
+// the order atomics land in: native or bit-ordered min/max, integer add, or/and,
+// a compare-and-swap loop for idempotent user monoids, and for the any monoid
+// an atomicMin on the term's position (u entry, offset in row), so the first
+// term in u's order wins as on the CPU. Kind "sort" (float plus, other
+// non-idempotent monoids) only expands the terms here; the host sorts them by
+// column and reduces them with segment_reduce.
+
+#if KL_PUSH_KIND != KL_PUSH_SORT
+
+// Monotone integer key of a value, for the skip test before a min/max atomic
+// (floats: the order the bit tricks of kl_atomic_min/max implement).
+__device__ __forceinline__ int kl_ordkey(int v) { return v; }
+__device__ __forceinline__ long long kl_ordkey(long long v) { return v; }
+__device__ __forceinline__ int kl_ordkey(float v) {
+  const int b = __float_as_int(v);
+  return b >= 0 ? b : b ^ 0x7fffffff;
+}
+__device__ __forceinline__ long long kl_ordkey(double v) {
+  const long long b = __double_as_longlong(v);
+  return b >= 0 ? b : b ^ 0x7fffffffffffffffLL;
+}
+
+__device__ __forceinline__ void kl_push_update(kl_w_t* __restrict__ w,
+                                               unsigned long long* __restrict__ keys,
+                                               int j, kl_c_t v, unsigned long long key) {
+#if KL_PUSH_KIND == KL_PUSH_MIN
+  const kl_w_t x = (kl_w_t)v;
+  if (kl_ordkey(x) < kl_ordkey(*(volatile kl_w_t*)(w + j))) kl_atomic_min(w + j, x);
+#elif KL_PUSH_KIND == KL_PUSH_MAX
+  const kl_w_t x = (kl_w_t)v;
+  if (kl_ordkey(x) > kl_ordkey(*(volatile kl_w_t*)(w + j))) kl_atomic_max(w + j, x);
+#elif KL_PUSH_KIND == KL_PUSH_PLUS
+  kl_atomic_plus(w + j, (kl_w_t)v);
+#elif KL_PUSH_KIND == KL_PUSH_LOR
+  if (v && *(volatile kl_w_t*)(w + j) == 0) kl_atomic_or(w + j, (kl_w_t)1);
+#elif KL_PUSH_KIND == KL_PUSH_LAND
+  if (!v && *(volatile kl_w_t*)(w + j) != 0) kl_atomic_and(w + j, (kl_w_t)0);
+#elif KL_PUSH_KIND == KL_PUSH_CAS
+  typedef typename kl_word<sizeof(kl_w_t)>::type word_t;
+  word_t* addr = (word_t*)(w + j);
+  word_t old = *(volatile word_t*)addr;
+  while (true) {
+    const kl_c_t cur = (kl_c_t)kl_from_word<kl_w_t>(old);
+    const word_t nw = kl_to_word((kl_w_t)kl_add(cur, v));
+    if (nw == old) break;  // no change: nothing to write
+    const word_t prev = atomicCAS(addr, old, nw);
+    if (prev == old) break;
+    old = prev;
+  }
+#elif KL_PUSH_KIND == KL_PUSH_ANY
+  if (key < *(volatile unsigned long long*)(keys + j)) atomicMin(keys + j, key);
+#endif
+  (void)w;
+  (void)keys;
+  (void)key;
+  (void)v;
+}
+
+// One source row: lanes LANE, LANE + STRIDE, ... of [beg, end).
+__device__ __forceinline__ void kl_push_row(
+    long long s, long long beg, long long end, int lane, int stride, kl_u_t uv,
+    const int* __restrict__ indices, const kl_a_t* __restrict__ avals,
+    const bool* __restrict__ allowed, int use_allowed, kl_w_t* __restrict__ w,
+    unsigned long long* __restrict__ keys, bool* __restrict__ w_present) {
+  for (long long base = beg + lane; base < end; base += (long long)stride * KL_UNROLL) {
+    int col[KL_UNROLL];
+    kl_a_t a[KL_UNROLL];
+    bool ok[KL_UNROLL];
+#pragma unroll
+    for (int j = 0; j < KL_UNROLL; ++j) {
+      const long long p = base + (long long)j * stride;
+      ok[j] = p < end;
+      col[j] = ok[j] ? indices[p] : 0;
+      a[j] = ok[j] ? avals[p] : kl_a_t();
+    }
+#pragma unroll
+    for (int j = 0; j < KL_UNROLL; ++j)
+      if (ok[j] && use_allowed) ok[j] = allowed[col[j]];
+#pragma unroll
+    for (int j = 0; j < KL_UNROLL; ++j) {
+      if (!ok[j]) continue;
+      const unsigned long long off = (unsigned long long)(base + (long long)j * stride - beg);
+      kl_push_update(w, keys, col[j], kl_mult_ua(uv, a[j]),
+                     ((unsigned long long)s << 32) | off);
+      w_present[col[j]] = true;
+    }
+  }
+}
+
+// kl_vxm_push<G, Q>: a group of G lanes per u entry. Q=0 walks all entries and
+// queues long rows like kl_mxv_pull: up to huge_len terms into queue[2 ...] for a
+// warp each (kl_vxm_push<32, 1>), longer into queue[2 + qcap ...] for a block each
+// (kl_vxm_push_long); queue[0], queue[1] count them.
+template <int G, int Q>
+__global__ void __launch_bounds__(KL_BLOCK)
+kl_vxm_push(const long long* __restrict__ indptr, const int* __restrict__ indices,
+            const kl_a_t* __restrict__ avals, const long long* __restrict__ u_idx,
+            const kl_u_t* __restrict__ u_vals, long long nu, const bool* __restrict__ allowed,
+            int use_allowed, long long long_len, long long huge_len, int* __restrict__ queue,
+            long long qcap, kl_w_t* __restrict__ w, unsigned long long* __restrict__ keys,
+            bool* __restrict__ w_present) {
+  const int lane = threadIdx.x & (G - 1);
+  const long long ngroups = (long long)gridDim.x * (KL_BLOCK / G);
+  const long long count = Q ? (long long)*(volatile int*)queue : nu;
+  for (long long r = ((long long)blockIdx.x * KL_BLOCK + threadIdx.x) / G; r < count;
+       r += ngroups) {
+    const long long s = Q ? (long long)queue[2 + r] : r;
+    const long long k = u_idx[s];
+    const long long beg = indptr[k], end = indptr[k + 1];
+    if (!Q && end - beg > long_len) {
+      if (lane == 0) {
+        if (end - beg > huge_len) queue[2 + qcap + atomicAdd(queue + 1, 1)] = (int)s;
+        else queue[2 + atomicAdd(queue, 1)] = (int)s;
+      }
+      continue;
+    }
+    kl_push_row(s, beg, end, lane, G, u_vals[s], indices, avals, allowed, use_allowed, w, keys,
+                w_present);
+  }
+}
+
+template <int N>
+__global__ void __launch_bounds__(KL_BLOCK)
+kl_vxm_push_long(const long long* __restrict__ indptr, const int* __restrict__ indices,
+                 const kl_a_t* __restrict__ avals, const long long* __restrict__ u_idx,
+                 const kl_u_t* __restrict__ u_vals, const bool* __restrict__ allowed,
+                 int use_allowed, const int* __restrict__ queue, long long qcap,
+                 kl_w_t* __restrict__ w, unsigned long long* __restrict__ keys,
+                 bool* __restrict__ w_present) {
+  const int count = queue[1];
+  for (int q = blockIdx.x; q < count; q += gridDim.x) {
+    const long long s = queue[2 + qcap + q];
+    const long long k = u_idx[s];
+    kl_push_row(s, indptr[k], indptr[k + 1], threadIdx.x, KL_BLOCK, u_vals[s], indices, avals,
+                allowed, use_allowed, w, keys, w_present);
+  }
+}
+
+#endif  // KL_PUSH_KIND != KL_PUSH_SORT
+
+#if KL_PUSH_KIND == KL_PUSH_ANY
+// w(j) from the winning (u entry, offset) key; no key: identity, not present.
+template <int N>
+__global__ void __launch_bounds__(KL_BLOCK)
+kl_vxm_any_finish(const unsigned long long* __restrict__ keys,
+                  const long long* __restrict__ indptr, const kl_a_t* __restrict__ avals,
+                  const long long* __restrict__ u_idx, const kl_u_t* __restrict__ u_vals,
+                  long long ncols, kl_c_t* __restrict__ w, bool* __restrict__ w_present) {
+  const long long stride = (long long)gridDim.x * KL_BLOCK;
+  for (long long j = (long long)blockIdx.x * KL_BLOCK + threadIdx.x; j < ncols; j += stride) {
+    const unsigned long long key = keys[j];
+    if (key == ~0ull) {
+      w[j] = kl_identity();
+      w_present[j] = false;
+    } else {
+      const long long s = (long long)(key >> 32);
+      const long long p = indptr[u_idx[s]] + (long long)(key & 0xffffffffull);
+      w[j] = kl_mult_ua(u_vals[s], avals[p]);
+      w_present[j] = true;
+    }
+  }
+}
+#endif
+
+#if KL_PUSH_KIND == KL_PUSH_SORT
+// Term e of the expansion: its source s is the first with cum[s] > e (cum is the
+// inclusive prefix sum of the sources' degrees). Writes key = col << 32 | e
+// (col = ncols for a column not allowed, so it sorts last) and the product.
+template <int N>
+__global__ void __launch_bounds__(KL_BLOCK)
+kl_vxm_expand(const long long* __restrict__ indptr, const int* __restrict__ indices,
+              const kl_a_t* __restrict__ avals, const long long* __restrict__ u_idx,
+              const kl_u_t* __restrict__ u_vals, const long long* __restrict__ cum,
+              long long nu, long long total, const bool* __restrict__ allowed, int use_allowed,
+              long long ncols, long long* __restrict__ keys_out,
+              kl_c_t* __restrict__ prod_out) {
+  const long long stride = (long long)gridDim.x * KL_BLOCK;
+  for (long long e = (long long)blockIdx.x * KL_BLOCK + threadIdx.x; e < total; e += stride) {
+    long long lo = 0, hi = nu - 1;
+    while (lo < hi) {
+      const long long mid = (lo + hi) >> 1;
+      if (cum[mid] > e) hi = mid;
+      else lo = mid + 1;
+    }
+    const long long s = lo;
+    const long long first = s > 0 ? cum[s - 1] : 0;
+    const long long p = indptr[u_idx[s]] + (e - first);
+    const long long col = indices[p];
+    const long long c = (use_allowed && !allowed[col]) ? ncols : col;
+    keys_out[e] = (c << 32) | e;
+    prod_out[e] = kl_mult_ua(u_vals[s], avals[p]);
+  }
+}
+#endif
