@@ -2,17 +2,40 @@
 
 Same names, signatures and semantics as :mod:`kleene.ops.cpu` (see
 ``kleene/ops/primitives.md``), on CuPy arrays. Kernels are specialised per
-algebra and dtypes from the templates in ``kernels/`` (source generation in
-:mod:`kleene.ops.cuda.codegen`, importable without CuPy) and compiled by NVRTC
-on first use, then cached; a user-defined semiring needs no extra code.
+algebra and dtypes from the templates in ``kernels/`` and compiled by NVRTC on
+first use, then cached; a user-defined semiring needs no extra code.
+
+The primitives load lazily: this package, and :mod:`kleene.ops.cuda.codegen`
+(source generation, which CI compiles with nvcc), import without CuPy; the first
+use of a primitive imports CuPy.
 """
 
-from .dense import mxm_dense
-from .elementwise import binary, index_unary, unary
-from .reduce import reduce_all, segment_reduce
-from .sparse import mxv_pull, vxm_push
+from __future__ import annotations
 
-__all__ = [
-    "binary", "index_unary", "mxm_dense", "mxv_pull", "reduce_all", "segment_reduce",
-    "unary", "vxm_push",
-]  # fmt: skip
+import importlib
+
+_HOME = {
+    "binary": "elementwise",
+    "unary": "elementwise",
+    "index_unary": "elementwise",
+    "segment_reduce": "reduce",
+    "reduce_all": "reduce",
+    "mxm_dense": "dense",
+    "mxv_pull": "sparse",
+    "vxm_push": "sparse",
+}
+
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str):
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value  # later lookups skip this hook
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))

@@ -181,8 +181,8 @@ def mxm_fast_kind(semiring: Semiring, dtype) -> str | None:
     return None
 
 
-def mxm_config(a_dtype, b_dtype, c_dtype) -> dict:
-    """Tile shape of the dense kernel for these value types."""
+def mxm_config(a_dtype, b_dtype, c_dtype, **override) -> dict:
+    """Tile shape of the dense kernel for these value types (``override``: tuning)."""
     size = max(np.dtype(t).itemsize for t in (a_dtype, b_dtype, c_dtype))
     four = {np.dtype(np.int32), np.dtype(np.float32)}
     vec = np.dtype(a_dtype) in four and np.dtype(b_dtype) in four
@@ -190,7 +190,10 @@ def mxm_config(a_dtype, b_dtype, c_dtype) -> dict:
         cfg = dict(BM=128, BN=128, BK=8, TM=8, TN=8, PAD_A=4, MIN_BLOCKS=2)
     else:
         cfg = dict(BM=64, BN=64, BK=8, TM=4, TN=4, PAD_A=2, MIN_BLOCKS=2)
-    cfg["VEC"] = int(vec and cfg["BM"] * cfg["BK"] // _threads(cfg) == 4)
+    cfg.update(override)
+    la = cfg["BM"] * cfg["BK"] // _threads(cfg)  # A, B elements a thread loads per slab
+    lb = cfg["BN"] * cfg["BK"] // _threads(cfg)
+    cfg["VEC"] = int(vec and la % 4 == 0 and lb % 4 == 0)
     cfg["VEC_C"] = int(np.dtype(c_dtype) in four and cfg["TN"] // 2 == 4)
     return cfg
 
@@ -199,16 +202,19 @@ def _threads(cfg: dict) -> int:
     return (cfg["BM"] // cfg["TM"]) * (cfg["BN"] // cfg["TN"])
 
 
-def mxm_spec(semiring: Semiring, a_dtype, b_dtype, c_dtype, fast: str | None = None) -> Spec:
+def mxm_spec(
+    semiring: Semiring, a_dtype, b_dtype, c_dtype, fast: str | None = None, cfg: dict | None = None
+) -> Spec:
     """The tiled dense mxm for ``semiring`` on (A, B, C) value types.
 
     Accumulators start at the add identity and take ``acc = ADD(acc, MULT(a, b))``
     (built-in min/max on floats as fminf/fmaxf: equal while acc is never NaN).
+    ``cfg`` overrides parts of the tile shape (see :func:`mxm_config`; for tuning).
     """
     if fast is not None and fast not in MXM_FAST:
         raise ValueError(f"unknown dense fast path {fast!r}")
     ta, tb, tc = (as_dtype(t) for t in (a_dtype, b_dtype, c_dtype))
-    cfg = mxm_config(ta, tb, tc)
+    cfg = mxm_config(ta, tb, tc, **(cfg or {}))
     p = _Prelude()
     p.typedef(ctype(ta), "kl_a_t")
     p.typedef(ctype(tb), "kl_b_t")
@@ -246,6 +252,8 @@ def mxm_spec(semiring: Semiring, a_dtype, b_dtype, c_dtype, fast: str | None = N
         p.add(_func("kl_c_t", "kl_post", "kl_c_t acc", "acc"))
     names = ["kl_mxm_dense<false>"] + (["kl_mxm_dense<true>"] if cfg["VEC"] else [])
     key = ("mxm_dense", semiring.key, ta.str, tb.str, tc.str, fast)
+    if cfg != mxm_config(ta, tb, tc):  # a tuning override (benchmarks): keep it apart
+        key += tuple(sorted(cfg.items()))
     return Spec("mxm_dense", key, p.text(), ("mxm_dense.cu",), tuple(p.macros), tuple(names))
 
 

@@ -15,11 +15,13 @@ from .elementwise import binary
 # Below this many steps (m*n*k) the fast path's range check costs more than it saves.
 _FAST_MIN_STEPS = 1 << 24
 _INT_LIMIT = (1 << 31) - 1
+# Tile-shape override for tuning (benchmarks/bench_core.py --mxm-sweep); None: defaults.
+CONFIG_OVERRIDE: dict | None = None
 
 
 @lru_cache(maxsize=512)
-def _spec(sr: Semiring, ta: np.dtype, tb: np.dtype, tc: np.dtype, fast) -> codegen.Spec:
-    return codegen.mxm_spec(sr, ta, tb, tc, fast)
+def _spec(sr: Semiring, ta: np.dtype, tb: np.dtype, tc: np.dtype, fast, override) -> codegen.Spec:
+    return codegen.mxm_spec(sr, ta, tb, tc, fast, dict(override))
 
 
 def _fast_path_ok(fast: str, a: cupy.ndarray, b: cupy.ndarray) -> bool:
@@ -55,8 +57,9 @@ def mxm_dense(semiring: Semiring, a, b, out_dtype) -> cupy.ndarray:
     big = m * n * k >= _FAST_MIN_STEPS
     if fast and not (ta == tb == out and big and _fast_path_ok(fast, a, b)):
         fast = None
-    spec = _spec(semiring, ta, tb, out, fast)
-    cfg = codegen.mxm_config(ta, tb, out)
+    override = tuple(sorted((CONFIG_OVERRIDE or {}).items()))
+    spec = _spec(semiring, ta, tb, out, fast, override)
+    cfg = codegen.mxm_config(ta, tb, out, **dict(override))
     c = cupy.empty((m, n), dtype=out)
     vec = bool(cfg["VEC"]) and k % 4 == 0 and n % 4 == 0
     vec = vec and all(x.data.ptr % 16 == 0 for x in (a, b, c))

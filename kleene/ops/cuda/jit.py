@@ -50,29 +50,35 @@ def _module(spec: codegen.Spec) -> cupy.RawModule:
     return mod
 
 
-def precompile(specs: list[codegen.Spec], processes: int | None = None) -> None:
+def precompile(specs: list[codegen.Spec], processes: int | None = None) -> list[str]:
     """Compile ``specs`` into CuPy's on-disk kernel cache on worker processes.
 
     Optional: kernels compile on first use anyway. Tests and benchmarks call
     this to compile many specialisations at once on all cores; the RawModules
-    built afterwards in this process then load the cached binaries.
+    built afterwards in this process then load the cached binaries. Returns the
+    compile errors (a failing spec fails again, with its log, when used).
     """
     import multiprocessing
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    jobs = [(codegen.render(s), tuple(s.names)) for s in specs]
+    jobs = [(codegen.render(s), tuple(s.names)) for s in specs if s.bodies]
     if not jobs:
-        return
+        return []
     n = processes or max(1, min(len(jobs), (os.cpu_count() or 2) - 1))
     ctx = multiprocessing.get_context("spawn")  # no CUDA state crosses a fork
     with ProcessPoolExecutor(n, mp_context=ctx) as pool:
-        list(pool.map(_compile_job, jobs, chunksize=max(1, len(jobs) // (4 * n))))
+        errors = pool.map(_compile_job, jobs, chunksize=max(1, len(jobs) // (4 * n)))
+        return [e for e in errors if e]
 
 
-def _compile_job(job: tuple[str, tuple[str, ...]]) -> None:
+def _compile_job(job: tuple[str, tuple[str, ...]]) -> str:
     code, names = job
-    cupy.RawModule(code=code, options=OPTIONS, name_expressions=list(names)).compile()
+    try:
+        cupy.RawModule(code=code, options=OPTIONS, name_expressions=list(names)).compile()
+    except Exception as e:  # reported to the caller, not raised in the pool
+        return f"{names[0]}: {type(e).__name__}: {str(e)[:2000]}"
+    return ""
 
 
 def elementwise(parts: codegen.Elementwise, key: tuple) -> cupy.ElementwiseKernel:

@@ -47,13 +47,20 @@ kl_mxm_dense(const kl_a_t* __restrict__ A, const kl_b_t* __restrict__ B,
     if constexpr (VEC) {
       typedef typename kl_vec4<kl_a_t>::type va_t;
       typedef typename kl_vec4<kl_b_t>::type vb_t;
-      va_t va = {};
-      vb_t vb = {};
-      if (a_ok && k0 + a_c < k) va = *reinterpret_cast<const va_t*>(Ap + k0);
-      if (k0 + b_r < k && bn0 + b_c < n)
-        vb = *reinterpret_cast<const vb_t*>(Bp + (long long)k0 * ldb);
-      ra[0] = va.x; ra[1] = va.y; ra[2] = va.z; ra[3] = va.w;
-      rb[0] = vb.x; rb[1] = vb.y; rb[2] = vb.z; rb[3] = vb.w;
+#pragma unroll
+      for (int q = 0; q < KL_LA / 4; ++q) {
+        va_t va = {};
+        if (a_ok && k0 + a_c + 4 * q < k) va = *reinterpret_cast<const va_t*>(Ap + k0 + 4 * q);
+        ra[4 * q] = va.x; ra[4 * q + 1] = va.y; ra[4 * q + 2] = va.z; ra[4 * q + 3] = va.w;
+      }
+      const bool brow = k0 + b_r < k;
+#pragma unroll
+      for (int q = 0; q < KL_LB / 4; ++q) {
+        vb_t vb = {};
+        if (brow && bn0 + b_c + 4 * q < n)
+          vb = *reinterpret_cast<const vb_t*>(Bp + (long long)k0 * ldb + 4 * q);
+        rb[4 * q] = vb.x; rb[4 * q + 1] = vb.y; rb[4 * q + 2] = vb.z; rb[4 * q + 3] = vb.w;
+      }
     } else
 #endif
     {
