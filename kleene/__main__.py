@@ -1,4 +1,4 @@
-"""Command line: ``python -m kleene {demo,info}`` (also installed as ``kleene``)."""
+"""Command line: ``python -m kleene {demo,info,bfs,sssp,apsp,closure}`` (also ``kleene``)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_arguments(p_demo)
     sub.add_parser("info", help="versions of kleene, NumPy, SciPy, CuPy; is a GPU visible")
+    from . import cli
+
+    cli.add_commands(sub)
     return parser
 
 
@@ -37,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print("\n".join(info_lines()))
         return 0
+    if args.command in ("bfs", "sssp", "apsp", "closure"):
+        from . import cli
+
+        return cli.run(args)
     from . import demo
 
     return demo.main(args)

@@ -196,10 +196,12 @@ def _check_cycles(D: Matrix, sr: Semiring) -> None:
         raise NegativeCycleError(f"apsp: the graph has a {kind} through vertex {i}")
 
 
-def transitive_closure(G, *, reflexive: bool = False, method: str = "auto", progress=None):
+def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, method: str = "auto",
+                       progress=None):  # fmt: skip
     """Reachability: R[i, j] is True when a path of one or more edges leads from i to j.
 
-    ``reflexive=True`` also counts the empty path (R[i, i] True). Computed as the
+    ``reflexive=True`` also counts the empty path (R[i, i] True); ``directed=False``
+    follows edges both ways. Computed as the
     closure over the Boolean semiring (lor_land), then R = A ⊗ A*.
 
     Example
@@ -213,7 +215,7 @@ def transitive_closure(G, *, reflexive: bool = False, method: str = "auto", prog
         raise ValueError(
             "transitive_closure: use a dense method (floyd-warshall, blocked, recursive)"
         )
-    A = _weights(as_graph(G), get_semiring("lor_land"))
+    A = _weights(as_graph(G, directed=directed), get_semiring("lor_land"))
     star = apsp(A, method=method, semiring="lor_land", progress=progress)
     if reflexive:
         return star
