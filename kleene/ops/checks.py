@@ -19,7 +19,8 @@ from .vector import Vector
 
 def same_device(opname: str, **operands):
     """The common array module of the operands; ValueError if they are on different devices."""
-    present = {k: v for k, v in operands.items() if v is not None}
+    # Non-containers are left to the type checks, which name what was expected.
+    present = {k: v for k, v in operands.items() if isinstance(v, (Matrix, Vector))}
     devices = {k: v.device for k, v in present.items()}
     if len(set(devices.values())) > 1:
         where = ", ".join(f"{k} on {d}" for k, d in devices.items())

@@ -18,8 +18,11 @@ def missing_mask(xp, values, missing):
         return None
     if isinstance(missing, float) and np.isnan(missing):
         return xp.isnan(values) if values.dtype.kind == "f" else None
-    m = resolve_scalar(missing, values.dtype) if values.dtype.kind != "b" else bool(missing)
-    return values == m
+    if values.dtype.kind == "b":
+        return values == bool(missing)
+    if isinstance(missing, (float, np.floating)) and np.isinf(missing):
+        return values == resolve_scalar(missing, values.dtype)  # the dtype's own infinity
+    return values == missing  # compared by value: 0.5 matches no integer
 
 
 def counts_to_offsets(xp, counts):
