@@ -19,6 +19,7 @@ from kleene.semiring.dtypes import resolve_scalar
 from kleene.testing import assert_matches, check_backend, mask_to_reference, to_reference
 from kleene.testing import reference as ref
 from kleene.testing import strategies as kst
+from kleene.testing.devices import check_devices_agree
 
 BOOL = np.dtype(np.bool_)
 ALL_DTYPES = [np.dtype(d) for d in (np.bool_, np.int32, np.int64, np.float32, np.float64)]
@@ -526,3 +527,16 @@ def test_min_max_propagate_nan(backend, opname):
     expected = ref.ewise_add(to_reference(u), to_reference(v), opname)
     assert_matches(kleene.ewise_add(u, v, opname), expected, context=f"ewise_add {opname}")
     assert_matches(kleene.ewise_mult(u, v, opname), expected, context=f"ewise_mult {opname}")
+
+
+# ---- large inputs: the GPU agrees with the CPU ----------------------------------------------
+
+
+@pytest.mark.parametrize("name,dtype", MUL_CASES, ids=MUL_IDS)
+def test_large_inputs_gpu_agrees_with_cpu(backend, name, dtype):
+    # Sizes straddling warp/block/tile boundaries and uneven rows, where GPU kernels
+    # change strategy; the CPU (checked against the reference above) is the oracle.
+    if backend == "cpu":
+        pytest.skip("compares the GPU with the CPU")
+    seed = MUL_CASES.index((name, dtype))
+    check_devices_agree(SEMIRINGS[name], dtype, seed=seed, cases=4)
