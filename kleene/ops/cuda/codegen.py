@@ -33,6 +33,9 @@ GROUP_SIZES = (1, 2, 4, 8, 16, 32)
 BLOCK = 256
 # Loads in flight per lane in the sparse kernels (independent gathers).
 UNROLL = 4
+# Threads per block and loads in flight per lane for queued long rows.
+LONG_NT = 512
+LONG_UNROLL = 8
 
 # vxm_push update strategies (see push_kind).
 PUSH_KINDS = ("min", "max", "plus", "lor", "land", "cas", "any", "sort")
@@ -186,8 +189,8 @@ def mxm_config(a_dtype, b_dtype, c_dtype, **override) -> dict:
     size = max(np.dtype(t).itemsize for t in (a_dtype, b_dtype, c_dtype))
     four = {np.dtype(np.int32), np.dtype(np.float32)}
     vec = np.dtype(a_dtype) in four and np.dtype(b_dtype) in four
-    if size <= 4:
-        cfg = dict(BM=128, BN=128, BK=8, TM=8, TN=8, PAD_A=4, MIN_BLOCKS=2)
+    if size <= 4:  # deeper slabs (fewer barriers) where loads are 16-byte vectors
+        cfg = dict(BM=128, BN=128, BK=16 if vec else 8, TM=8, TN=8, PAD_A=4, MIN_BLOCKS=2)
     else:
         cfg = dict(BM=64, BN=64, BK=8, TM=4, TN=4, PAD_A=2, MIN_BLOCKS=2)
     cfg.update(override)
@@ -295,8 +298,8 @@ def mxv_spec(semiring: Semiring, a_dtype, u_dtype, c_dtype, flip: bool = False) 
     else:
         p.add(_func("kl_c_t", "kl_mult", "kl_a_t x, kl_u_t y", semiring.mul.cuda_expr))
         p.add(_func("kl_c_t", "kl_mult_au", "kl_a_t a, kl_u_t u", "kl_mult(a, u)"))
-    names = [f"kl_mxv_pull<{g}, 0>" for g in GROUP_SIZES]
-    names += ["kl_mxv_pull<32, 1>", "kl_mxv_pull_long<0>"]
+    names = [f"kl_mxv_pull<{g}>" for g in GROUP_SIZES]
+    names += [f"kl_mxv_pull_long<{LONG_NT}, {LONG_UNROLL}>"]
     key = ("mxv_pull", semiring.key) + tuple(as_dtype(t).str for t in (a_dtype, u_dtype, c_dtype))
     key += (bool(flip),)
     bodies = ("group.cuh", "mxv_pull.cu")
@@ -344,8 +347,8 @@ def vxm_spec(semiring: Semiring, a_dtype, u_dtype, c_dtype, flip: bool = False) 
     if kind == "sort":
         names = ["kl_vxm_expand<0>"]
     else:
-        names = [f"kl_vxm_push<{g}, 0>" for g in GROUP_SIZES]
-        names += ["kl_vxm_push<32, 1>", "kl_vxm_push_long<0>"]
+        names = [f"kl_vxm_push<{g}>" for g in GROUP_SIZES]
+        names += [f"kl_vxm_push_long<{LONG_NT}, {LONG_UNROLL}>"]
         if kind == "any":
             names.append("kl_vxm_any_finish<0>")
     key = ("vxm_push", semiring.key) + tuple(as_dtype(t).str for t in (a_dtype, u_dtype, tc))

@@ -115,7 +115,20 @@ def dummy_bool() -> cupy.ndarray:
 
 def contiguous(a, dtype=None) -> cupy.ndarray:
     """``a`` as a C-contiguous CuPy array (of ``dtype`` if given); no copy if it is one."""
+    if type(a) is cupy.ndarray and a.flags.c_contiguous and (dtype is None or a.dtype == dtype):
+        return a  # the common case, without CuPy's conversion machinery
     return cupy.ascontiguousarray(cupy.asarray(a), dtype=dtype)
+
+
+def zeroed_counters(n: int, counters: int = 2) -> cupy.ndarray:
+    """An int32 work array of ``n`` entries whose first ``counters`` are zero.
+
+    Only the counters are cleared (one async memset), not the whole array.
+    """
+    buf = cupy.empty(max(n, counters), dtype=np.int32)
+    stream = cupy.cuda.get_current_stream()
+    cupy.cuda.runtime.memsetAsync(buf.data.ptr, 0, 4 * counters, stream.ptr)
+    return buf
 
 
 def blocks_for(work_items: int, per_block: int, cap: int = 1 << 20) -> int:

@@ -2,8 +2,9 @@
 
 Kernels: kernels/mxv_pull.cu and kernels/vxm_push.cu. Rows are handled in three
 tiers so hub rows do not stall a small group: a group of G lanes (G from the mean
-degree) per row; rows longer than ``_SHORT_ROUNDS`` rounds go to a warp each,
-rows longer than ``_HUGE`` terms to a block each (device-side queues, no sync).
+degree) per row; rows longer than ``_SHORT_ROUNDS`` rounds are queued (on the
+device, no sync) for a warp each, rows longer than ``_HUGE`` terms for a block
+each; one second launch serves both queues.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from . import codegen, jit
 from .reduce import group_size, segment_reduce
 
 # A group handles a row in at most this many rounds of G * UNROLL terms.
-_SHORT_ROUNDS = 8
+_SHORT_ROUNDS = 4
 # Rows with more terms than this get a whole block.
-_HUGE = 32 * codegen.UNROLL * 16
+_HUGE = 1024
 _BLOCK = codegen.BLOCK
+_LONG = f"<{codegen.LONG_NT}, {codegen.LONG_UNROLL}>"
 
 
 @lru_cache(maxsize=512)
@@ -37,7 +39,7 @@ def _push_spec(sr: Semiring, ta, tu, tc, flip: bool) -> codegen.Spec:
 
 def _tiers(nnz: int, nrows: int) -> tuple[int, int, int, int]:
     """(G, long_len, huge_len, queue capacity) for a matrix of this shape."""
-    g = group_size(nnz / max(nrows, 1))
+    g = group_size(nnz / max(nrows, 1) / 2)  # short rows: half the lanes of a full round
     huge = _HUGE
     long_len = huge if g == 32 else min(huge, _SHORT_ROUNDS * g * codegen.UNROLL)
     qcap = nnz // (long_len + 1) + 1 if nnz > long_len else 0
@@ -52,8 +54,9 @@ def _csr(indptr, indices, avals):
     )
 
 
-def _resident_blocks() -> int:
-    return jit.sm_count(jit.device_id()) * (2048 // _BLOCK)
+def _long_blocks() -> int:
+    """Grid of the long-row kernel: as many blocks as fit on the device at once."""
+    return jit.sm_count(jit.device_id()) * (2048 // codegen.LONG_NT)
 
 
 def mxv_pull(semiring: Semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,
@@ -76,20 +79,15 @@ def mxv_pull(semiring: Semiring, indptr, indices, avals, u, u_present, allowed, 
     al = jit.dummy_bool() if allowed is None else jit.contiguous(allowed, np.bool_)
     flags = (np.int32(u_present is not None), np.int32(allowed is not None))
     g, long_len, huge, qcap = _tiers(int(indices.size), nrows)
-    queue = cupy.zeros(2 + 2 * qcap, dtype=np.int32)
+    queue = jit.zeroed_counters(2 + 2 * qcap)
     common = (indptr, indices, avals, u, up, al, np.int64(nrows), *flags)
-    tail = (np.int64(long_len), np.int64(huge), queue, np.int64(qcap), w, wp)
-    fn = jit.function(spec, f"kl_mxv_pull<{g}, 0>")
-    fn((jit.blocks_for(nrows * g, _BLOCK),), (_BLOCK,), common + tail)
-    if qcap:
-        resident = _resident_blocks()
-        if g < 32:  # rows queued for a warp each
-            fn = jit.function(spec, "kl_mxv_pull<32, 1>")
-            fn((jit.blocks_for(qcap * 32, _BLOCK, resident),), (_BLOCK,), common + tail)
-        if int(indices.size) > huge:  # rows queued for a block each
-            fn = jit.function(spec, "kl_mxv_pull_long<0>")
-            args = (indptr, indices, avals, u, up, flags[0], queue, np.int64(qcap), w, wp)
-            fn((min(qcap, resident),), (_BLOCK,), args)
+    args = common + (np.int64(long_len), np.int64(huge), queue, np.int64(qcap), w, wp)
+    fn = jit.function(spec, f"kl_mxv_pull<{g}>")
+    fn((jit.blocks_for(nrows * g, _BLOCK),), (_BLOCK,), args)
+    if qcap:  # queued long rows: a warp or a block each
+        fn = jit.function(spec, "kl_mxv_pull_long" + _LONG)
+        largs = (indptr, indices, avals, u, up, flags[0], queue, np.int64(qcap), w, wp)
+        fn((_long_blocks(),), (codegen.LONG_NT,), largs)
     return w, wp
 
 
@@ -123,21 +121,16 @@ def vxm_push(semiring: Semiring, indptr, indices, avals, u_idx, u_vals, allowed,
         nrows = int(indptr.size) - 1
         g, long_len, huge, qcap = _tiers(int(indices.size), nrows)
         qcap = nu if qcap else 0  # u may repeat a row, so only nu bounds the queue
-        queue = cupy.zeros(2 + 2 * qcap, dtype=np.int32)
+        queue = jit.zeroed_counters(2 + 2 * qcap)
         args = (indptr, indices, avals, u_idx, u_vals, np.int64(nu), al, use_allowed,
                 np.int64(long_len), np.int64(huge), queue, np.int64(qcap), w, keys, wp)  # fmt: skip
-        fn = jit.function(spec, f"kl_vxm_push<{g}, 0>")
+        fn = jit.function(spec, f"kl_vxm_push<{g}>")
         fn((jit.blocks_for(nu * g, _BLOCK),), (_BLOCK,), args)
         if qcap:
-            resident = _resident_blocks()
-            if g < 32:
-                fn = jit.function(spec, "kl_vxm_push<32, 1>")
-                fn((jit.blocks_for(min(qcap, nu) * 32, _BLOCK, resident),), (_BLOCK,), args)
-            if int(indices.size) > huge:
-                fn = jit.function(spec, "kl_vxm_push_long<0>")
-                largs = (indptr, indices, avals, u_idx, u_vals, al, use_allowed, queue,
-                         np.int64(qcap), w, keys, wp)  # fmt: skip
-                fn((min(qcap, nu, resident),), (_BLOCK,), largs)
+            fn = jit.function(spec, "kl_vxm_push_long" + _LONG)
+            largs = (indptr, indices, avals, u_idx, u_vals, al, use_allowed, queue,
+                     np.int64(qcap), w, keys, wp)  # fmt: skip
+            fn((_long_blocks(),), (codegen.LONG_NT,), largs)
     if kind == "any":
         out = cupy.empty(ncols, dtype=tc)
         if ncols:

@@ -3,7 +3,7 @@
 // apply ADD, so a non-empty reduction never mixes in the identity (like the
 // CPU back end) and an empty one gives the identity. Trees are fixed, so the
 // results do not depend on scheduling.
-// Needs from the prelude: kl_c_t, kl_add, KL_BLOCK.
+// Needs from the prelude: kl_c_t, kl_add, kl_identity.
 
 template <int G>
 __device__ __forceinline__ unsigned kl_group_mask() {
@@ -26,10 +26,11 @@ __device__ __forceinline__ void kl_group_reduce(unsigned mask, kl_c_t& acc, bool
   }
 }
 
-// Whole-block reduction; the result is valid in thread 0. Every thread calls it.
+// Whole-block reduction (NT threads); the result is valid in thread 0. All call it.
+template <int NT>
 __device__ __forceinline__ void kl_block_reduce(kl_c_t& acc, bool& has) {
-  __shared__ kl_c_t s_acc[KL_BLOCK / 32];
-  __shared__ bool s_has[KL_BLOCK / 32];
+  __shared__ kl_c_t s_acc[NT / 32];
+  __shared__ bool s_has[NT / 32];
   kl_group_reduce<32>(KL_FULL_MASK, acc, has);
   __syncthreads();  // the arrays may still be read by a previous call
   if ((threadIdx.x & 31) == 0) {
@@ -40,7 +41,7 @@ __device__ __forceinline__ void kl_block_reduce(kl_c_t& acc, bool& has) {
   if (threadIdx.x == 0) {
     acc = kl_identity();
     has = false;
-    for (int i = 0; i < KL_BLOCK / 32; ++i)
+    for (int i = 0; i < NT / 32; ++i)
       if (s_has[i]) kl_fold(acc, has, s_acc[i]);
   }
 }

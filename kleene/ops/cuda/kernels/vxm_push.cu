@@ -63,42 +63,41 @@ __device__ __forceinline__ void kl_push_update(kl_w_t* __restrict__ w,
   (void)v;
 }
 
-// One source row: lanes LANE, LANE + STRIDE, ... of [beg, end).
+// One source row: lanes lane, lane + stride, ... of [beg, end), U loads in flight.
+template <int U>
 __device__ __forceinline__ void kl_push_row(
     long long s, long long beg, long long end, int lane, int stride, kl_u_t uv,
     const int* __restrict__ indices, const kl_a_t* __restrict__ avals,
     const bool* __restrict__ allowed, int use_allowed, kl_w_t* __restrict__ w,
     unsigned long long* __restrict__ keys, bool* __restrict__ w_present) {
-  for (long long base = beg + lane; base < end; base += (long long)stride * KL_UNROLL) {
-    int col[KL_UNROLL];
-    kl_a_t a[KL_UNROLL];
-    bool ok[KL_UNROLL];
+  for (long long base = beg + lane; base < end; base += (long long)stride * U) {
+    int col[U];
+    kl_a_t a[U];
+    bool ok[U];
 #pragma unroll
-    for (int j = 0; j < KL_UNROLL; ++j) {
+    for (int j = 0; j < U; ++j) {
       const long long p = base + (long long)j * stride;
       ok[j] = p < end;
       col[j] = ok[j] ? indices[p] : 0;
       a[j] = ok[j] ? avals[p] : kl_a_t();
     }
 #pragma unroll
-    for (int j = 0; j < KL_UNROLL; ++j)
+    for (int j = 0; j < U; ++j)
       if (ok[j] && use_allowed) ok[j] = allowed[col[j]];
 #pragma unroll
-    for (int j = 0; j < KL_UNROLL; ++j) {
+    for (int j = 0; j < U; ++j) {
       if (!ok[j]) continue;
       const unsigned long long off = (unsigned long long)(base + (long long)j * stride - beg);
-      kl_push_update(w, keys, col[j], kl_mult_ua(uv, a[j]),
-                     ((unsigned long long)s << 32) | off);
+      kl_push_update(w, keys, col[j], kl_mult_ua(uv, a[j]), ((unsigned long long)s << 32) | off);
       w_present[col[j]] = true;
     }
   }
 }
 
-// kl_vxm_push<G, Q>: a group of G lanes per u entry. Q=0 walks all entries and
-// queues long rows like kl_mxv_pull: up to huge_len terms into queue[2 ...] for a
-// warp each (kl_vxm_push<32, 1>), longer into queue[2 + qcap ...] for a block each
-// (kl_vxm_push_long); queue[0], queue[1] count them.
-template <int G, int Q>
+// kl_vxm_push<G>: a group of G lanes per u entry; rows longer than long_len are
+// queued like kl_mxv_pull's: up to huge_len terms into queue[2 ...] (medium),
+// longer into queue[2 + qcap ...] (huge); queue[0], queue[1] count them.
+template <int G>
 __global__ void __launch_bounds__(KL_BLOCK)
 kl_vxm_push(const long long* __restrict__ indptr, const int* __restrict__ indices,
             const kl_a_t* __restrict__ avals, const long long* __restrict__ u_idx,
@@ -108,38 +107,45 @@ kl_vxm_push(const long long* __restrict__ indptr, const int* __restrict__ indice
             bool* __restrict__ w_present) {
   const int lane = threadIdx.x & (G - 1);
   const long long ngroups = (long long)gridDim.x * (KL_BLOCK / G);
-  const long long count = Q ? (long long)*(volatile int*)queue : nu;
-  for (long long r = ((long long)blockIdx.x * KL_BLOCK + threadIdx.x) / G; r < count;
-       r += ngroups) {
-    const long long s = Q ? (long long)queue[2 + r] : r;
+  for (long long s = ((long long)blockIdx.x * KL_BLOCK + threadIdx.x) / G; s < nu;
+       s += ngroups) {
     const long long k = u_idx[s];
     const long long beg = indptr[k], end = indptr[k + 1];
-    if (!Q && end - beg > long_len) {
+    if (end - beg > long_len) {
       if (lane == 0) {
         if (end - beg > huge_len) queue[2 + qcap + atomicAdd(queue + 1, 1)] = (int)s;
         else queue[2 + atomicAdd(queue, 1)] = (int)s;
       }
       continue;
     }
-    kl_push_row(s, beg, end, lane, G, u_vals[s], indices, avals, allowed, use_allowed, w, keys,
-                w_present);
+    kl_push_row<KL_UNROLL>(s, beg, end, lane, G, u_vals[s], indices, avals, allowed,
+                           use_allowed, w, keys, w_present);
   }
 }
 
-template <int N>
-__global__ void __launch_bounds__(KL_BLOCK)
+// Queued rows in one launch: a block of NT threads per huge row, then a warp per
+// medium row.
+template <int NT, int U>
+__global__ void __launch_bounds__(NT)
 kl_vxm_push_long(const long long* __restrict__ indptr, const int* __restrict__ indices,
                  const kl_a_t* __restrict__ avals, const long long* __restrict__ u_idx,
                  const kl_u_t* __restrict__ u_vals, const bool* __restrict__ allowed,
                  int use_allowed, const int* __restrict__ queue, long long qcap,
                  kl_w_t* __restrict__ w, unsigned long long* __restrict__ keys,
                  bool* __restrict__ w_present) {
-  const int count = queue[1];
-  for (int q = blockIdx.x; q < count; q += gridDim.x) {
+  const int nhuge = queue[1], nmedium = queue[0];
+  for (int q = blockIdx.x; q < nhuge; q += gridDim.x) {
     const long long s = queue[2 + qcap + q];
     const long long k = u_idx[s];
-    kl_push_row(s, indptr[k], indptr[k + 1], threadIdx.x, KL_BLOCK, u_vals[s], indices, avals,
-                allowed, use_allowed, w, keys, w_present);
+    kl_push_row<U>(s, indptr[k], indptr[k + 1], threadIdx.x, NT, u_vals[s], indices, avals,
+                   allowed, use_allowed, w, keys, w_present);
+  }
+  const int nwarps = gridDim.x * (NT / 32);
+  for (int q = blockIdx.x * (NT / 32) + (threadIdx.x >> 5); q < nmedium; q += nwarps) {
+    const long long s = queue[2 + q];
+    const long long k = u_idx[s];
+    kl_push_row<U>(s, indptr[k], indptr[k + 1], threadIdx.x & 31, 32, u_vals[s], indices,
+                   avals, allowed, use_allowed, w, keys, w_present);
   }
 }
 
