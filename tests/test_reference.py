@@ -281,3 +281,14 @@ def test_mxm_accumulate():
     C = M((1, 1), {(0, 0): 4.0})
     A = M((1, 1), {(0, 0): 1.0})
     assert plain(ref.mxm_accumulate(A, A, C, "min_plus")) == {(0, 0): 2.0}
+
+
+def test_kleene_testing_docstring_examples():
+    # The docstrings are the user's manual for property-testing a semiring: keep them true.
+    import doctest
+
+    import kleene.testing as kt
+
+    for mod in (kt, kt.reference, kt.scalars, kt.strategies, kt.laws, kt.convert, kt.agreement):
+        result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, f"{mod.__name__}: {result.failed} docstring examples failed"
