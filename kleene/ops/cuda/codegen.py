@@ -348,7 +348,7 @@ def vxm_spec(semiring: Semiring, a_dtype, u_dtype, c_dtype, flip: bool = False) 
         names = ["kl_vxm_expand<0>"]
     else:
         names = [f"kl_vxm_push<{g}>" for g in GROUP_SIZES]
-        names += [f"kl_vxm_push_long<{LONG_NT}, {LONG_UNROLL}>"]
+        names += [f"kl_vxm_push_long<{LONG_NT}, {LONG_UNROLL}>", "kl_vxm_init<0>"]
         if kind == "any":
             names.append("kl_vxm_any_finish<0>")
     key = ("vxm_push", semiring.key) + tuple(as_dtype(t).str for t in (a_dtype, u_dtype, tc))

@@ -22,7 +22,7 @@ from .reduce import group_size, segment_reduce
 # A group handles a row in at most this many rounds of G * UNROLL terms.
 _SHORT_ROUNDS = 4
 # Rows with more terms than this get a whole block.
-_HUGE = 1024
+_HUGE = 4096
 _BLOCK = codegen.BLOCK
 _LONG = f"<{codegen.LONG_NT}, {codegen.LONG_UNROLL}>"
 
@@ -108,15 +108,19 @@ def vxm_push(semiring: Semiring, indptr, indices, avals, u_idx, u_vals, allowed,
     kind = codegen.push_kind(semiring.add, tc)
     al = jit.dummy_bool() if allowed is None else jit.contiguous(allowed, np.bool_)
     use_allowed = np.int32(allowed is not None)
-    identity = semiring.add.identity_for(tc)
     nu = int(u_idx.size)
     if kind == "sort":
         return _push_sorted(semiring, spec, indptr, indices, avals, u_idx, u_vals, al,
                             use_allowed, ncols, tc)  # fmt: skip
     staged = np.dtype(np.int32) if tc == np.bool_ else tc
-    w = cupy.full(ncols if kind != "any" else 1, identity, dtype=staged)
-    wp = cupy.zeros(ncols, dtype=np.bool_)
-    keys = cupy.full(ncols if kind == "any" else 1, np.iinfo(np.uint64).max, dtype=np.uint64)
+    nw, nkeys = (0, ncols) if kind == "any" else (ncols, 0)  # "any" keeps keys, not values
+    w = cupy.empty(max(nw, 1), dtype=staged)
+    wp = cupy.empty(ncols, dtype=np.bool_)
+    keys = cupy.empty(max(nkeys, 1), dtype=np.uint64)
+    if ncols:
+        fn = jit.function(spec, "kl_vxm_init<0>")
+        args = (w, np.int64(nw), wp, keys, np.int64(nkeys), np.int64(ncols))
+        fn((jit.blocks_for(ncols, _BLOCK, cap=_long_blocks() * 4),), (_BLOCK,), args)
     if nu and ncols:
         nrows = int(indptr.size) - 1
         g, long_len, huge, qcap = _tiers(int(indices.size), nrows)

@@ -149,6 +149,20 @@ kl_vxm_push_long(const long long* __restrict__ indptr, const int* __restrict__ i
   }
 }
 
+// Outputs in one pass (one launch instead of three fills): w = identity (staged
+// type) for j < nw, w_present = false, keys = ~0 for j < nkeys.
+template <int N>
+__global__ void __launch_bounds__(KL_BLOCK)
+kl_vxm_init(kl_w_t* __restrict__ w, long long nw, bool* __restrict__ w_present,
+            unsigned long long* __restrict__ keys, long long nkeys, long long ncols) {
+  const long long stride = (long long)gridDim.x * KL_BLOCK;
+  for (long long j = (long long)blockIdx.x * KL_BLOCK + threadIdx.x; j < ncols; j += stride) {
+    if (j < nw) w[j] = (kl_w_t)kl_identity();
+    if (j < nkeys) keys[j] = ~0ull;
+    w_present[j] = false;
+  }
+}
+
 #endif  // KL_PUSH_KIND != KL_PUSH_SORT
 
 #if KL_PUSH_KIND == KL_PUSH_ANY
