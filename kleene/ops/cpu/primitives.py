@@ -110,8 +110,10 @@ def mxm_dense(semiring: Semiring, a, b, out_dtype) -> np.ndarray:
                 part = prod[:, 0, :]
                 for t in range(1, k1 - k0):
                     part = np.asarray(add.op.func(part, prod[:, t, :]), dtype=out_dtype)
-            c = np.asarray(add.op.func(c, part), dtype=out_dtype)
-    return c
+            # The first slab replaces the identity (for ``any``, which keeps its
+            # first operand, folding into the identity would keep the identity).
+            c = part if k0 == 0 else np.asarray(add.op.func(c, part), dtype=out_dtype)
+    return np.asarray(c, dtype=out_dtype)
 
 
 def mxv_pull(semiring: Semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,

@@ -33,6 +33,15 @@ __device__ __forceinline__ long long kl_tplus(long long x, long long y) {
   return s;
 }
 
+// ---- min / max: NaN-ignoring for floats (IEEE minNum, NumPy's fmin/fmax) ---
+// One FMNMX/DMNMX on floats; a compare-select on integers and bool.
+__device__ __forceinline__ float kl_min(float x, float y) { return fminf(x, y); }
+__device__ __forceinline__ double kl_min(double x, double y) { return fmin(x, y); }
+__device__ __forceinline__ float kl_max(float x, float y) { return fmaxf(x, y); }
+__device__ __forceinline__ double kl_max(double x, double y) { return fmax(x, y); }
+template <typename T> __device__ __forceinline__ T kl_min(T x, T y) { return y < x ? y : x; }
+template <typename T> __device__ __forceinline__ T kl_max(T x, T y) { return x < y ? y : x; }
+
 // ---- gcd (used by the user-monoid example in kleene.semiring.Monoid) --------
 __device__ __forceinline__ long long kl_gcd(long long x, long long y) {
   unsigned long long a = x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
