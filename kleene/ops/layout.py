@@ -86,7 +86,9 @@ def csr_transpose(xp, indptr, indices, values, shape):
     nrows, ncols = shape
     rows = offsets_to_rows(xp, indptr)
     order = xp.argsort(indices, kind="stable")
-    t_indptr = counts_to_offsets(xp, xp.bincount(indices.astype(OFFSET), minlength=ncols))
+    # Sliced: CuPy's bincount of an empty array has length 1 even for minlength=0.
+    counts = xp.bincount(indices.astype(OFFSET), minlength=ncols)[:ncols]
+    t_indptr = counts_to_offsets(xp, counts)
     return t_indptr, rows[order].astype(INDEX), values[order]
 
 
