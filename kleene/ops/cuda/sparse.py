@@ -142,6 +142,7 @@ def vxm_push(semiring: Semiring, indptr, indices, avals, u_idx, u_vals, allowed,
             args = (keys, indptr, avals, u_idx, u_vals, np.int64(ncols), out, wp)
             fn((jit.blocks_for(ncols, _BLOCK),), (_BLOCK,), args)
         return out, wp
+    w = w[:ncols]  # allocated with at least one slot
     if tc == np.bool_:
         w = w != 0
     return w, wp
