@@ -91,13 +91,14 @@ def reject_nan(opname: str, semiring: Semiring, **operands):
     if not semiring.rejects_nan:
         return
     for name, c in operands.items():
-        if c is None or c.dtype.kind != "f":
+        if c is None or c.dtype.kind != "f" or c._nan_free:
             continue
-        values = c._keys()[1]
+        values = c._stored()
         if values.size and bool(c.xp.isnan(values).any()):
             raise ValueError(
                 f"{opname}: {name} holds NaN; semiring {semiring.name} does not accept NaN values"
             )
+        c._nan_free = True  # cached until the container is next written
 
 
 def output_dtype(opname: str, out, dtype) -> np.dtype:

@@ -70,6 +70,7 @@ def closure(A: Matrix, semiring="min_plus", *, out: Matrix | None = None,
         _full_dense("closure", "pred", pred)
     _closure_dense(backend(xp), sr, target._values, sr.one_for(A.dtype),
                    None if pred is None else pred._values)  # fmt: skip
+    target._touched()
     return target
 
 
@@ -111,6 +112,7 @@ def mxm_accumulate(A: Matrix, B: Matrix, C: Matrix, semiring, *, pred_b: Matrix 
             a, b = a.copy(), b.copy()
         pb, pc = pred_b._values.copy(), pred_c._values
     _mxm_dense_acc(backend(xp), sr, a, b, c, pb, pc)
+    C._touched()
     return C
 
 

@@ -36,7 +36,7 @@ class Matrix:
     """
 
     __slots__ = ("_xp", "_dtype", "_shape", "_fmt", "_values", "_present", "_indptr",
-                 "_indices", "_transposed", "_base", "__weakref__")  # fmt: skip
+                 "_indices", "_transposed", "_base", "_nan_free", "__weakref__")  # fmt: skip
 
     # ---- construction -----------------------------------------------------
     def __init__(self):
@@ -50,6 +50,7 @@ class Matrix:
         self._indptr, self._indices = indptr, indices
         self._transposed = None
         self._base = None  # the parent matrix of a block view
+        self._nan_free = None  # cached result of the NaN check (None: not checked)
         return self
 
     @classmethod
@@ -261,6 +262,19 @@ class Matrix:
         rows, cols = xp.nonzero(self._present)
         return rows.astype(np.int64), cols.astype(np.int64), self._values[rows, cols]
 
+    def _touched(self) -> None:
+        """Forget what was cached about the values (they were changed in place)."""
+        for m in (self, self._base):
+            if m is not None:
+                m._transposed = None
+                m._nan_free = None
+
+    def _stored(self):
+        """The values of the stored entries, in no particular order (cheap)."""
+        if self._fmt == "csr" or self._present is None:
+            return self._values.ravel()
+        return self._values[self._present]
+
     def _keys(self):
         """(flat row-major keys, values) of the stored entries, keys sorted."""
         rows, cols, vals = self._coo()
@@ -297,12 +311,13 @@ class Matrix:
                     "a block view of a full matrix can only receive a full result of its shape"
                 )
             self._values[...] = other._values
-            self._base._transposed = None
+            self._touched()
             return
         names = ("_xp", "_dtype", "_shape", "_fmt", "_values", "_present", "_indptr", "_indices")
         for name in names:
             object.__setattr__(self, name, getattr(other, name))
         self._transposed = None
+        self._nan_free = None
 
     def block(self, rows: slice, cols: slice) -> Matrix:
         """A view of the block ``[rows, cols]`` of a full dense matrix.

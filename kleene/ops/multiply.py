@@ -177,7 +177,7 @@ def _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a):
         raise ValueError(f"{opname}: method must be one of {_METHODS}, got {method!r}")
     nout = A.ncols if transpose_a else A.nrows
     if method == "auto":
-        sparse_u = u.format == "sparse" and u.nvals * 16 < max(u.size, 1)
+        sparse_u = u.nvals * 16 < max(u.size, 1)  # few entries: scatter them
         method = "push" if sparse_u else "pull"
     if method == "pull":
         ptr, idx, val = _transposed_csr(A) if transpose_a else A._csr()

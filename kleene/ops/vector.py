@@ -27,7 +27,7 @@ class Vector:
     """
 
     __slots__ = ("_xp", "_dtype", "_size", "_fmt", "_values", "_present", "_indices",
-                 "__weakref__")  # fmt: skip
+                 "_nan_free", "__weakref__")  # fmt: skip
 
     def __init__(self):
         raise TypeError("use Vector.from_dense, from_coo or empty")
@@ -37,6 +37,7 @@ class Vector:
         self = object.__new__(cls)
         self._xp, self._dtype, self._size, self._fmt = xp, np.dtype(dtype), int(size), fmt
         self._values, self._present, self._indices = values, present, indices
+        self._nan_free = None  # cached result of the NaN check (None: not checked)
         return self
 
     @classmethod
@@ -135,6 +136,12 @@ class Vector:
         return Mask(self, structural=False)
 
     # ---- internal views ---------------------------------------------------
+    def _stored(self):
+        """The values of the stored entries, in no particular order (cheap)."""
+        if self._fmt == "sparse" or self._present is None:
+            return self._values
+        return self._values[self._present]
+
     def _keys(self):
         """(sorted indices int64, values) of the stored entries."""
         if self._fmt == "sparse":
@@ -158,6 +165,7 @@ class Vector:
     def _assign_from(self, other: Vector) -> None:
         for name in ("_xp", "_dtype", "_size", "_fmt", "_values", "_present", "_indices"):
             object.__setattr__(self, name, getattr(other, name))
+        self._nan_free = None
 
     # ---- conversions ------------------------------------------------------
     def to_dense(self, missing=_DEFAULT):
