@@ -6,12 +6,12 @@ import numpy as np
 
 from ..semiring import UnaryOp, get_indexunary, get_unary
 from ..semiring.dtypes import resolve_scalar
-from .checks import as_binary, as_container, as_mask, check_out, output_dtype, same_device
+from .checks import as_binary, as_container, same_device
 from .device import backend
 from .entries import Bitmap, Keys, intersection, union
 from .matrix import Matrix
 from .vector import Vector
-from .write import write
+from .write import finish
 
 
 def _entries(x):
@@ -27,14 +27,8 @@ def _kind(x):
 
 
 def _finish(opname, xp, t, x, dtype, out, mask, accum, replace):
-    shape = x.shape
-    kind = _kind(x)
-    check_out(opname, out, shape, kind)
-    mask = as_mask(opname, mask, shape)
-    acc = None if accum is None else as_binary(opname, accum)
-    final = output_dtype(opname, out, dtype)
-    return write(xp, t, shape=shape, dtype=final, kind=kind, out=out, mask=mask, accum=acc,
-                 replace=replace)  # fmt: skip
+    return finish(opname, xp, t, shape=x.shape, dtype=dtype, kind=_kind(x), out=out, mask=mask,
+                  accum=accum, replace=replace)  # fmt: skip
 
 
 def _binary_args(opname, A, B, op, out, mask):

@@ -9,6 +9,7 @@ from ..semiring.dtypes import as_dtype, resolve_scalar
 from . import layout
 from .device import array_module, device_of, is_cupy_array, module_for
 from .mask import Mask
+from .methods import OperationMethods
 
 _DEFAULT = object()  # "missing" default: inf for numeric dtypes, False for bool
 
@@ -17,7 +18,7 @@ def default_missing(dtype):
     return False if np.dtype(dtype) == np.bool_ else float("inf")
 
 
-class Matrix:
+class Matrix(OperationMethods):
     """A sparse or dense matrix over any supported dtype, on the CPU or the GPU.
 
     Absent entries are structural (GraphBLAS semantics): an operation only
@@ -417,7 +418,7 @@ class Matrix:
         return (f"kleene.Matrix(shape={self._shape}, dtype={self._dtype}, nvals={self.nvals}, "
                 f"format={self._fmt!r}, device={self.device!r})")  # fmt: skip
 
-    # ---- operations as methods (see kleene.ops.operations) -----------------
+    # ---- products as methods (the rest come from OperationMethods) --------
     def mxm(self, other, semiring, **kw):
         from .operations import mxm
 
@@ -427,41 +428,6 @@ class Matrix:
         from .operations import mxv
 
         return mxv(self, u, semiring, **kw)
-
-    def ewise_add(self, other, op, **kw):
-        from .operations import ewise_add
-
-        return ewise_add(self, other, op, **kw)
-
-    def ewise_mult(self, other, op, **kw):
-        from .operations import ewise_mult
-
-        return ewise_mult(self, other, op, **kw)
-
-    def apply(self, op, **kw):
-        from .operations import apply
-
-        return apply(self, op, **kw)
-
-    def select(self, op, thunk=None, **kw):
-        from .operations import select
-
-        return select(self, op, thunk, **kw)
-
-    def reduce(self, op, **kw):
-        from .operations import reduce
-
-        return reduce(self, op, **kw)
-
-    def extract(self, rows=None, cols=None, **kw):
-        from .operations import extract
-
-        return extract(self, rows, cols, **kw)
-
-    def assign(self, value, rows=None, cols=None, **kw):
-        from .operations import assign
-
-        return assign(self, value, rows, cols, **kw)
 
 
 def _is_nan(x) -> bool:

@@ -7,11 +7,9 @@ import numpy as np
 from ..semiring import Semiring, get_semiring, lor_land
 from . import layout
 from .checks import (
-    as_binary,
     as_container,
     as_mask,
     check_out,
-    output_dtype,
     reject_nan,
     same_device,
 )
@@ -19,7 +17,7 @@ from .device import backend
 from .entries import Bitmap, Keys
 from .matrix import Matrix
 from .vector import Vector
-from .write import write
+from .write import finish
 
 _METHODS = ("auto", "pull", "push")
 
@@ -83,10 +81,8 @@ def mxm(A: Matrix, B: Matrix, semiring, *, mask=None, accum=None, replace=False,
 
 
 def _finish(opname, xp, t, shape, dtype, kind, out, mask, accum, replace):
-    acc = None if accum is None else as_binary(opname, accum)
-    final = output_dtype(opname, out, dtype)
-    return write(xp, t, shape=shape, dtype=final, kind=kind, out=out, mask=mask, accum=acc,
-                 replace=replace)  # fmt: skip
+    return finish(opname, xp, t, shape=shape, dtype=dtype, kind=kind, out=out, mask=mask,
+                  accum=accum, replace=replace)  # fmt: skip
 
 
 def _unannihilated(sr: Semiring, dtype) -> list:
@@ -204,18 +200,7 @@ def mxv(A: Matrix, u: Vector, semiring, *, mask=None, accum=None, replace=False,
     >>> kleene.mxv(A, u, "min_plus").to_dense().tolist()
     [inf, 3.0, inf]
     """
-    as_container("mxv", "A", A, (Matrix,))
-    as_container("mxv", "u", u, (Vector,))
-    if A.ncols != u.size:
-        raise ValueError(f"mxv: A is {A.shape} but u has size {u.size}")
-    sr0 = get_semiring(semiring)
-    dtype = _mul_dtype("mxv", sr0, "A", A, "u", u)
-    shape = (A.nrows,)
-    check_out("mxv", out, shape, Vector)
-    sr, xp, mask = _prepare("mxv", sr0, out, mask, shape, dtype, A=A, u=u)
-    allowed = None if mask is None else mask.allowed(xp)
-    w, wp = _matvec("mxv", xp, A, u, sr, dtype, allowed, method, transpose_a=False)
-    return _finish("mxv", xp, Bitmap(w, wp), shape, dtype, Vector, out, mask, accum, replace)
+    return _matvec_op("mxv", A, u, semiring, mask, accum, replace, out, method, vector_first=False)
 
 
 def vxm(u: Vector, A: Matrix, semiring, *, mask=None, accum=None, replace=False, out=None,
@@ -230,15 +215,24 @@ def vxm(u: Vector, A: Matrix, semiring, *, mask=None, accum=None, replace=False,
     >>> kleene.vxm(u, A, "min_plus").to_dense().tolist()
     [inf, 2.0, inf]
     """
-    as_container("vxm", "u", u, (Vector,))
-    as_container("vxm", "A", A, (Matrix,))
-    if A.nrows != u.size:
-        raise ValueError(f"vxm: u has size {u.size} but A is {A.shape}")
+    return _matvec_op("vxm", A, u, semiring, mask, accum, replace, out, method, vector_first=True)
+
+
+def _matvec_op(opname, A, u, semiring, mask, accum, replace, out, method, vector_first):
+    """mxv (A ⊕.⊗ u) or, with ``vector_first``, vxm (u ⊕.⊗ A = Aᵀ ⊕.⊗ u, operands flipped)."""
+    as_container(opname, "A", A, (Matrix,))
+    as_container(opname, "u", u, (Vector,))
+    inner = A.nrows if vector_first else A.ncols
+    if inner != u.size:
+        raise ValueError(f"{opname}: A is {A.shape} but u has size {u.size}")
     sr0 = get_semiring(semiring)
-    dtype = _mul_dtype("vxm", sr0, "u", u, "A", A)
-    shape = (A.ncols,)
-    check_out("vxm", out, shape, Vector)
-    sr, xp, mask = _prepare("vxm", sr0, out, mask, shape, dtype, u=u, A=A)
+    if vector_first:
+        dtype = _mul_dtype(opname, sr0, "u", u, "A", A)
+    else:
+        dtype = _mul_dtype(opname, sr0, "A", A, "u", u)
+    shape = (A.ncols,) if vector_first else (A.nrows,)
+    check_out(opname, out, shape, Vector)
+    sr, xp, mask = _prepare(opname, sr0, out, mask, shape, dtype, A=A, u=u)
     allowed = None if mask is None else mask.allowed(xp)
-    w, wp = _matvec("vxm", xp, A, u, sr, dtype, allowed, method, transpose_a=True)
-    return _finish("vxm", xp, Bitmap(w, wp), shape, dtype, Vector, out, mask, accum, replace)
+    w, wp = _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a=vector_first)
+    return _finish(opname, xp, Bitmap(w, wp), shape, dtype, Vector, out, mask, accum, replace)

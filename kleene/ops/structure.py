@@ -11,7 +11,6 @@ from .checks import (
     as_container,
     as_mask,
     as_monoid,
-    check_out,
     output_dtype,
     same_device,
 )
@@ -19,18 +18,14 @@ from .device import backend
 from .entries import Bitmap, Keys, union
 from .matrix import Matrix
 from .vector import Vector
-from .write import write
+from .write import finish, write
 
 _AXES = {None: None, 0: 0, 1: 1, "rows": 1, "columns": 0, "cols": 0}
 
 
 def _finish(opname, xp, t, shape, dtype, kind, out, mask, accum, replace):
-    check_out(opname, out, shape, kind)
-    mask = as_mask(opname, mask, shape)
-    acc = None if accum is None else as_binary(opname, accum)
-    final = output_dtype(opname, out, dtype)
-    return write(xp, t, shape=shape, dtype=final, kind=kind, out=out, mask=mask, accum=acc,
-                 replace=replace)  # fmt: skip
+    return finish(opname, xp, t, shape=shape, dtype=dtype, kind=kind, out=out, mask=mask,
+                  accum=accum, replace=replace)  # fmt: skip
 
 
 def _mask_of(mask):

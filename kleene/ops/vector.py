@@ -10,9 +10,10 @@ from . import layout
 from .device import array_module, device_of, module_for
 from .mask import Mask
 from .matrix import _DEFAULT, _is_nan, default_missing
+from .methods import OperationMethods
 
 
-class Vector:
+class Vector(OperationMethods):
     """A dense or sparse vector over any supported dtype, on the CPU or the GPU.
 
     Dense vectors keep values plus an optional presence bitmap; sparse vectors keep
@@ -224,33 +225,8 @@ class Vector:
         return (f"kleene.Vector(size={self._size}, dtype={self._dtype}, nvals={self.nvals}, "
                 f"format={self._fmt!r}, device={self.device!r})")  # fmt: skip
 
-    # ---- operations as methods --------------------------------------------
+    # ---- products as methods (the rest come from OperationMethods) --------
     def vxm(self, A, semiring, **kw):
         from .operations import vxm
 
         return vxm(self, A, semiring, **kw)
-
-    def ewise_add(self, other, op, **kw):
-        from .operations import ewise_add
-
-        return ewise_add(self, other, op, **kw)
-
-    def ewise_mult(self, other, op, **kw):
-        from .operations import ewise_mult
-
-        return ewise_mult(self, other, op, **kw)
-
-    def apply(self, op, **kw):
-        from .operations import apply
-
-        return apply(self, op, **kw)
-
-    def select(self, op, thunk=None, **kw):
-        from .operations import select
-
-        return select(self, op, thunk, **kw)
-
-    def reduce(self, op, **kw):
-        from .operations import reduce
-
-        return reduce(self, op, **kw)

@@ -77,3 +77,15 @@ def _write_keys(xp, t, c, dtype, mask, accum, replace):
     keys, values = xp.concatenate(keys), xp.concatenate(values)
     order = xp.argsort(keys, kind="stable")
     return Keys(keys[order], values[order])
+
+
+def finish(opname, xp, t, *, shape, dtype, kind, out, mask, accum, replace):
+    """Check ``out`` and ``mask`` against the result, then apply the output rule."""
+    from .checks import as_binary, as_mask, check_out, output_dtype
+
+    check_out(opname, out, shape, kind)
+    mask = as_mask(opname, mask, shape)
+    acc = None if accum is None else as_binary(opname, accum)
+    final = output_dtype(opname, out, dtype)
+    return write(xp, t, shape=shape, dtype=final, kind=kind, out=out, mask=mask, accum=acc,
+                 replace=replace)  # fmt: skip
