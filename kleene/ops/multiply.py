@@ -173,8 +173,11 @@ def _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a):
         raise ValueError(f"{opname}: method must be one of {_METHODS}, got {method!r}")
     nout = A.ncols if transpose_a else A.nrows
     if method == "auto":
-        sparse_u = u.nvals * 16 < max(u.size, 1)  # few entries: scatter them
-        method = "push" if sparse_u else "pull"
+        # The CPU cannot exploit pull's early exit, so it always scatters (work ∝
+        # u's edges); the GPU pulls once u is dense enough to make the scatter's
+        # atomics contend.
+        sparse_u = u.nvals * 16 < max(u.size, 1)
+        method = "push" if sparse_u or xp is np else "pull"
     if method == "pull":
         ptr, idx, val = _transposed_csr(A) if transpose_a else A._csr()
         uv, up = u._bitmap()

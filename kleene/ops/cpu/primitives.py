@@ -159,8 +159,14 @@ def vxm_push(semiring: Semiring, indptr, indices, avals, u_idx, u_vals, allowed,
     cols, edge, src = cols[keep], edge[keep], src[keep]
     x, y = (avals[edge], u_vals[src]) if flip else (u_vals[src], avals[edge])
     prod = binary(semiring.mul, x, y, out_dtype)
+    counts = np.bincount(cols, minlength=ncols)[:ncols]
+    uf = _ufunc_of(semiring.add.op)
+    if uf is not None and semiring.add.idempotent and np.dtype(out_dtype) != np.bool_:
+        # Order-free (min, max): scatter in place, no sort. Only present slots are read.
+        w = np.full(ncols, semiring.add.identity_for(out_dtype), dtype=out_dtype)
+        uf.at(w, cols, prod)
+        return w, counts > 0
     order = np.argsort(cols, kind="stable")
-    counts = np.bincount(cols, minlength=ncols)
     offsets = np.concatenate([[0], np.cumsum(counts)])
     w = segment_reduce(semiring.add, prod[order], offsets, out_dtype)
     return w, counts > 0
