@@ -72,3 +72,22 @@ BACKENDS = [
 def backend(request) -> str:
     """The backend: "cpu", or "gpu" (marked ``gpu``, skipped with a reason without a GPU)."""
     return request.param
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _precompile_gpu_kernels(request):
+    """Compile the built-in kernel specialisations on all cores before GPU tests run.
+
+    CuPy keeps compiled modules in its disk cache, so the tests then load them
+    instead of compiling one by one on first use (minutes of a GPU run otherwise).
+    """
+    wants_gpu = any(item.get_closest_marker("gpu") for item in request.session.items)
+    if not (GPU_OK and wants_gpu):
+        return
+    from kleene.ops.cuda import codegen, jit
+
+    try:
+        for error in jit.precompile(codegen.builtin_specs()):
+            print(error)
+    except Exception as e:  # no process pool: tests compile lazily instead
+        print(f"precompile skipped: {type(e).__name__}: {e}")
