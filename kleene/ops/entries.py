@@ -86,10 +86,22 @@ def intersection(xp, a, b, op, dtype):
         else:
             present = a.present & b.present
         return Bitmap(values, present)
+    if isinstance(a, Keys) and isinstance(b, Bitmap):  # gather: O(entries of a)
+        hit = _present_at(xp, b, a.keys)
+        return Keys(a.keys[hit], be.binary(op, a.values[hit], b.values.ravel()[a.keys[hit]], dtype))
+    if isinstance(a, Bitmap) and isinstance(b, Keys):
+        hit = _present_at(xp, a, b.keys)
+        return Keys(b.keys[hit], be.binary(op, a.values.ravel()[b.keys[hit]], b.values[hit], dtype))
     a, b = to_keys(xp, a), to_keys(xp, b)
     ib, hb = _locate(xp, b.keys, a.keys)
     keys = a.keys[hb]
     return Keys(keys, be.binary(op, a.values[hb], b.values[ib[hb]], dtype))
+
+
+def _present_at(xp, bm: Bitmap, keys):
+    if bm.present is None:
+        return xp.ones(keys.size, dtype=bool)
+    return bm.present.ravel()[keys]
 
 
 def _locate(xp, sorted_keys, queries):
