@@ -32,7 +32,7 @@ def add_commands(sub) -> None:
     """Register the path commands on an argparse sub-parser collection."""
     for name, help_text in COMMANDS.items():
         p = sub.add_parser(
-            name, help=help_text, description=f"{help_text}. {__doc__.splitlines()[2]}"
+            name, help=help_text, description=f"{help_text}. GRAPH is a file or a generator spec."
         )
         p.add_argument("graph", help="graph file or generator spec (e.g. rmat:16, grid:100x100)")
         if name in ("bfs", "sssp"):
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             out = kleene.transitive_closure(G, directed=directed, method=args.method,
                                             progress=progress)  # fmt: skip
-    except (ValueError, IndexError, MemoryError) as e:
+    except (ValueError, IndexError, TypeError, MemoryError) as e:
         print(f"kleene {cmd}: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
     run_s = time.perf_counter() - t0

@@ -150,3 +150,14 @@ def test_errors(backend):
         kleene.apsp(np.array([[0.0, np.nan], [1.0, 0.0]]))
     with pytest.raises(MemoryError, match="would fit|fit"):
         kleene.algorithms.all_pairs.check_fits(10**7, np.float64, True, np)
+
+
+def test_float32_graphs_every_method(backend):
+    # Generators give float32 weights; Johnson's float64 potentials must not clash.
+    from kleene.generators import from_spec
+
+    A = from_spec("rmat:6", seed=2)
+    ref = shortest_path(A.to_scipy().astype(np.float64))
+    A = A.to(backend)
+    for method in ALL:
+        np.testing.assert_allclose(_host(kleene.apsp(A, method=method)), ref, rtol=1e-6)
