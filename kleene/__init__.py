@@ -83,3 +83,15 @@ __all__ = [
     "Vector",
     "vxm",
 ]  # fmt: skip
+
+# Submodules with optional dependencies (kleene.testing needs hypothesis) or a
+# cost at import load on first use: ``kleene.testing.check_semiring`` just works.
+_LAZY = ("testing", "generators", "progress", "cli")
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"kleene.{name}")
+    raise AttributeError(f"module 'kleene' has no attribute {name!r}")
