@@ -29,9 +29,9 @@ def is_cupy_array(a) -> bool:
     return type(a).__module__.startswith("cupy")
 
 
-def array_module(a) -> ModuleType:
-    """numpy or cupy, by where ``a`` lives."""
-    if is_cupy_array(a):
+def array_module(*arrays) -> ModuleType:
+    """numpy or cupy, by where the arrays live (cupy if any of them is a CuPy array)."""
+    if any(is_cupy_array(a) for a in arrays):
         import cupy
 
         return cupy

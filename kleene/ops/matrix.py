@@ -95,7 +95,7 @@ class Matrix(OperationMethods):
         >>> A.to_dense()[0, 1]
         np.float64(5.0)
         """
-        xp = array_module(values) if is_cupy_array(values) else array_module(indptr)
+        xp = array_module(indptr, indices, values)
         nrows, ncols = _check_shape(shape)
         indptr = xp.asarray(indptr, dtype=layout.OFFSET)
         indices = xp.asarray(indices, dtype=np.int64)
@@ -130,7 +130,7 @@ class Matrix(OperationMethods):
         >>> A.nvals, float(A.to_dense()[0, 1])
         (2, 3.0)
         """
-        xp = array_module(src)
+        xp = array_module(src, dst, weights)
         src = xp.asarray(src, dtype=np.int64).ravel()
         dst = xp.asarray(dst, dtype=np.int64).ravel()
         if src.shape != dst.shape:

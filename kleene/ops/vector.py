@@ -77,7 +77,7 @@ class Vector(OperationMethods):
         >>> kleene.Vector.from_coo([2, 2], [5, 3], 4).to_dense(missing=0).tolist()
         [0, 0, 3, 0]
         """
-        xp = array_module(indices)
+        xp = array_module(indices, values)
         idx = xp.asarray(indices, dtype=np.int64).ravel()
         vals = xp.asarray(values).ravel()
         if vals.size == 1 and idx.size != 1:
