@@ -160,6 +160,13 @@ def vxm_push(semiring: Semiring, indptr, indices, avals, u_idx, u_vals, allowed,
     x, y = (avals[edge], u_vals[src]) if flip else (u_vals[src], avals[edge])
     prod = binary(semiring.mul, x, y, out_dtype)
     counts = np.bincount(cols, minlength=ncols)[:ncols]
+    if semiring.add.stops_at_first:  # any: the first term per column, in u's order
+        first = np.full(ncols, cols.size, dtype=np.int64)
+        np.minimum.at(first, cols, np.arange(cols.size))
+        w = np.full(ncols, semiring.add.identity_for(out_dtype), dtype=out_dtype)
+        hit = counts > 0
+        w[hit] = prod[first[hit]]
+        return w, hit
     uf = _ufunc_of(semiring.add.op)
     if uf is not None and semiring.add.idempotent and np.dtype(out_dtype) != np.bool_:
         # Order-free (min, max): scatter in place, no sort. Only present slots are read.
