@@ -40,10 +40,11 @@ def as_graph(G, *, directed: bool = True, fmt: str = "csr", name: str = "G") -> 
         )
     if A.nrows != A.ncols:
         raise ValueError(f"{name} must be square (an adjacency matrix), got shape {A.shape}")
-    if A.dtype.kind == "f":
-        vals = A._keys()[1]
+    if A.dtype.kind == "f" and not A._nan_free:
+        vals = A._stored()
         if vals.size and bool(A.xp.isnan(vals).any()):
             raise ValueError(f"{name} has NaN edge weights")
+        A._nan_free = True
     if not directed:
         A = ewise_add(A, transpose(A), "min")
     if A.format != fmt:
