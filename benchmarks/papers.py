@@ -327,7 +327,7 @@ def _tools(case: Case, G, S, devices, src, rows, nx_max):
     try:
         import networkx as nx
 
-        if case.n > (nx_max if case.task != "APSP" else min(nx_max, 1024)):
+        if S.shape[0] > (nx_max if case.task != "APSP" else min(nx_max, 1024)):
             tools.append(("networkx", "skipped (too large for networkx)", False))
         elif case.task == "APSP":
             dense = G.to_dense()
