@@ -7,8 +7,7 @@ import numpy as np
 from ..semiring import get_monoid
 from ..semiring.dtypes import as_dtype, resolve_scalar
 from . import layout
-from .device import array_module, device_of, is_cupy_array, module_for
-from .mask import Mask
+from .device import array_module, is_cupy_array, module_for
 from .methods import OperationMethods
 
 _DEFAULT = object()  # "missing" default: inf for numeric dtypes, False for bool
@@ -216,11 +215,6 @@ class Matrix(OperationMethods):
     xp = property(lambda self: self._xp)
 
     @property
-    def device(self) -> str:
-        """ "cpu" or "gpu": where the arrays live."""
-        return device_of(self._xp)
-
-    @property
     def nvals(self) -> int:
         """Number of stored (present) entries."""
         if self._fmt == "csr":
@@ -228,16 +222,6 @@ class Matrix(OperationMethods):
         if self._present is None:
             return int(self._values.size)
         return int(self._present.sum())
-
-    @property
-    def S(self) -> Mask:
-        """Structural mask: positions with a stored entry."""
-        return Mask(self, structural=True)
-
-    @property
-    def V(self) -> Mask:
-        """Value mask: positions with a stored entry that is true (nonzero)."""
-        return Mask(self, structural=False)
 
     @property
     def T(self) -> Matrix:

@@ -1,12 +1,30 @@
-"""Operations as methods of Matrix and Vector (each delegates to the function)."""
+"""What Matrix and Vector share: masks, the device, operations as methods."""
 
 from __future__ import annotations
 
+from .device import device_of
+from .mask import Mask
+
 
 class OperationMethods:
-    """``A.ewise_add(B, op)`` and friends: the same as ``kleene.ewise_add(A, B, op)``."""
+    """Masks (``A.S``, ``A.V``), the device, and operations as methods (``A.ewise_add(B, op)``)."""
 
     __slots__ = ()
+
+    @property
+    def S(self) -> Mask:
+        """Structural mask: positions with a stored entry."""
+        return Mask(self, structural=True)
+
+    @property
+    def V(self) -> Mask:
+        """Value mask: positions with a stored entry that is true (nonzero)."""
+        return Mask(self, structural=False)
+
+    @property
+    def device(self) -> str:
+        """ "cpu" or "gpu": where the arrays live."""
+        return device_of(self._xp)
 
     def ewise_add(self, other, op, **kw):
         from .operations import ewise_add

@@ -7,8 +7,7 @@ import numpy as np
 from ..semiring import get_monoid
 from ..semiring.dtypes import as_dtype, resolve_scalar
 from . import layout
-from .device import array_module, device_of, module_for
-from .mask import Mask
+from .device import array_module, module_for
 from .matrix import _DEFAULT, _is_nan, default_missing
 from .methods import OperationMethods
 
@@ -119,22 +118,10 @@ class Vector(OperationMethods):
     xp = property(lambda self: self._xp)
 
     @property
-    def device(self) -> str:
-        return device_of(self._xp)
-
-    @property
     def nvals(self) -> int:
         if self._fmt == "sparse" or self._present is None:
             return int(self._values.size)
         return int(self._present.sum())
-
-    @property
-    def S(self) -> Mask:
-        return Mask(self, structural=True)
-
-    @property
-    def V(self) -> Mask:
-        return Mask(self, structural=False)
 
     # ---- internal views ---------------------------------------------------
     def _stored(self):
