@@ -45,8 +45,9 @@ def johnson(A: Matrix, preds: bool, progress=None):
     n = A.nrows
     xp = A.xp
     rows, cols, vals = A.to_coo()
-    vals = vals.astype(np.float64)  # potentials come back in float64
-    A = Matrix.from_edges(rows, cols, vals, n)
+    if vals.dtype != np.float64:  # potentials come back in float64
+        vals = vals.astype(np.float64)
+        A = Matrix.from_edges(rows, cols, vals, n)
     virtual = xp.full(n, n, dtype=np.int64)
     ext = Matrix.from_edges(
         xp.concatenate([rows, virtual]),

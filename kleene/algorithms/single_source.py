@@ -67,7 +67,11 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
     if not return_predecessors:
         return dist
     if multi:
-        preds = [predecessors_from_distances(A, _row(d, i), int(s)) for i, s in enumerate(srcs)]
+        rows = d.to_dense()  # once, not per source
+        preds = [
+            predecessors_from_distances(A, Vector.from_dense(rows[i]), int(s))
+            for i, s in enumerate(srcs)
+        ]
         return dist, A.xp.stack(preds) if preds else A.xp.zeros((0, A.nrows), np.int64)
     return dist, predecessors_from_distances(A, d, int(srcs[0]))
 
@@ -76,10 +80,6 @@ def _as_float(A: Matrix) -> Matrix:
     """A float64 copy (integer or Boolean weights become float distances)."""
     rows, cols, vals = A.to_coo()
     return Matrix.from_edges(rows, cols, vals.astype(np.float64), A.nrows, ncols=A.ncols)
-
-
-def _row(D: Matrix, i: int) -> Vector:
-    return Vector.from_dense(D.to_dense()[i])
 
 
 def _start(A: Matrix, srcs, multi: bool):

@@ -19,7 +19,8 @@ from .vector import Vector
 
 def same_device(opname: str, **operands):
     """The common array module of the operands; ValueError if they are on different devices."""
-    # Non-containers are left to the type checks, which name what was expected.
+    # A mask counts as its container; non-containers are left to the type checks.
+    operands = {k: (v.container if isinstance(v, Mask) else v) for k, v in operands.items()}
     present = {k: v for k, v in operands.items() if isinstance(v, (Matrix, Vector))}
     devices = {k: v.device for k, v in present.items()}
     if len(set(devices.values())) > 1:

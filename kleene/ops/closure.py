@@ -100,17 +100,16 @@ def mxm_accumulate(A: Matrix, B: Matrix, C: Matrix, semiring, *, pred_b: Matrix 
     if not (A.dtype == B.dtype == C.dtype):
         raise TypeError(f"mxm_accumulate: dtypes differ: {A.dtype}, {B.dtype}, {C.dtype}")
     xp = same_device("mxm_accumulate", A=A, B=B, C=C)
-    a, b, c = A._values, B._values, C._values
-    overlap = closure_generic._overlaps(a, c) or closure_generic._overlaps(b, c)
-    if overlap and not sr.idempotent:
-        a, b = a.copy(), b.copy()
     if (pred_b is None) != (pred_c is None):
         raise ValueError("mxm_accumulate: pass both pred_b and pred_c, or neither")
-    pb = pc = None
-    if pred_c is not None:
-        if overlap:  # values and preds must be read as consistent pairs
-            a, b = a.copy(), b.copy()
-        pb, pc = pred_b._values.copy(), pred_c._values
+    a, b, c = A._values, B._values, C._values
+    overlap = closure_generic.overlaps(a, c) or closure_generic.overlaps(b, c)
+    # In place is valid for an idempotent add; tracked predecessors also need each
+    # (value, pred) pair read consistently, so then the operands are copied once.
+    if overlap and (pred_c is not None or not sr.idempotent):
+        a, b = a.copy(), b.copy()
+    pb = None if pred_b is None else pred_b._values.copy()
+    pc = None if pred_c is None else pred_c._values
     _mxm_dense_acc(backend(xp), sr, a, b, c, pb, pc)
     C._touched()
     return C

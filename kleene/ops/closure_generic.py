@@ -20,7 +20,8 @@ def _rank1(be, semiring, c, col, row, pc, prow):
     c[...] = new
 
 
-def _overlaps(x, y) -> bool:
+def overlaps(x, y) -> bool:
+    """Do two (possibly strided) views share memory?"""
     xp = array_module(x)
     if xp.__name__ == "numpy":
         return bool(xp.shares_memory(x, y))
@@ -37,7 +38,7 @@ def _span(a):
 
 def mxm_dense_acc(be, semiring: Semiring, a, b, c, pb=None, pc=None) -> None:
     """C ⊕= A ⊗ B in place; rank-1 steps when predecessors or aliasing need them."""
-    if pc is None and not (_overlaps(a, c) or _overlaps(b, c)):
+    if pc is None and not (overlaps(a, c) or overlaps(b, c)):
         part = be.mxm_dense(semiring, a, b, c.dtype)
         c[...] = be.binary(semiring.add.op, c, part, c.dtype)
         return

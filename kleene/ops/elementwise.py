@@ -44,7 +44,7 @@ def _binary_args(opname, A, B, op, out, mask):
             f"{opname}: A has dtype {A.dtype} and B has dtype {B.dtype}; "
             f"operator {op.name} needs one dtype"
         ) from None
-    xp = same_device(opname, A=A, B=B, out=out, mask=getattr(mask, "container", mask))
+    xp = same_device(opname, A=A, B=B, out=out, mask=mask)
     return op, dtype, xp
 
 
@@ -62,7 +62,7 @@ def ewise_add(A, B, op, *, mask=None, accum=None, replace=False, out=None):
     [1.0, 2.0, 7.0]
     """
     op, dtype, xp = _binary_args("ewise_add", A, B, op, out, mask)
-    t = union(xp, _entries(A), _entries(B), op, dtype, A.shape)
+    t = union(xp, _entries(A), _entries(B), op, dtype)
     return _finish("ewise_add", xp, t, A, dtype, out, mask, accum, replace)
 
 
@@ -101,7 +101,7 @@ def apply(A, op, *, left=None, right=None, mask=None, accum=None, replace=False,
     [11.0, 15.0]
     """
     as_container("apply", "A", A)
-    xp = same_device("apply", A=A, out=out, mask=getattr(mask, "container", mask))
+    xp = same_device("apply", A=A, out=out, mask=mask)
     be = backend(xp)
     t = _entries(A)
     if isinstance(op, UnaryOp) or (isinstance(op, str) and left is None and right is None):
@@ -136,7 +136,7 @@ def select(A, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
     2
     """
     as_container("select", "A", A)
-    xp = same_device("select", A=A, out=out, mask=getattr(mask, "container", mask))
+    xp = same_device("select", A=A, out=out, mask=mask)
     iop = get_indexunary(op)
     keys, values = A._keys()
     ncols = A.shape[1] if isinstance(A, Matrix) else 1

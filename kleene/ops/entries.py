@@ -49,7 +49,7 @@ def to_keys(xp, t) -> Keys:
     return Keys(keys, t.values.ravel()[keys])
 
 
-def union(xp, a, b, op, dtype, shape):
+def union(xp, a, b, op, dtype):
     """eWiseAdd-style union: op(a, b) where both have an entry, else the one present."""
     be = backend(xp)
     if isinstance(a, Bitmap) or isinstance(b, Bitmap):  # one is dense already: stay dense

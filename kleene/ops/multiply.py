@@ -24,9 +24,7 @@ _METHODS = ("auto", "pull", "push")
 
 def _prepare(opname, sr, out, mask, shape, mul_dtype, **operands):
     sr = get_semiring(sr)
-    xp = same_device(
-        opname, out=out, mask=None if mask is None else _mask_container(mask), **operands
-    )
+    xp = same_device(opname, out=out, mask=mask, **operands)
     sr.check_dtype(mul_dtype)
     reject_nan(opname, sr, **operands)
     return sr, xp, as_mask(opname, mask, shape)
@@ -40,10 +38,6 @@ def _mul_dtype(opname, sr, xname, x, yname, y):
             f"{opname}: {xname} has dtype {x.dtype} and {yname} has dtype {y.dtype}; "
             f"semiring {sr.name} multiplies operands of one dtype (convert one first)"
         ) from None
-
-
-def _mask_container(mask):
-    return mask.container if hasattr(mask, "container") else mask
 
 
 def _filled(xp, m: Matrix, zero):

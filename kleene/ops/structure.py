@@ -28,10 +28,6 @@ def _finish(opname, xp, t, shape, dtype, kind, out, mask, accum, replace):
                   accum=accum, replace=replace)  # fmt: skip
 
 
-def _mask_of(mask):
-    return getattr(mask, "container", mask)
-
-
 def reduce(A, op, *, axis=None, mask=None, accum=None, replace=False, out=None):
     """Reduce with a monoid: to a scalar (axis=None), per row (axis=1 or "rows") or
     per column (axis=0 or "columns").
@@ -53,7 +49,7 @@ def reduce(A, op, *, axis=None, mask=None, accum=None, replace=False, out=None):
         raise ValueError(f"reduce: axis must be None, 0, 1, 'rows' or 'columns', got {axis!r}")
     axis = _AXES[axis]
     monoid = as_monoid("reduce", op)
-    xp = same_device("reduce", A=A, out=out, mask=_mask_of(mask))
+    xp = same_device("reduce", A=A, out=out, mask=mask)
     be = backend(xp)
     if axis is None:
         if out is not None or mask is not None:
@@ -79,7 +75,7 @@ def transpose(A: Matrix, *, mask=None, accum=None, replace=False, out=None):
     [2]
     """
     as_container("transpose", "A", A, (Matrix,))
-    xp = same_device("transpose", A=A, out=out, mask=_mask_of(mask))
+    xp = same_device("transpose", A=A, out=out, mask=mask)
     shape = (A.ncols, A.nrows)
     if A.format == "dense":
         values, present = A._bitmap()
@@ -142,7 +138,7 @@ def extract(A, rows=None, cols=None, *, mask=None, accum=None, replace=False, ou
     [[3.0, inf], [inf, 1.0]]
     """
     as_container("extract", "A", A)
-    xp = same_device("extract", A=A, out=out, mask=_mask_of(mask))
+    xp = same_device("extract", A=A, out=out, mask=mask)
     if isinstance(A, Vector):
         if cols is not None:
             raise ValueError("extract from a Vector takes one index array")
@@ -183,7 +179,7 @@ def assign(C, value, rows=None, cols=None, *, mask=None, accum=None, replace=Fal
     as_container("assign", "C", C)
     is_vec = isinstance(C, Vector)
     scalar = not isinstance(value, (Matrix, Vector))
-    xp = same_device("assign", C=C, value=None if scalar else value, mask=_mask_of(mask))
+    xp = same_device("assign", C=C, value=None if scalar else value, mask=mask)
     ncols = 1 if is_vec else C.ncols
     r = _index_array(xp, rows, C.shape[0], "row" if not is_vec else "vector")
     c = None if is_vec else _index_array(xp, cols, C.ncols, "column")
@@ -215,7 +211,7 @@ def assign(C, value, rows=None, cols=None, *, mask=None, accum=None, replace=Fal
     inside = in_rows[ck // ncols] & in_cols[ck % ncols]
     if accum is not None:
         op = as_binary("assign", accum)
-        vkeys = union(xp, Keys(ck[inside], cv[inside]), vkeys, op, C.dtype, None)
+        vkeys = union(xp, Keys(ck[inside], cv[inside]), vkeys, op, C.dtype)
     keys = xp.concatenate([ck[~inside], vkeys.keys])
     vals = xp.concatenate([cv[~inside], vkeys.values.astype(C.dtype, copy=False)])
     order = xp.argsort(keys, kind="stable")

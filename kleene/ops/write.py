@@ -50,7 +50,7 @@ def _write_bitmap(xp, t, c, shape, dtype, mask, accum, replace):
     t = to_bitmap(xp, t, shape, dtype)
     t = Bitmap(t.values.astype(dtype, copy=False), t.present)
     cb = Bitmap(c[0], c[1])
-    z = union(xp, cb, t, accum, dtype, shape) if accum is not None else t
+    z = union(xp, cb, t, accum, dtype) if accum is not None else t
     if mask is None:
         return z
     allowed = mask.allowed(xp)
@@ -65,7 +65,7 @@ def _write_keys(xp, t, c, dtype, mask, accum, replace):
     t = to_keys(xp, t)
     ck, cv = c
     ck_t = Keys(ck, cv.astype(dtype, copy=False))
-    z = union(xp, ck_t, t, accum, dtype, None) if accum is not None else t
+    z = union(xp, ck_t, t, accum, dtype) if accum is not None else t
     if mask is None:
         return Keys(z.keys, z.values.astype(dtype, copy=False))
     zin = mask.allowed_keys(xp, z.keys)
