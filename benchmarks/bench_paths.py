@@ -20,12 +20,16 @@ from common import cpu_time, gpu_time, write_results  # noqa: E402
 import kleene  # noqa: E402
 
 
-def _rmat_graph(scale: int, seed: int):
+def _rmat_graph(scale: int, seed: int, device: str):
+    """Undirected Graph500 RMAT, uniform weights in [1, 100) (built on ``device``)."""
     from kleene.generators.rmat import rmat
 
-    src, dst = rmat(scale, 16, seed=seed, undirected=True)
-    w = np.random.default_rng(seed).integers(1, 100, src.size).astype(np.float32)
-    return kleene.Matrix.from_edges(src, dst, w, 1 << scale)
+    src, dst = rmat(scale, 16, seed=seed, device=device)
+    xp = kleene.Matrix.from_dense(np.zeros((1, 1))).to(device).xp
+    # float64: the distances' type, so sssp does not convert the graph per call
+    w = xp.random.RandomState(seed).uniform(1.0, 100.0, src.size)
+    src, dst, w = xp.concatenate([src, dst]), xp.concatenate([dst, src]), xp.concatenate([w, w])
+    return kleene.Matrix.from_edges(src, dst, w, 1 << scale, dup="min")
 
 
 def _time(fn, device, repeat):
@@ -48,10 +52,11 @@ def main(argv=None) -> None:
 
     # --- RMAT: BFS GTEPS over random reached sources, SSSP time ---
     t0 = time.perf_counter()
-    A = _rmat_graph(args.scale, seed=1)
-    print(f"rmat {args.scale}: n={A.nrows} nnz={A.nvals} built in {time.perf_counter() - t0:.1f}s")
-    S = A.to_scipy()
-    Ad = A.to(dev)
+    Ad = _rmat_graph(args.scale, seed=1, device=dev)
+    S = Ad.to_scipy()
+    took = time.perf_counter() - t0
+    print(f"rmat {args.scale}: n={Ad.nrows} nnz={Ad.nvals} built in {took:.1f}s")
+    A = Ad
     deg = np.diff(S.indptr)
     rng = np.random.default_rng(7)
     sources = rng.choice(np.flatnonzero(deg > 0), args.sources, replace=False)
@@ -85,11 +90,20 @@ def main(argv=None) -> None:
         S = G.to_scipy()
         Gd = G.to(dev)
         r = _time(lambda: kleene.bfs(Gd, 0), dev, 5)
-        rows.append({"task": "BFS NY road", "device": dev, "ms": r["median_ms"]})
+        depth = int(kleene.bfs(Gd, 0).max())
+        rows.append({"task": "BFS NY road", "device": dev, "ms": r["median_ms"], "levels": depth,
+                     "us_per_level": 1e3 * r["median_ms"] / depth})  # fmt: skip
+        if dev == "gpu":  # the same search composed of separate operations (per-level syncs)
+            from kleene.algorithms.breadth_first import _bfs_single
+
+            r = _time(lambda: _bfs_single(Gd, 0, "auto", False), dev, 1)
+            ms = r["median_ms"]
+            rows.append({"task": "BFS NY road", "device": "gpu, composed ops", "ms": ms,
+                         "us_per_level": 1e3 * ms / depth})  # fmt: skip
         r = cpu_time(lambda: breadth_first_order(S, 0, return_predecessors=False), repeat=5)
         rows.append({"task": "BFS NY road", "device": "scipy (host CPU)", "ms": r["median_ms"]})
         rows_, cols_, _ = G.to_coo()
-        w = np.random.default_rng(3).integers(1, 1000, rows_.size).astype(np.float32)
+        w = np.random.default_rng(3).integers(1, 1000, rows_.size).astype(np.float64)
         W = kleene.Matrix.from_edges(rows_, cols_, w, G.nrows)
         Wd = W.to(dev)
         r = _time(lambda: kleene.sssp(Wd, 0), dev, 3)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import Matrix, Vector, apply, ewise_mult, mxm, vxm
+from ..ops.device import backend
+from ..ops.multiply import _transposed_csr
 from ..semiring import any_pair, min_first
 from .graph_input import as_graph, check_source
 
@@ -35,6 +37,9 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
         "push" scatters from a sparse frontier, "pull" gathers over the
         transpose for unvisited vertices only, "direction-optimizing" switches
         between them by frontier size (Beamer); "auto" is direction-optimizing.
+        On the GPU a single-source search runs each level as one fused kernel
+        pass (the product, the mask and the level assignment together) and all
+        levels in one launch; results are those of the composed operations.
     directed : bool
         False follows edges both ways.
     return_predecessors : bool
@@ -59,7 +64,20 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     srcs = check_source(source, A.nrows)
     if np.ndim(source) > 0:
         return _bfs_multi(A, srcs, return_predecessors)
+    fused = getattr(backend(A.xp), "bfs_levels", None)
+    if fused is not None:
+        return _bfs_fused(fused, A, int(srcs[0]), method, return_predecessors, not directed)
     return _bfs_single(A, int(srcs[0]), method, return_predecessors)
+
+
+def _bfs_fused(fused, A: Matrix, s: int, method: str, want_parents: bool, symmetric: bool):
+    """The back end's fused search (levels and min-id parents, as ``_bfs_single``)."""
+    ptr, idx, _ = A._csr()
+    tptr, tidx = ptr, idx
+    if not symmetric and method != "push":
+        tptr, tidx, _ = _transposed_csr(A)
+    levels, parents = fused(ptr, idx, tptr, tidx, A.nrows, s, want_parents, method)
+    return (levels, parents) if want_parents else levels
 
 
 def _choose(method: str, current: str, nq: int, n: int, nvisited: int) -> str:

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..errors import NegativeCycleError
 from ..ops import Matrix, Vector, apply, ewise_mult, mxm, reduce, select, vxm
+from ..ops.device import backend
 from .graph_input import as_graph, check_source
 from .shortest_tree import predecessors_from_distances
 
@@ -29,7 +30,8 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         "delta-stepping" settles distance buckets of width ``delta`` (chosen
         from the weights if not given) with light/heavy edge splits; it needs
         non-negative weights. "auto": bellman-ford (on the CPU it beats
-        delta-stepping's bucket bookkeeping; GPU tuning is pending).
+        delta-stepping's bucket bookkeeping; on the GPU a single source runs
+        every round as one fused kernel pass, all rounds in one launch).
     directed : bool
         False uses every edge in both directions.
     return_predecessors : bool
@@ -62,7 +64,13 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
             "for negative weights"
         )
     multi = np.ndim(source) > 0
-    d = _bellman_ford(A, srcs, multi) if method == "bellman-ford" else _delta(A, srcs, multi, delta)
+    fused = getattr(backend(A.xp), "bellman_ford", None)
+    if method == "bellman-ford" and not multi and fused is not None:
+        d = _bellman_ford_fused(fused, A, int(srcs[0]))
+    elif method == "bellman-ford":
+        d = _bellman_ford(A, srcs, multi)
+    else:
+        d = _delta(A, srcs, multi, delta)
     dist = d.to_dense(missing=float("inf"))
     if not return_predecessors:
         return dist
@@ -118,6 +126,15 @@ def _bellman_ford(A: Matrix, srcs, multi: bool):
         if rnd >= n - 1:  # a path of n edges still improves: a cycle is negative
             break
     raise NegativeCycleError("sssp: the graph has a negative cycle reachable from the source")
+
+
+def _bellman_ford_fused(fused, A: Matrix, s: int) -> Vector:
+    """The back end's fused rounds (same distances and errors as ``_bellman_ford``)."""
+    ptr, idx, w = A._csr()
+    dist, negative = fused(ptr, idx, w, A.nrows, s)
+    if negative:
+        raise NegativeCycleError("sssp: the graph has a negative cycle reachable from the source")
+    return Vector.from_dense(dist, missing=None)
 
 
 def _choose_delta(A: Matrix) -> float:

@@ -6,7 +6,7 @@ import numpy as np
 
 
 def rmat(scale: int, edge_factor: int = 16, *, a: float = 0.57, b: float = 0.19,
-         c: float = 0.19, seed: int = 0, undirected: bool = False,
+         c: float = 0.19, seed: int = 0, undirected: bool = False, device: str = "cpu",
          ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Edges of an R-MAT graph on ``2**scale`` vertices, ``edge_factor * 2**scale`` of them.
 
@@ -28,6 +28,9 @@ def rmat(scale: int, edge_factor: int = 16, *, a: float = 0.57, b: float = 0.19,
         Seed of the NumPy generator.
     undirected : bool
         Also return every edge reversed (twice as many edges).
+    device : {"cpu", "gpu"}
+        Where to draw the edges (CuPy arrays for "gpu", drawn from CuPy's own
+        generator: the same distribution, not the same graph as the CPU's seed).
 
     Returns
     -------
@@ -49,18 +52,29 @@ def rmat(scale: int, edge_factor: int = 16, *, a: float = 0.57, b: float = 0.19,
         raise ValueError(f"a, b, c must be probabilities with a + b + c <= 1, got {a}, {b}, {c}")
     d = max(d, 0.0)
     m = edge_factor << scale
-    rng = np.random.default_rng(seed)
-    src = np.zeros(m, dtype=np.int64)
-    dst = np.zeros(m, dtype=np.int64)
+    if device not in ("cpu", "gpu"):
+        raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
+    if device == "gpu":
+        from ..ops.device import cupy_module
+
+        xp = cupy_module()
+        if xp is None:
+            raise RuntimeError("rmat: device='gpu' needs CuPy and a CUDA GPU")
+        uniform = xp.random.RandomState(seed).random_sample
+    else:
+        xp = np
+        uniform = np.random.default_rng(seed).random
+    src = xp.zeros(m, dtype=np.int64)
+    dst = xp.zeros(m, dtype=np.int64)
     p_src1 = c + d  # P(source bit = 1)
     p_dst1_src0 = b / (a + b) if a + b > 0 else 0.0  # P(dest bit = 1 | source bit 0)
     p_dst1_src1 = d / (c + d) if c + d > 0 else 0.0
     for bit in range(scale):
-        s = rng.random(m, dtype=np.float32) < p_src1
-        r = rng.random(m, dtype=np.float32)
-        t = np.where(s, r < p_dst1_src1, r < p_dst1_src0)
+        s = uniform(m, dtype=np.float32) < p_src1
+        r = uniform(m, dtype=np.float32)
+        t = xp.where(s, r < p_dst1_src1, r < p_dst1_src0)
         src |= s.astype(np.int64) << bit
         dst |= t.astype(np.int64) << bit
     if undirected:
-        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+        src, dst = xp.concatenate([src, dst]), xp.concatenate([dst, src])
     return src, dst

@@ -23,6 +23,8 @@ _HOME = {
     "mxm_dense": "dense",
     "mxv_pull": "sparse",
     "vxm_push": "sparse",
+    "bfs_levels": "frontier",
+    "bellman_ford": "frontier",
 }
 
 __all__ = sorted(_HOME)

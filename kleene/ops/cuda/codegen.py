@@ -487,7 +487,23 @@ def builtin_specs() -> list[Spec]:
         for d in SUPPORTED_DTYPES:
             thunk = np.int64 if op.thunk_type == "index" else d
             specs.append(index_unary_kernel(op, d, thunk).check)
+    specs += [frontier_spec(True), frontier_spec(False)]
     seen: dict[tuple, Spec] = {}
     for s in specs:
         seen.setdefault(s.key, s)
     return list(seen.values())
+
+
+# ---- fused frontier kernels (BFS levels, Bellman-Ford rounds) ---------------------------
+
+_BOOLS = ("false", "true")
+FRONTIER_RUN = (*(f"kl_bfs_run<{p}, {m}>" for p in _BOOLS for m in (0, 1, 2)), "kl_bf_run")
+FRONTIER_STEP = (*(f"kl_bfs_step<{p}, {q}>" for p in _BOOLS for q in _BOOLS), "kl_bf_step")
+
+
+def frontier_spec(cooperative: bool) -> Spec:
+    """BFS/Bellman-Ford frontier kernels: the whole-run ones (launched cooperatively)
+    or the one-level ones. Fixed types (int32 ids and levels, float64 distances)."""
+    names = FRONTIER_RUN if cooperative else FRONTIER_STEP
+    key = ("frontier", "run" if cooperative else "step")
+    return Spec("frontier", key, "", ("frontier.cu",), (), names)

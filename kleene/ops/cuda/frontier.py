@@ -1,0 +1,168 @@
+"""Fused frontier loops for BFS and Bellman-Ford (kernels/frontier.cu).
+
+A BFS level is ``q = vxm(q, A, any_pair | min_first, mask=~levels.S, replace=True)``
+then ``levels<q.S> = depth``; a Bellman-Ford round is ``t = vxm(q, A, min_plus)``,
+``q = t<t < d>``, ``d<q.S> = q``. Composed from separate operations each costs
+several launches and a host read per level, which dominates on road graphs with
+hundreds of levels. Here each level is one pass over the frontier's edges, and
+all levels run in one cooperative launch (a grid barrier between levels): one
+host read per search. Where a cooperative launch is refused, the same level
+kernels run one launch (and one read) per level.
+"""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+from . import codegen, jit
+
+_THREADS = 256
+# Resident blocks per SM for the whole-run kernels: more warps hide gather latency,
+# fewer make each grid barrier cheaper.
+_RUN_BLOCKS_PER_SM = 2
+_METHOD = {"direction-optimizing": 0, "auto": 0, "push": 1, "pull": 2}
+_NO_PARENT = np.iinfo(np.int32).max
+
+_modules: dict[tuple, cupy.RawModule] = {}
+# Devices where a cooperative launch failed: use the per-level kernels there.
+_no_cooperative: set[int] = set()
+
+
+def _function(cooperative: bool, name: str):
+    key = (jit.device_id(), cooperative)
+    mod = _modules.get(key)
+    if mod is None:
+        spec = codegen.frontier_spec(cooperative)
+        mod = _modules[key] = cupy.RawModule(
+            code=codegen.render(spec),
+            options=jit.OPTIONS,
+            name_expressions=list(spec.names),
+            enable_cooperative_groups=cooperative,
+        )
+    return mod.get_function(name)
+
+
+def _run_blocks() -> int:
+    return jit.sm_count(jit.device_id()) * _RUN_BLOCKS_PER_SM
+
+
+def _cooperative(name: str, args) -> bool:
+    """Launch ``name`` over the whole resident grid; False if the device refuses."""
+    dev = jit.device_id()
+    if dev in _no_cooperative:
+        return False
+    try:
+        _function(True, name)((_run_blocks(),), (_THREADS,), args)
+    except cupy.cuda.driver.CUDADriverError:
+        _no_cooperative.add(dev)
+        return False
+    return True
+
+
+def _step_blocks(items: int, per_item_threads: int) -> int:
+    return jit.blocks_for(items * per_item_threads, _THREADS, cap=jit.sm_count(jit.device_id()) * 8)
+
+
+def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parents: bool,
+               method: str = "auto"):  # fmt: skip
+    """BFS levels (int64, -1 unreachable) and parents (int64, -1 none; None unless asked).
+
+    ``t_indptr``/``t_indices`` are Aᵀ's CSR (A's own for a symmetric graph) for the
+    pull levels. A vertex's parent is its smallest-numbered neighbour one level up
+    (what the ``min_first`` product gives).
+    """
+    if method not in _METHOD:
+        raise ValueError(f"bfs_levels: method must be one of {tuple(_METHOD)}, got {method!r}")
+    ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
+    tptr, tidx = jit.contiguous(t_indptr, np.int64), jit.contiguous(t_indices, np.int32)
+    levels = cupy.full(n, -1, dtype=np.int32)
+    levels[source] = 0
+    par = cupy.full(n if parents else 1, _NO_PARENT, dtype=np.int32)
+    if parents:
+        par[source] = -1
+    qa = cupy.empty(max(n, 1), dtype=np.int32)
+    qa[0] = source
+    qb = cupy.empty_like(qa)
+    work = cupy.zeros(8, dtype=np.int32)  # counts[0:3], barrier[3:5], state[5]
+    counts, bar, state = work[0:3], work[3:5].view(np.uint32), work[5:6]
+    p = "true" if parents else "false"
+    name = f"kl_bfs_run<{p}, {_METHOD[method]}>"
+    args = (ptr, idx, tptr, tidx, np.int32(n), levels, par, qa, qb, counts, bar, state)
+    if not _cooperative(name, args):
+        _bfs_by_level(ptr, idx, tptr, tidx, n, levels, par, qa, qb, p, _METHOD[method])
+    lv = levels.astype(np.int64)
+    if not parents:
+        return lv, None
+    out = par.astype(np.int64)
+    out[out == _NO_PARENT] = -1
+    return lv, out
+
+
+def _bfs_by_level(ptr, idx, tptr, tidx, n, levels, par, qa, qb, p, method) -> None:
+    """The same search, one launch and one host read per level."""
+    counts = cupy.zeros(2, dtype=np.int32)
+    nq, seen, pull, depth = 1, 1, False, 0
+    counts[0] = 1
+    q_in, q_out = qa, qb
+    while nq:
+        depth += 1
+        if method == 0:
+            if not pull and nq * 14 > n - seen:
+                pull = True
+            elif pull and nq * 24 < n:
+                pull = False
+        else:
+            pull = method == 2
+        counts[1] = 0
+        name = f"kl_bfs_step<{p}, {'true' if pull else 'false'}>"
+        grid = _step_blocks(n, 1) if pull else _step_blocks(nq, 32)
+        a, b = (tptr, tidx) if pull else (ptr, idx)
+        _function(False, name)(
+            (grid,), (_THREADS,),
+            (a, b, np.int32(n), q_in, counts[0:1], q_out, counts[1:2], levels, par,
+             np.int32(depth)),
+        )  # fmt: skip
+        nq = int(counts[1].get())
+        seen += nq
+        counts[0] = nq
+        q_in, q_out = q_out, q_in
+
+
+def bellman_ford(indptr, indices, weights, n: int, source: int):
+    """Shortest distances (float64, inf unreachable) from ``source`` and whether a
+    negative cycle is reachable (the n-th round still improved something)."""
+    ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
+    w = jit.contiguous(weights, np.float64)
+    dist = cupy.full(n, np.inf, dtype=np.float64)
+    dist[source] = 0.0
+    stamp = cupy.full(n, -1, dtype=np.int32)
+    qa = cupy.empty(max(n, 1), dtype=np.int32)
+    qa[0] = source
+    qb = cupy.empty_like(qa)
+    work = cupy.zeros(8, dtype=np.int32)  # counts[0:3], barrier[3:5], state[5:7]
+    counts, bar, state = work[0:3], work[3:5].view(np.uint32), work[5:7]
+    args = (ptr, idx, w, np.int32(n), dist, stamp, qa, qb, counts, bar, state)
+    if _cooperative("kl_bf_run", args):
+        negative = int(state[1].get()) > 0
+    else:
+        negative = _bf_by_round(ptr, idx, w, n, dist, stamp, qa, qb)
+    return dist, negative
+
+
+def _bf_by_round(ptr, idx, w, n, dist, stamp, qa, qb) -> bool:
+    counts = cupy.zeros(2, dtype=np.int32)
+    counts[0] = 1
+    nq, q_in, q_out = 1, qa, qb
+    for rnd in range(1, n + 1):
+        counts[1] = 0
+        _function(False, "kl_bf_step")(
+            (_step_blocks(nq, 32),), (_THREADS,),
+            (ptr, idx, w, q_in, counts[0:1], q_out, counts[1:2], dist, stamp, np.int32(rnd)),
+        )  # fmt: skip
+        nq = int(counts[1].get())
+        if not nq:
+            return False
+        counts[0] = nq
+        q_in, q_out = q_out, q_in
+    return True

@@ -1,0 +1,137 @@
+"""The fused GPU frontier loops agree with the composed operations they replace.
+
+``kleene.bfs`` / ``kleene.sssp`` on the GPU run kernels/frontier.cu (all levels in
+one cooperative launch). Here they are checked against the composed-operation
+searches (``_bfs_single`` / ``_bellman_ford`` on the same GPU matrix), against
+scipy, and against the per-level fallback, including parents (the smallest
+neighbour one level up) and negative cycles. Skipped without CuPy or a GPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytestmark = pytest.mark.gpu
+
+cupy = pytest.importorskip("cupy")
+try:
+    if cupy.cuda.runtime.getDeviceCount() < 1:
+        pytest.skip("cupy sees no CUDA GPU", allow_module_level=True)
+except Exception as e:  # a broken CUDA install
+    pytest.skip(f"cupy sees no CUDA GPU ({type(e).__name__})", allow_module_level=True)
+
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from scipy.sparse.csgraph import shortest_path  # noqa: E402
+
+import kleene  # noqa: E402
+from kleene.algorithms import breadth_first, single_source  # noqa: E402
+from kleene.algorithms.graph_input import as_graph  # noqa: E402
+from kleene.errors import NegativeCycleError  # noqa: E402
+from kleene.ops.cuda import frontier, jit  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from graph_data import load_scipy  # noqa: E402
+
+
+@st.composite
+def graphs(draw, negative=False, max_n=40):
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, 5 * n))
+    src = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    dst = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    lo = -2 if negative else 0
+    w = draw(st.lists(st.integers(lo, 9), min_size=m, max_size=m))
+    g = sp.coo_matrix((np.array(w, float), (src, dst)), shape=(n, n)).tocsr()  # sums dups
+    s = draw(st.integers(0, n - 1))
+    return g, s
+
+
+def _composed_bfs(A, s, method, parents):
+    return breadth_first._bfs_single(A, s, method, parents)
+
+
+class _PerLevel:
+    """Force the per-level fallback (as on a device that refuses cooperative launches)."""
+
+    def __enter__(self):
+        frontier._no_cooperative.add(jit.device_id())
+
+    def __exit__(self, *exc):
+        frontier._no_cooperative.discard(jit.device_id())
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=graphs(), method=st.sampled_from(["push", "pull", "direction-optimizing"]),
+       directed=st.booleans())  # fmt: skip
+def test_fused_bfs_equals_composed(data, method, directed):
+    g, s = data
+    A = as_graph(kleene.Matrix.from_scipy(g).to("gpu"), directed=directed)
+    want_lv, want_par = (x.get() for x in _composed_bfs(A, s, method, True))
+    lv, par = kleene.bfs(A, s, method=method, return_predecessors=True)
+    assert np.array_equal(lv.get(), want_lv)
+    assert np.array_equal(par.get(), want_par)
+    with _PerLevel():
+        lv2, par2 = kleene.bfs(A, s, method=method, return_predecessors=True)
+    assert np.array_equal(lv2.get(), want_lv) and np.array_equal(par2.get(), want_par)
+    assert np.array_equal(kleene.bfs(A, s, method=method).get(), want_lv)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=graphs(negative=True))
+def test_fused_bellman_ford_equals_composed(data):
+    g, s = data
+    A = kleene.Matrix.from_scipy(g).to("gpu")
+    try:
+        want = single_source._bellman_ford(A, np.array([s]), False).to_dense().get()
+    except NegativeCycleError:
+        with pytest.raises(NegativeCycleError):
+            kleene.sssp(A, s, method="bellman-ford")
+        with _PerLevel(), pytest.raises(NegativeCycleError):
+            kleene.sssp(A, s, method="bellman-ford")
+        return
+    got = kleene.sssp(A, s, method="bellman-ford").get()
+    np.testing.assert_array_equal(got, want)
+    with _PerLevel():
+        np.testing.assert_array_equal(kleene.sssp(A, s, method="bellman-ford").get(), want)
+
+
+@pytest.mark.parametrize("method", ["push", "pull", "direction-optimizing"])
+def test_fused_bfs_new_york_and_facebook(method):
+    for name, symmetric in (("USA-road-NY.pace.gr.xz", True), ("facebook_combined.txt.gz", True)):
+        g = load_scipy(name, symmetric=symmetric)
+        A = kleene.Matrix.from_scipy(g).to("gpu")
+        lv, par = (x.get() for x in kleene.bfs(A, 3, method=method, return_predecessors=True))
+        want = shortest_path(g, unweighted=True, indices=3)
+        assert np.array_equal(lv, np.where(np.isinf(want), -1, want).astype(np.int64))
+        want_lv, want_par = (x.get() for x in _composed_bfs(A, 3, "push", True))
+        assert np.array_equal(par, want_par)
+
+
+def test_fused_sssp_rome_and_new_york():
+    for name in ("rome99.gr", "USA-road-NY.pace.gr.xz"):
+        g = load_scipy(name)
+        if name.startswith("USA"):  # unweighted topology: seeded integer weights
+            g = g.tocsr()
+            g.data = np.random.default_rng(5).integers(1, 1000, g.nnz).astype(float)
+        A = kleene.Matrix.from_scipy(g).to("gpu")
+        got = kleene.sssp(A, 0).get()
+        np.testing.assert_allclose(got, shortest_path(g, indices=0), rtol=0, atol=0)
+
+
+def test_fused_runs_are_identical_on_rmat():
+    """Atomic levels, parents and distances do not depend on scheduling."""
+    src, dst = kleene.generators.rmat(14, 16, seed=3)
+    w = np.random.default_rng(3).uniform(1.0, 100.0, src.size)
+    A = kleene.Matrix.from_edges(src, dst, w, 1 << 14, dup="min").to("gpu")
+    lv0, par0 = (x.get() for x in kleene.bfs(A, 1, return_predecessors=True, directed=False))
+    d0 = kleene.sssp(A, 1).get()
+    for _ in range(20):
+        lv, par = (x.get() for x in kleene.bfs(A, 1, return_predecessors=True, directed=False))
+        assert np.array_equal(lv, lv0) and np.array_equal(par, par0)
+        assert np.array_equal(kleene.sssp(A, 1).get(), d0)
