@@ -498,7 +498,11 @@ def builtin_specs() -> list[Spec]:
 
 _BOOLS = ("false", "true")
 FRONTIER_RUN = (*(f"kl_bfs_run<{p}, {m}>" for p in _BOOLS for m in (0, 1, 2)), "kl_bf_run")
-FRONTIER_STEP = (*(f"kl_bfs_step<{p}, {q}>" for p in _BOOLS for q in _BOOLS), "kl_bf_step")
+FRONTIER_STEP = (
+    *(f"kl_bfs_step<{p}, {q}>" for p in _BOOLS for q in _BOOLS),
+    "kl_bf_step",
+    "kl_bfs_init",
+)
 
 
 def frontier_spec(cooperative: bool) -> Spec:

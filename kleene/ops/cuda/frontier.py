@@ -23,6 +23,8 @@ _THREADS = 256
 _RUN_BLOCKS_PER_SM = 2
 _METHOD = {"direction-optimizing": 0, "auto": 0, "push": 1, "pull": 2}
 _NO_PARENT = np.iinfo(np.int32).max
+# Frontier vertices with more out-edges than this are spread over the grid.
+_HEAVY = 128
 
 _modules: dict[tuple, cupy.RawModule] = {}
 # Devices where a cooperative launch failed: use the per-level kernels there.
@@ -64,31 +66,51 @@ def _step_blocks(items: int, per_item_threads: int) -> int:
     return jit.blocks_for(items * per_item_threads, _THREADS, cap=jit.sm_count(jit.device_id()) * 8)
 
 
+def _heavy_threshold(nnz: int) -> int:
+    """Out-degree above which a frontier vertex's edges are spread over the grid.
+
+    The heavy list's packed counter holds up to 2**24 vertices, so the threshold
+    grows on graphs with more than 2**24 * 128 edges.
+    """
+    return max(_HEAVY, nnz >> 24)
+
+
 def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parents: bool,
                method: str = "auto"):  # fmt: skip
     """BFS levels (int64, -1 unreachable) and parents (int64, -1 none; None unless asked).
 
     ``t_indptr``/``t_indices`` are Aᵀ's CSR (A's own for a symmetric graph) for the
     pull levels. A vertex's parent is its smallest-numbered neighbour one level up
-    (what the ``min_first`` product gives).
+    (what the ``min_first`` product gives). "direction-optimizing" (= "auto")
+    switches by Beamer's edge counts (pull once the frontier's edges exceed 1/14
+    of the unexplored ones, push once the frontier is under n/24 vertices).
     """
     if method not in _METHOD:
         raise ValueError(f"bfs_levels: method must be one of {tuple(_METHOD)}, got {method!r}")
     ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
     tptr, tidx = jit.contiguous(t_indptr, np.int64), jit.contiguous(t_indices, np.int32)
+    nnz = int(idx.size)
+    heavy = _heavy_threshold(nnz)
     levels = cupy.full(n, -1, dtype=np.int32)
-    levels[source] = 0
     par = cupy.full(n if parents else 1, _NO_PARENT, dtype=np.int32)
-    if parents:
-        par[source] = -1
-    qa = cupy.empty(max(n, 1), dtype=np.int32)
-    qa[0] = source
-    qb = cupy.empty_like(qa)
-    work = cupy.zeros(8, dtype=np.int32)  # counts[0:3], barrier[3:5], state[5]
-    counts, bar, state = work[0:3], work[3:5].view(np.uint32), work[5:6]
+    qa, qb = cupy.empty(max(n, 1), dtype=np.int32), cupy.empty(max(n, 1), dtype=np.int32)
+    hcap = max(1, min(n, nnz // (heavy + 1) + 1))
+    hva, hvb = cupy.empty(hcap, dtype=np.int32), cupy.empty(hcap, dtype=np.int32)
+    hoa, hob = cupy.empty(hcap, dtype=np.int64), cupy.empty(hcap, dtype=np.int64)
+    # counts (3 int32) | barrier (2 uint32) | state (1) | pad | hcounts (3 u64) | edges (3 u64)
+    work = cupy.zeros(16, dtype=np.uint64)
+    w32 = work.view(np.int32)
+    counts, bar, state = w32[0:3], w32[3:5].view(np.uint32), w32[5:6]
+    hcounts, edges = work[4:7], work[7:10]
+    _function(False, "kl_bfs_init")(
+        (1,), (1,),
+        (ptr, np.int32(source), np.int64(heavy), np.int32(parents), levels, par, qa, counts[0:1],
+         hva, hoa, hcounts[0:1], edges[0:1]),
+    )  # fmt: skip
     p = "true" if parents else "false"
     name = f"kl_bfs_run<{p}, {_METHOD[method]}>"
-    args = (ptr, idx, tptr, tidx, np.int32(n), levels, par, qa, qb, counts, bar, state)
+    args = (ptr, idx, tptr, tidx, np.int32(n), np.int64(nnz), np.int64(heavy), levels, par,
+            qa, qb, hva, hvb, hoa, hob, counts, hcounts, edges, bar, state)  # fmt: skip
     if not _cooperative(name, args):
         _bfs_by_level(ptr, idx, tptr, tidx, n, levels, par, qa, qb, p, _METHOD[method])
     lv = levels.astype(np.int64)
@@ -100,8 +122,9 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
 
 
 def _bfs_by_level(ptr, idx, tptr, tidx, n, levels, par, qa, qb, p, method) -> None:
-    """The same search, one launch and one host read per level."""
+    """The same search, one launch and one host read per level (vertex-count switches)."""
     counts = cupy.zeros(2, dtype=np.int32)
+    scratch = cupy.zeros(2, dtype=np.uint64)
     nq, seen, pull, depth = 1, 1, False, 0
     counts[0] = 1
     q_in, q_out = qa, qb
@@ -117,11 +140,10 @@ def _bfs_by_level(ptr, idx, tptr, tidx, n, levels, par, qa, qb, p, method) -> No
         counts[1] = 0
         name = f"kl_bfs_step<{p}, {'true' if pull else 'false'}>"
         grid = _step_blocks(n, 1) if pull else _step_blocks(nq, 32)
-        a, b = (tptr, tidx) if pull else (ptr, idx)
         _function(False, name)(
             (grid,), (_THREADS,),
-            (a, b, np.int32(n), q_in, counts[0:1], q_out, counts[1:2], levels, par,
-             np.int32(depth)),
+            (ptr, idx, tptr, tidx, np.int32(n), q_in, counts[0:1], q_out, counts[1:2], scratch,
+             levels, par, np.int32(depth)),
         )  # fmt: skip
         nq = int(counts[1].get())
         seen += nq

@@ -59,42 +59,127 @@ __device__ __forceinline__ void kl_grid_sync(unsigned* bar) {
 
 // ---- BFS ---------------------------------------------------------------------
 
-// Push: a warp per frontier vertex u, lanes over its out-edges (u -> v).
+// Where the next frontier goes. Vertices of out-degree above `heavy` also join a
+// heavy list whose packed counter holds (edges so far << 24 | count): one atomic
+// gives both a slot and the vertex's offset in the heavy edge space, so offsets
+// grow with the slot and a binary search maps an edge position to its vertex.
+// `edges` sums the frontier's out-degrees (Beamer's m_f).
+struct kl_next {
+  int* q;
+  int* count;
+  int* hv;
+  long long* ho;
+  unsigned long long* hcount;
+  unsigned long long* edges;
+};
+
+#define KL_SLOT_BITS 24
+#define KL_SLOT_MASK ((1ull << KL_SLOT_BITS) - 1ull)
+
+// Append the flagged lanes' v to the next frontier (and heavy list). All 32 lanes call.
+__device__ __forceinline__ void kl_append_v(bool flag, int v, const long long* __restrict__ indptr,
+                                            long long heavy, const kl_next& nx) {
+  const unsigned mask = __ballot_sync(KL_FULL_MASK, flag);
+  if (!mask) return;
+  long long deg = 0;
+  if (flag) {
+    deg = indptr[v + 1] - indptr[v];
+    if (deg > heavy) {
+      const unsigned long long packed =
+          atomicAdd(nx.hcount, ((unsigned long long)deg << KL_SLOT_BITS) + 1ull);
+      const long long slot = (long long)(packed & KL_SLOT_MASK);
+      nx.hv[slot] = v;
+      nx.ho[slot] = (long long)(packed >> KL_SLOT_BITS);
+    }
+  }
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) deg += __shfl_xor_sync(KL_FULL_MASK, deg, off);
+  if ((threadIdx.x & 31) == 0) atomicAdd(nx.edges, (unsigned long long)deg);
+  kl_append(flag, v, nx.q, nx.count);
+}
+
+// Visit edge u -> v in level `depth`: claim v if unvisited; offer u as its parent.
+template <bool PARENTS>
+__device__ __forceinline__ bool kl_visit(int u, int v, int* levels, int* parents, int depth) {
+  int lv = __ldcg(levels + v);
+  bool fresh = false;
+  if (lv < 0) {
+    lv = atomicCAS(levels + v, -1, depth);
+    fresh = lv < 0;
+    if (fresh) lv = depth;
+  }
+  if (PARENTS && lv == depth) atomicMin(parents + v, u);
+  return fresh;
+}
+
+// Push, light vertices: a warp per frontier vertex u of out-degree <= heavy (a
+// huge `heavy` takes every vertex here).
 template <bool PARENTS>
 __device__ __forceinline__ void kl_bfs_push(const long long* __restrict__ indptr,
                                             const int* __restrict__ indices, const int* q_in,
-                                            int n_in, int* q_out, int* count_out, int* levels,
-                                            int* parents, int depth, int warp, int nwarps) {
+                                            int n_in, long long heavy, const kl_next& nx,
+                                            int* levels, int* parents, int depth, int warp,
+                                            int nwarps) {
   const int lane = threadIdx.x & 31;
   for (int i = warp; i < n_in; i += nwarps) {
     const int u = __ldcg(q_in + i);
-    const long long end = indptr[u + 1];
-    for (long long e0 = indptr[u]; e0 < end; e0 += 32) {
+    const long long beg = indptr[u], end = indptr[u + 1];
+    if (end - beg > heavy) continue;  // on the heavy list: spread over the grid
+    for (long long e0 = beg; e0 < end; e0 += 32) {
       const long long e = e0 + lane;
       bool fresh = false;
       int v = 0;
       if (e < end) {
         v = indices[e];
-        int lv = __ldcg(levels + v);
-        if (lv < 0) {
-          lv = atomicCAS(levels + v, -1, depth);
-          fresh = lv < 0;
-          if (fresh) lv = depth;
-        }
-        if (PARENTS && lv == depth) atomicMin(parents + v, u);
+        fresh = kl_visit<PARENTS>(u, v, levels, parents, depth);
       }
-      kl_append(fresh, v, q_out, count_out);
+      kl_append_v(fresh, v, indptr, heavy, nx);
     }
+  }
+}
+
+// Push, heavy vertices: their edges laid end to end, 32 consecutive per warp, so a
+// hub of a million edges is spread over the whole grid instead of one warp.
+template <bool PARENTS>
+__device__ __forceinline__ void kl_bfs_push_heavy(const long long* __restrict__ indptr,
+                                                  const int* __restrict__ indices, const int* hv,
+                                                  const long long* ho, unsigned long long hpacked,
+                                                  long long heavy, const kl_next& nx, int* levels,
+                                                  int* parents, int depth, int warp, int nwarps) {
+  const int lane = threadIdx.x & 31;
+  const int hn = (int)(hpacked & KL_SLOT_MASK);
+  const long long total = (long long)(hpacked >> KL_SLOT_BITS);
+  for (long long p0 = (long long)warp * 32; p0 < total; p0 += (long long)nwarps * 32) {
+    // The warp finds p0's vertex (same addresses: broadcast loads); a lane's p is in
+    // it or the next one, since heavy vertices have more than 32 edges.
+    int lo = 0, hi = hn - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (__ldcg(ho + mid) <= p0) lo = mid;
+      else hi = mid - 1;
+    }
+    const long long p = p0 + lane;
+    bool fresh = false;
+    int v = 0;
+    if (p < total) {
+      int k = lo;
+      if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;
+      const int u = __ldcg(hv + k);
+      v = indices[indptr[u] + (p - __ldcg(ho + k))];
+      fresh = kl_visit<PARENTS>(u, v, levels, parents, depth);
+    }
+    kl_append_v(fresh, v, indptr, heavy, nx);
   }
 }
 
 // Pull: a thread per unvisited vertex v, scanning its in-edges (rows of A^T) for
 // a vertex of the previous level; stops at the first (the smallest id).
 template <bool PARENTS>
-__device__ __forceinline__ void kl_bfs_pull(const long long* __restrict__ t_indptr,
-                                            const int* __restrict__ t_indices, int n, int* q_out,
-                                            int* count_out, int* levels, int* parents, int depth,
-                                            int warp, int nwarps) {
+__device__ __forceinline__ void kl_bfs_pull(const long long* __restrict__ indptr,
+                                            const long long* __restrict__ t_indptr,
+                                            const int* __restrict__ t_indices, int n,
+                                            long long heavy, const kl_next& nx, int* levels,
+                                            int* parents, int depth, int warp, int nwarps) {
   const int lane = threadIdx.x & 31;
   for (long long v0 = (long long)warp * 32; v0 < n; v0 += (long long)nwarps * 32) {
     const int v = (int)(v0 + lane);
@@ -111,70 +196,109 @@ __device__ __forceinline__ void kl_bfs_pull(const long long* __restrict__ t_indp
         }
       }
     }
-    kl_append(found, v, q_out, count_out);
+    kl_append_v(found, v, indptr, heavy, nx);
   }
 }
 
-// Does this level pull? Beamer's rule on vertex counts (nq: frontier, seen: visited).
-template <int METHOD>  // 0 direction-optimizing, 1 push, 2 pull
-__device__ __forceinline__ bool kl_pull_next(bool pull, long long nq, long long seen, int n) {
-  if (METHOD == 1) return false;
-  if (METHOD == 2) return true;
-  if (!pull && nq * KL_TO_PULL > (long long)n - seen) return true;
-  if (pull && nq * KL_TO_PUSH < (long long)n) return false;
-  return pull;
+// Level 0: the source alone (and on the heavy list if its degree says so).
+__global__ void kl_bfs_init(const long long* __restrict__ indptr, int source, long long heavy,
+                            int want_parents, int* levels, int* parents, int* q, int* count,
+                            int* hv, long long* ho, unsigned long long* hcount,
+                            unsigned long long* edges) {
+  const long long deg = indptr[source + 1] - indptr[source];
+  levels[source] = 0;
+  if (want_parents) parents[source] = -1;
+  q[0] = source;
+  *count = 1;
+  *edges = (unsigned long long)deg;
+  *hcount = 0;
+  if (deg > heavy) {
+    hv[0] = source;
+    ho[0] = 0;
+    *hcount = ((unsigned long long)deg << KL_SLOT_BITS) + 1ull;
+  }
 }
 
-// The whole BFS in one cooperative launch. On entry: levels[source] = 0 and the
-// rest -1, parents all KL_NO_PARENT but the source's, qa[0] = source, counts[0..3)
-// zero, bar[0..2) zero. On exit state[0] = the last depth tried (its level was empty).
-template <bool PARENTS, int METHOD>
+// The whole BFS in one cooperative launch, after kl_bfs_init. Per-level counters
+// (count, hcount, edges: 3 each) rotate by depth % 3; queues and heavy lists
+// alternate between the a and b buffers. bar[0..2) zero. On exit state[0] = the
+// last depth tried (its level was empty).
+template <bool PARENTS, int METHOD>  // METHOD: 0 direction-optimizing, 1 push, 2 pull
 __global__ void __launch_bounds__(KL_FT, 2)
 kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
            const long long* __restrict__ t_indptr, const int* __restrict__ t_indices, int n,
-           int* levels, int* parents, int* qa, int* qb, int* counts, unsigned* bar, int* state) {
+           long long nnz, long long heavy, int* levels, int* parents, int* qa, int* qb, int* hva,
+           int* hvb, long long* hoa, long long* hob, int* counts, unsigned long long* hcounts,
+           unsigned long long* edges, unsigned* bar, int* state) {
   const int warp = (int)((blockIdx.x * (long long)KL_FT + threadIdx.x) >> 5);
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
-  int *q_in = qa, *q_out = qb;
+  int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb;
+  long long *ho_in = hoa, *ho_out = hob;
   long long nq = 1, seen = 1;
+  long long mf = (long long)__ldcg(edges), explored = mf;  // Beamer's m_f, and sum of m_f
   bool pull = false;
   int depth = 0;
   while (true) {
     ++depth;
-    pull = kl_pull_next<METHOD>(pull, nq, seen, n);
-    int* count_out = counts + depth % 3;
-    if (blockIdx.x == 0 && threadIdx.x == 0) counts[(depth + 1) % 3] = 0;  // next level's
-    if (pull)
-      kl_bfs_pull<PARENTS>(t_indptr, t_indices, n, q_out, count_out, levels, parents, depth,
+    if (METHOD == 2) {
+      pull = true;
+    } else if (METHOD == 0) {  // Beamer: pull once m_f > m_u / 14, push once n_f < n / 24
+      if (!pull && mf * KL_TO_PULL > nnz - explored) pull = true;
+      else if (pull && nq * KL_TO_PUSH < (long long)n) pull = false;
+    }
+    const int in = (depth - 1) % 3, out = depth % 3, next = (depth + 1) % 3;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {  // nobody touches the next level's yet
+      counts[next] = 0;
+      hcounts[next] = 0;
+      edges[next] = 0;
+    }
+    const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out};
+    if (pull) {
+      kl_bfs_pull<PARENTS>(indptr, t_indptr, t_indices, n, heavy, nx, levels, parents, depth,
                            warp, nwarps);
-    else
-      kl_bfs_push<PARENTS>(indptr, indices, q_in, (int)nq, q_out, count_out, levels, parents,
-                           depth, warp, nwarps);
+    } else {
+      kl_bfs_push_heavy<PARENTS>(indptr, indices, hv_in, ho_in, __ldcg(hcounts + in), heavy, nx,
+                                 levels, parents, depth, warp, nwarps);
+      kl_bfs_push<PARENTS>(indptr, indices, q_in, (int)nq, heavy, nx, levels, parents, depth,
+                           warp, nwarps);
+    }
     kl_grid_sync(bar);
-    nq = __ldcg(count_out);
+    nq = __ldcg(counts + out);
     if (nq == 0) break;
     seen += nq;
+    mf = (long long)__ldcg(edges + out);
+    explored += mf;
     int* t = q_in;
     q_in = q_out;
     q_out = t;
+    t = hv_in;
+    hv_in = hv_out;
+    hv_out = t;
+    long long* o = ho_in;
+    ho_in = ho_out;
+    ho_out = o;
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) state[0] = depth;
 }
 
-// One level (the non-cooperative fallback): frontier q_in[0 .. *count_in).
+// One level (the non-cooperative fallback): frontier q_in[0 .. *count_in), a warp
+// per vertex (no heavy list); scratch[0..2) takes the unused heavy/edge counts.
 template <bool PARENTS, bool PULL>
 __global__ void __launch_bounds__(KL_FT)
-kl_bfs_step(const long long* __restrict__ indptr, const int* __restrict__ indices, int n,
-            const int* q_in, const int* count_in, int* q_out, int* count_out, int* levels,
-            int* parents, int depth) {
+kl_bfs_step(const long long* __restrict__ indptr, const int* __restrict__ indices,
+            const long long* __restrict__ t_indptr, const int* __restrict__ t_indices, int n,
+            const int* q_in, const int* count_in, int* q_out, int* count_out,
+            unsigned long long* scratch, int* levels, int* parents, int depth) {
   const int warp = (int)((blockIdx.x * (long long)KL_FT + threadIdx.x) >> 5);
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
+  const long long no_heavy = 0x7fffffffffffffffLL;
+  const kl_next nx = {q_out, count_out, nullptr, nullptr, scratch, scratch + 1};
   if (PULL)
-    kl_bfs_pull<PARENTS>(indptr, indices, n, q_out, count_out, levels, parents, depth, warp,
-                         nwarps);
+    kl_bfs_pull<PARENTS>(indptr, t_indptr, t_indices, n, no_heavy, nx, levels, parents, depth,
+                         warp, nwarps);
   else
-    kl_bfs_push<PARENTS>(indptr, indices, q_in, __ldcg(count_in), q_out, count_out, levels,
-                         parents, depth, warp, nwarps);
+    kl_bfs_push<PARENTS>(indptr, indices, q_in, __ldcg(count_in), no_heavy, nx, levels, parents,
+                         depth, warp, nwarps);
 }
 
 // ---- Bellman-Ford ----------------------------------------------------------------
@@ -262,3 +386,5 @@ kl_bf_step(const long long* __restrict__ indptr, const int* __restrict__ indices
 #undef KL_TO_PULL
 #undef KL_TO_PUSH
 #undef KL_NO_PARENT
+#undef KL_SLOT_BITS
+#undef KL_SLOT_MASK
