@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import cpu_time, gpu_time, write_results  # noqa: E402
+from common import bar_plot, cpu_time, gpu_time, write_results  # noqa: E402
 
 import kleene  # noqa: E402
 
@@ -65,9 +65,8 @@ def main(argv=None) -> None:
     for s in sources:
         r = _time(lambda s=s: kleene.bfs(Ad, int(s)), dev, 3)
         teps.append(undirected_edges / (r["median_ms"] / 1e3) / 1e9)
-    rows.append(
-        {"task": f"BFS rmat{args.scale}", "device": dev, "GTEPS_median": float(np.median(teps))}
-    )
+    rows.append({"task": f"BFS rmat{args.scale}", "device": dev, "edges": undirected_edges,
+                 "GTEPS_median": float(np.median(teps))})  # fmt: skip
     r = cpu_time(
         lambda: breadth_first_order(S, int(sources[0]), return_predecessors=False), repeat=3
     )
@@ -115,7 +114,26 @@ def main(argv=None) -> None:
     for row in rows:
         print(row, flush=True)
     write_results(args.out, "bfs_sssp", rows)
+    plot(rows, Path(args.out).with_suffix(".png"))
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    """Milliseconds per task and device (RMAT BFS from its GTEPS), log scale."""
+    groups: dict[str, dict[str, float]] = {}
+    for r in rows:
+        ms = r.get("ms")
+        if ms is None and "GTEPS_median" in r and "edges" in r:
+            ms = r["edges"] / (r["GTEPS_median"] * 1e9) * 1e3
+        if ms is not None:
+            groups.setdefault(r["task"], {})[r["device"]] = ms
+    bar_plot(path, groups, "time (ms, log)", "kleene BFS / SSSP against scipy")
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--replot":  # a plot from a results JSON
+        import json
+
+        res = json.loads(Path(sys.argv[2]).read_text())
+        plot(res["rows"], Path(sys.argv[2]).with_suffix(".png"))
+    else:
+        main()

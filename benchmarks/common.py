@@ -124,3 +124,32 @@ def log_log_plot(path, series: dict[str, tuple[list, list]], xlabel: str, ylabel
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def bar_plot(path, groups: dict[str, dict[str, float]], ylabel: str, title: str, log=True):
+    """Grouped bars {group: {series: value}} (skipped quietly without matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing: no plot", file=sys.stderr)
+        return
+    series = sorted({k for g in groups.values() for k in g})
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    width = 0.8 / max(1, len(series))
+    for i, name in enumerate(series):
+        xs = [j + i * width for j, g in enumerate(groups.values()) if name in g]
+        ys = [g[name] for g in groups.values() if name in g]
+        ax.bar(xs, ys, width, label=name)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(groups))], list(groups), fontsize=8)
+    if log:
+        ax.set_yscale("log")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
