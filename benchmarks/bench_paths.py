@@ -32,6 +32,33 @@ def _rmat_graph(scale: int, seed: int, device: str):
     return kleene.Matrix.from_edges(src, dst, w, 1 << scale, dup="min")
 
 
+def _graphblas(S):
+    """python-graphblas (SuiteSparse) matrix of scipy ``S``, or None if not installed."""
+    try:
+        import graphblas as gb
+    except ImportError:
+        print("python-graphblas not installed: its rows are skipped", file=sys.stderr)
+        return None
+    c = S.tocoo()
+    return gb.Matrix.from_coo(c.row, c.col, c.data.astype(np.float64), nrows=S.shape[0],
+                              ncols=S.shape[1], dup_op=gb.binary.min)  # fmt: skip
+
+
+def _baselines(rows, task, S, src, gb_fn, repeat):
+    """scipy (and python-graphblas where installed) on the host CPU for one task."""
+    from scipy.sparse.csgraph import breadth_first_order, dijkstra
+
+    if task.startswith("BFS"):
+        r = cpu_time(lambda: breadth_first_order(S, src, return_predecessors=False), repeat=repeat)
+    else:
+        r = cpu_time(lambda: dijkstra(S, indices=src), repeat=repeat)
+    rows.append({"task": task, "device": "scipy (host CPU)", "ms": r["median_ms"]})
+    G = _graphblas(S)
+    if G is not None:
+        r = cpu_time(lambda: gb_fn(G, src), warmup=0, repeat=1, budget_s=120)
+        rows.append({"task": task, "device": "python-graphblas (host CPU)", "ms": r["median_ms"]})
+
+
 def _time(fn, device, repeat):
     return (gpu_time if device == "gpu" else cpu_time)(fn, warmup=1, repeat=repeat)
 
@@ -48,7 +75,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     rows = []
     dev = args.device
-    from scipy.sparse.csgraph import breadth_first_order, dijkstra
+    from papers import _gb_bfs, _gb_sssp
 
     # --- RMAT: BFS GTEPS over random reached sources, SSSP time ---
     t0 = time.perf_counter()
@@ -67,18 +94,14 @@ def main(argv=None) -> None:
         teps.append(undirected_edges / (r["median_ms"] / 1e3) / 1e9)
     rows.append({"task": f"BFS rmat{args.scale}", "device": dev, "edges": undirected_edges,
                  "GTEPS_median": float(np.median(teps))})  # fmt: skip
-    r = cpu_time(
-        lambda: breadth_first_order(S, int(sources[0]), return_predecessors=False), repeat=3
-    )
-    gteps = undirected_edges / (r["median_ms"] / 1e3) / 1e9
-    rows.append({"task": f"BFS rmat{args.scale}", "device": "scipy (host CPU)",
-                 "ms": r["median_ms"], "GTEPS_median": gteps})  # fmt: skip
-    r = _time(lambda: kleene.sssp(Ad, int(sources[0])), dev, 3)
+    s0 = int(sources[0])
+    _baselines(rows, f"BFS rmat{args.scale}", S, s0, _gb_bfs, 3)
+    for r in rows[1:]:
+        r["edges"] = undirected_edges
+        r["GTEPS_median"] = undirected_edges / (r["ms"] / 1e3) / 1e9
+    r = _time(lambda: kleene.sssp(Ad, s0), dev, 3)
     rows.append({"task": f"SSSP rmat{args.scale}", "device": dev, "ms": r["median_ms"]})
-    r = cpu_time(lambda: dijkstra(S, indices=int(sources[0])), repeat=2)
-    rows.append(
-        {"task": f"SSSP rmat{args.scale}", "device": "scipy (host CPU)", "ms": r["median_ms"]}
-    )
+    _baselines(rows, f"SSSP rmat{args.scale}", S, s0, _gb_sssp, 2)
     for row in rows:
         print(row, flush=True)
 
@@ -99,31 +122,48 @@ def main(argv=None) -> None:
             ms = r["median_ms"]
             rows.append({"task": "BFS NY road", "device": "gpu, composed ops", "ms": ms,
                          "us_per_level": 1e3 * ms / depth})  # fmt: skip
-        r = cpu_time(lambda: breadth_first_order(S, 0, return_predecessors=False), repeat=5)
-        rows.append({"task": "BFS NY road", "device": "scipy (host CPU)", "ms": r["median_ms"]})
+        _baselines(rows, "BFS NY road", S, 0, _gb_bfs, 5)
         rows_, cols_, _ = G.to_coo()
         w = np.random.default_rng(3).integers(1, 1000, rows_.size).astype(np.float64)
         W = kleene.Matrix.from_edges(rows_, cols_, w, G.nrows)
         Wd = W.to(dev)
         r = _time(lambda: kleene.sssp(Wd, 0), dev, 3)
         rows.append({"task": "SSSP NY road", "device": dev, "ms": r["median_ms"]})
-        r = cpu_time(lambda: dijkstra(W.to_scipy(), indices=0), repeat=3)
-        rows.append({"task": "SSSP NY road", "device": "scipy (host CPU)", "ms": r["median_ms"]})
+        _baselines(rows, "SSSP NY road", W.to_scipy(), 0, _gb_sssp, 3)
     else:
         print(f"no {ny}: road rows skipped", file=sys.stderr)
     for row in rows:
         print(row, flush=True)
+    _speedups(rows, dev)
     write_results(args.out, "bfs_sssp", rows)
     plot(rows, Path(args.out).with_suffix(".png"))
+
+
+def _ms(r: dict) -> float | None:
+    if r.get("ms") is not None:
+        return r["ms"]
+    if "GTEPS_median" in r and "edges" in r:
+        return r["edges"] / (r["GTEPS_median"] * 1e9) * 1e3
+    return None
+
+
+def _speedups(rows: list[dict], dev: str) -> None:
+    """Print (and record on kleene's rows) how many times faster kleene ran."""
+    for r in rows:
+        if r["device"] != dev:
+            continue
+        for b in rows:
+            if b["task"] == r["task"] and "host CPU" in b["device"]:
+                x = _ms(b) / _ms(r)
+                r[f"speedup vs {b['device'].split(' (')[0]}"] = x
+                print(f"{r['task']}: kleene {dev} {x:.1f}x faster than {b['device']}")
 
 
 def plot(rows: list[dict], path: Path) -> None:
     """Milliseconds per task and device (RMAT BFS from its GTEPS), log scale."""
     groups: dict[str, dict[str, float]] = {}
     for r in rows:
-        ms = r.get("ms")
-        if ms is None and "GTEPS_median" in r and "edges" in r:
-            ms = r["edges"] / (r["GTEPS_median"] * 1e9) * 1e3
+        ms = _ms(r)
         if ms is not None:
             groups.setdefault(r["task"], {})[r["device"]] = ms
     bar_plot(path, groups, "time (ms, log)", "kleene BFS / SSSP against scipy")
