@@ -501,6 +501,9 @@ def main(argv=None) -> list[dict]:
     ap.add_argument("--data", default=str(DATA), help="directory of the SNAP / DIMACS files")
     ap.add_argument("--out", default=None, help="default benchmarks/results/papers_<device>.json")
     ap.add_argument("--budget", type=float, default=None, help="seconds per tool per row")
+    ap.add_argument("--tasks", default="BFS,SSSP,APSP", help="comma list: only these tasks' rows")
+    ap.add_argument("--max-n", type=int, default=None,
+                    help="leave out rows with more vertices (noted in the output)")  # fmt: skip
     args = ap.parse_args(argv)
     preset = PRESETS[args.preset]
     budget = args.budget if args.budget is not None else preset["budget"]
@@ -511,12 +514,19 @@ def main(argv=None) -> list[dict]:
     devices = _devices(args.device)
     label = devices[0]
     out = Path(args.out or f"benchmarks/results/papers_{label}.json")
+    tasks = {t.strip().upper() for t in args.tasks.split(",") if t.strip()}
     cases = [c for t in tables for c in BUILDERS[t](args.preset, Path(args.data))]
+    cases = [c for c in cases if c.task in tasks]
+    if args.max_n is not None:
+        for c in cases:
+            if c.n > args.max_n:
+                c.build, c.note = None, f"left out: n > --max-n {args.max_n}"
     print(f"{len(cases)} rows, kleene on {'+'.join(devices)}, budget {budget:g} s per tool "
           f"per row -> {out}", flush=True)  # fmt: skip
     state = {"over": set(), "last": {}}
     rows = []
-    meta = {"preset": args.preset, "device": label, "budget_s": budget, "tables": tables}
+    meta = {"preset": args.preset, "device": label, "budget_s": budget, "tables": tables,
+            "tasks": sorted(tasks), "max_n": args.max_n}  # fmt: skip
     for i, case in enumerate(cases, 1):
         rows.append(run_case(case, i, len(cases), devices, budget, preset["repeat"],
                              preset["nx_max"], state))  # fmt: skip
