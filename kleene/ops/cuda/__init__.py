@@ -21,6 +21,8 @@ _HOME = {
     "segment_reduce": "reduce",
     "reduce_all": "reduce",
     "mxm_dense": "dense",
+    "mxm_dense_acc": "dense",
+    "closure_dense": "closure",
     "mxv_pull": "sparse",
     "vxm_push": "sparse",
     "bfs_levels": "frontier",

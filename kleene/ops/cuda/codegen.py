@@ -48,6 +48,11 @@ MXM_FAST = ("imin", "imax")
 MXM_FAST_LIMIT = 1 << 28
 MXM_FAST_INF = (1 << 30) - 1
 MXM_FAST_SPLIT = 1 << 29
+# Dense kernel variants: C = A⊕.⊗B, C ⊕= A⊕.⊗B in place, and the latter with predecessors.
+MXM_MODES = ("plain", "acc", "pred")
+MXM_TILES = ("large", "small")
+# Threads (32 × CLOSURE_ROWS) of the one-block closure kernel.
+CLOSURE_ROWS = 32
 
 
 @dataclass(frozen=True)
@@ -184,13 +189,22 @@ def mxm_fast_kind(semiring: Semiring, dtype) -> str | None:
     return None
 
 
-def mxm_config(a_dtype, b_dtype, c_dtype, **override) -> dict:
-    """Tile shape of the dense kernel for these value types (``override``: tuning)."""
+def mxm_config(a_dtype, b_dtype, c_dtype, tile: str = "large", **override) -> dict:
+    """Tile shape of the dense kernel for these value types (``override``: tuning).
+
+    ``tile="small"`` (64×64 blocks, 4×4 per thread) is for products too small to
+    fill the GPU with 128×128 blocks and for the predecessor variant (two
+    registers per accumulator); 8-byte types always use it.
+    """
+    if tile not in MXM_TILES:
+        raise ValueError(f"unknown dense tile {tile!r}; one of {MXM_TILES}")
     size = max(np.dtype(t).itemsize for t in (a_dtype, b_dtype, c_dtype))
     four = {np.dtype(np.int32), np.dtype(np.float32)}
     vec = np.dtype(a_dtype) in four and np.dtype(b_dtype) in four
-    if size <= 4:  # deeper slabs (fewer barriers) where loads are 16-byte vectors
+    if size <= 4 and tile == "large":  # deeper slabs (fewer barriers) with 16-byte loads
         cfg = dict(BM=128, BN=128, BK=16 if vec else 8, TM=8, TN=8, PAD_A=4, MIN_BLOCKS=2)
+    elif size <= 4:  # PAD_A=2: 66-word rows keep the transposed A stores conflict-free
+        cfg = dict(BM=64, BN=64, BK=16 if vec else 8, TM=4, TN=4, PAD_A=2, MIN_BLOCKS=2)
     else:
         cfg = dict(BM=64, BN=64, BK=8, TM=4, TN=4, PAD_A=2, MIN_BLOCKS=2)
     cfg.update(override)
@@ -206,24 +220,40 @@ def _threads(cfg: dict) -> int:
 
 
 def mxm_spec(
-    semiring: Semiring, a_dtype, b_dtype, c_dtype, fast: str | None = None, cfg: dict | None = None
+    semiring: Semiring,
+    a_dtype,
+    b_dtype,
+    c_dtype,
+    fast: str | None = None,
+    cfg: dict | None = None,
+    mode: str = "plain",
+    tile: str | None = None,
 ) -> Spec:
     """The tiled dense mxm for ``semiring`` on (A, B, C) value types.
 
     Accumulators start at the add identity and take ``acc = ADD(acc, MULT(a, b))``
     (built-in min/max on floats as fminf/fmaxf: equal while acc is never NaN).
     ``cfg`` overrides parts of the tile shape (see :func:`mxm_config`; for tuning).
+    ``mode`` (one of ``MXM_MODES``): "plain" writes C = acc; "acc" writes
+    C = ADD(C, acc) in place (mxm_dense_acc; A, B, C may overlap); "pred" also
+    tracks, per accumulator, the k of its best term and copies PB(k, j) to PC(i, j)
+    where C(i, j) strictly changes. ``tile`` defaults to "small" for "pred".
     """
     if fast is not None and fast not in MXM_FAST:
         raise ValueError(f"unknown dense fast path {fast!r}")
+    if mode not in MXM_MODES:
+        raise ValueError(f"unknown dense mode {mode!r}; one of {MXM_MODES}")
     ta, tb, tc = (as_dtype(t) for t in (a_dtype, b_dtype, c_dtype))
-    cfg = mxm_config(ta, tb, tc, **(cfg or {}))
+    tile = tile or ("small" if mode == "pred" else "large")
+    cfg = mxm_config(ta, tb, tc, tile, **(cfg or {}))
     p = _Prelude()
     p.typedef(ctype(ta), "kl_a_t")
     p.typedef(ctype(tb), "kl_b_t")
     p.typedef(ctype(tc), "kl_c_t")
     for name, value in cfg.items():
         p.define(f"KL_{name}", value)
+    p.define("KL_ACC", int(mode != "plain"))
+    p.define("KL_PRED", int(mode == "pred"))
     _monoid_prelude(p, semiring.add, tc)
     p.add(_func("kl_c_t", "kl_mult", "kl_a_t x, kl_b_t y", semiring.mul.cuda_expr))
     add_key = semiring.add.op.key
@@ -255,7 +285,9 @@ def mxm_spec(
         p.add(_func("kl_c_t", "kl_post", "kl_c_t acc", "acc"))
     names = ["kl_mxm_dense<false>"] + (["kl_mxm_dense<true>"] if cfg["VEC"] else [])
     key = ("mxm_dense", semiring.key, ta.str, tb.str, tc.str, fast)
-    if cfg != mxm_config(ta, tb, tc):  # a tuning override (benchmarks): keep it apart
+    if mode != "plain":  # the tile is part of the key (equal tiles share code)
+        key = (f"mxm_dense_{mode}", *key[1:], *sorted(cfg.items()))
+    elif cfg != mxm_config(ta, tb, tc):  # a tuning override (benchmarks): keep it apart
         key += tuple(sorted(cfg.items()))
     return Spec("mxm_dense", key, p.text(), ("mxm_dense.cu",), tuple(p.macros), tuple(names))
 
@@ -272,6 +304,49 @@ def range_check_spec() -> Spec:
         tuple(p.macros),
         ("kl_range_check<0>", "kl_range_check<1>"),
     )
+
+
+# ---- closure primitives (APSP): in-place products and the one-block closure ---------
+
+
+def range_check_view_spec() -> Spec:
+    """Range check of the int32 fast path on strided 2-D views; ``<SIDE, ONE_SIGN>``
+    also rejects finite values of the wrong sign (in-place products, see dense.py)."""
+    p = _Prelude()
+    p.define("KL_FAST_LIMIT", MXM_FAST_LIMIT)
+    names = tuple(f"kl_range_check_view<{s}, {o}>" for s in (0, 1) for o in (0, 1))
+    bodies = ("range_check_view.cu",)
+    return Spec("range_check", ("range_check_view",), p.text(), bodies, tuple(p.macros), names)
+
+
+def closure_spec(semiring: Semiring, dtype) -> Spec:
+    """One thread block closes an n×n block in shared memory (Floyd-Warshall).
+
+    ``kl_closure_dense<PRED>``; the multiplicative identity is a kernel argument.
+    """
+    d = as_dtype(dtype)
+    p = _Prelude()
+    p.typedef(ctype(d), "kl_c_t")
+    _monoid_prelude(p, semiring.add, d)
+    p.add(_func("kl_c_t", "kl_mult", "kl_c_t x, kl_c_t y", semiring.mul.cuda_expr))
+    names = ("kl_closure_dense<false>", "kl_closure_dense<true>")
+    key = ("closure_dense", semiring.key, d.str)
+    return Spec("closure_dense", key, p.text(), ("closure_dense.cu",), tuple(p.macros), names)
+
+
+def closure_primitive_specs(semiring: Semiring, dtype) -> list[Spec]:
+    """Every specialisation mxm_dense_acc / closure_dense can ask for on ``dtype``
+    (A, B, C of one dtype): both tiles of "acc", "pred" and the closure where the
+    add is idempotent, the int32 fast paths. None for ``any`` (a no-op there)."""
+    if semiring.add.stops_at_first:
+        return []
+    d = as_dtype(dtype)
+    fasts = [None] + ([f] if (f := mxm_fast_kind(semiring, d)) else [])
+    specs = [mxm_spec(semiring, d, d, d, f, mode="acc", tile=t) for f in fasts for t in MXM_TILES]
+    if semiring.add.idempotent:
+        specs += [mxm_spec(semiring, d, d, d, f, mode="pred") for f in fasts]
+        specs.append(closure_spec(semiring, d))
+    return specs
 
 
 # ---- sparse mxv (pull) and vxm (push) ---------------------------------------------
@@ -463,7 +538,7 @@ def builtin_specs() -> list[Spec]:
     from ...semiring import SEMIRINGS, SUPPORTED_DTYPES
     from ...semiring.builtins import binary, indexunary, monoid, unary
 
-    specs: list[Spec] = [range_check_spec()]
+    specs: list[Spec] = [range_check_spec(), range_check_view_spec()]
     for sr in SEMIRINGS.values():
         for d in sr.dtypes:
             c = sr.mul.result_dtype(d, d)
@@ -471,6 +546,7 @@ def builtin_specs() -> list[Spec]:
             fast = mxm_fast_kind(sr, d)
             if fast:
                 specs.append(mxm_spec(sr, d, d, c, fast))
+            specs += closure_primitive_specs(sr, d)
             for flip in (False, True):
                 specs.append(mxv_spec(sr, d, d, c, flip))
                 specs.append(vxm_spec(sr, d, d, c, flip))

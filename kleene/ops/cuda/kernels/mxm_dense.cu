@@ -3,7 +3,8 @@
 // (acc = ADD(acc, MULT(a, b))), kl_pre_a/kl_pre_b (applied as tiles enter shared
 // memory; identity except on the int32 fast path), kl_post (on the way out), and
 // the tile shape KL_BM x KL_BN x KL_BK, KL_TM x KL_TN per thread, KL_PAD_A,
-// KL_MIN_BLOCKS, KL_VEC (16-byte loads possible for these types), KL_VEC_C.
+// KL_MIN_BLOCKS, KL_VEC (16-byte loads possible for these types), KL_VEC_C, and
+// the variant switches KL_ACC, KL_PRED (with kl_add for both).
 //
 // A block computes a KL_BM x KL_BN tile of C from KL_BK-deep slabs of A and B
 // staged in double-buffered shared memory (A transposed, padded against bank
@@ -12,7 +13,31 @@
 // micro-tile of accumulators in registers, split into two halves per dimension
 // (rows ty*TM/2 + i and KL_BM/2 + ty*TM/2 + i) so its shared-memory reads are
 // 16-byte vectors without bank conflicts. VEC=true (aligned, k and n multiples
-// of 4, 4-byte types) uses 16-byte global loads and stores.
+// of 4, 4-byte types, row strides multiples of 4) uses 16-byte global loads and
+// stores.
+//
+// KL_ACC (mxm_dense_acc): C = ADD(C_old, post(acc)) in place, C_old read right
+// before the write (scalar accesses). A, B and C may then overlap (in-place
+// closure products with an idempotent add): a block may read A/B entries another
+// block has already updated, which the caller's algebra allows, so they are not
+// declared __restrict__ (no non-coherent loads of data written during the launch).
+// KL_PRED (implies KL_ACC, operands do not overlap): each accumulator also keeps
+// the k of its last strict improvement (= its first best term for a selective
+// add); where ADD(C_old, acc) != C_old, C takes the new value and
+// PC(i, j) = PB(kbest, j), the Floyd-Warshall predecessor rule.
+
+#if KL_ACC && !KL_PRED
+#define KL_ALIAS
+#else
+#define KL_ALIAS __restrict__
+#endif
+#if KL_PRED
+#define KL_PRED_PARAMS                                                              \
+  , const long long* __restrict__ PB, long long* __restrict__ PC, long long ldpb, \
+      long long ldpc
+#else
+#define KL_PRED_PARAMS
+#endif
 
 #define KL_THREADS ((KL_BM / KL_TM) * (KL_BN / KL_TN))
 #define KL_LA (KL_BM * KL_BK / KL_THREADS)  // A elements per thread per slab
@@ -22,9 +47,8 @@
 
 template <bool VEC>
 __global__ void __launch_bounds__(KL_THREADS, KL_MIN_BLOCKS)
-kl_mxm_dense(const kl_a_t* __restrict__ A, const kl_b_t* __restrict__ B,
-             kl_c_t* __restrict__ C, int m, int n, int k, long long lda, long long ldb,
-             long long ldc) {
+kl_mxm_dense(const kl_a_t* KL_ALIAS A, const kl_b_t* KL_ALIAS B, kl_c_t* KL_ALIAS C, int m,
+             int n, int k, long long lda, long long ldb, long long ldc KL_PRED_PARAMS) {
   __shared__ __align__(16) kl_a_t As[2][KL_BK][KL_BM + KL_PAD_A];
   __shared__ __align__(16) kl_b_t Bs[2][KL_BK][KL_BN];
 
@@ -81,13 +105,21 @@ kl_mxm_dense(const kl_a_t* __restrict__ A, const kl_b_t* __restrict__ B,
   };
 
   kl_c_t acc[KL_TM][KL_TN];
+#if KL_PRED
+  int kbest[KL_TM][KL_TN];  // k of acc's last strict improvement (-1: none)
+#endif
 #pragma unroll
   for (int i = 0; i < KL_TM; ++i)
 #pragma unroll
-    for (int j = 0; j < KL_TN; ++j) acc[i][j] = kl_identity();
+    for (int j = 0; j < KL_TN; ++j) {
+      acc[i][j] = kl_identity();
+#if KL_PRED
+      kbest[i][j] = -1;
+#endif
+    }
 
   const int r0 = ty * KL_HM, c0 = tx * KL_HN;
-  auto step = [&](int buf, int kk) {
+  auto step = [&](int buf, int kk, int kg) {
     kl_a_t a[KL_TM];
     kl_b_t b[KL_TN];
 #pragma unroll
@@ -103,7 +135,15 @@ kl_mxm_dense(const kl_a_t* __restrict__ A, const kl_b_t* __restrict__ B,
 #pragma unroll
     for (int i = 0; i < KL_TM; ++i)
 #pragma unroll
-      for (int j = 0; j < KL_TN; ++j) acc[i][j] = kl_step(acc[i][j], a[i], b[j]);
+      for (int j = 0; j < KL_TN; ++j) {
+#if KL_PRED
+        const kl_c_t nv = kl_step(acc[i][j], a[i], b[j]);
+        kbest[i][j] = nv != acc[i][j] ? kg : kbest[i][j];
+        acc[i][j] = nv;
+#else
+        acc[i][j] = kl_step(acc[i][j], a[i], b[j]);
+#endif
+      }
   };
 
   const int ntiles = (k + KL_BK - 1) / KL_BK;
@@ -117,12 +157,13 @@ kl_mxm_dense(const kl_a_t* __restrict__ A, const kl_b_t* __restrict__ B,
     const bool more = t + 1 < ntiles;
     if (more) fetch((t + 1) * KL_BK);
     const int krem = k - t * KL_BK;
+    const int kg0 = t * KL_BK;
     if (krem >= KL_BK) {
 #pragma unroll
-      for (int kk = 0; kk < KL_BK; ++kk) step(buf, kk);
+      for (int kk = 0; kk < KL_BK; ++kk) step(buf, kk, kg0 + kk);
     } else {
 #pragma unroll 1
-      for (int kk = 0; kk < krem; ++kk) step(buf, kk);
+      for (int kk = 0; kk < krem; ++kk) step(buf, kk, kg0 + kk);
     }
     if (more) stash(buf ^ 1);
     __syncthreads();
@@ -133,10 +174,15 @@ kl_mxm_dense(const kl_a_t* __restrict__ A, const kl_b_t* __restrict__ B,
     const int row = bm0 + (i < KL_HM ? r0 + i : KL_BM / 2 + r0 + i - KL_HM);
     if (row >= m) continue;
     kl_c_t* Crow = C + (long long)row * ldc + bn0;
+#if KL_PRED
+    long long* Prow = PC + (long long)row * ldpc + bn0;
+#endif
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int col = c0 + h * (KL_BN / 2);  // first of KL_HN columns, tile-relative
-#if KL_VEC_C
+#if KL_VEC_C && !KL_ACC
+      // (KL_ACC: 16-byte C_old loads made ptxas spill the fp32 main loop's
+      // prefetch registers at 128 per thread; the scalar epilogue costs nothing)
       if (VEC && bn0 + col < n) {  // n % 4 == 0: all four columns exist
         typedef typename kl_vec4<kl_c_t>::type vc_t;
         vc_t o;
@@ -149,11 +195,29 @@ kl_mxm_dense(const kl_a_t* __restrict__ A, const kl_b_t* __restrict__ B,
       }
 #endif
 #pragma unroll
-      for (int j = 0; j < KL_HN; ++j)
-        if (bn0 + col + j < n) Crow[col + j] = kl_post(acc[i][h * KL_HN + j]);
+      for (int j = 0; j < KL_HN; ++j) {
+        if (bn0 + col + j >= n) continue;
+        const kl_c_t v = kl_post(acc[i][h * KL_HN + j]);
+#if KL_PRED
+        const kl_c_t old = Crow[col + j];
+        const kl_c_t nv = kl_add(old, v);
+        const int kb = kbest[i][h * KL_HN + j];
+        if (nv != old) {
+          Crow[col + j] = nv;
+          if (kb >= 0) Prow[col + j] = PB[(long long)kb * ldpb + bn0 + col + j];
+        }
+#elif KL_ACC
+        Crow[col + j] = kl_add(Crow[col + j], v);
+#else
+        Crow[col + j] = v;
+#endif
+      }
     }
   }
 }
+
+#undef KL_ALIAS
+#undef KL_PRED_PARAMS
 
 #undef KL_THREADS
 #undef KL_LA

@@ -1,0 +1,132 @@
+"""closure_dense: A ← A* in place (kernels/closure_dense.cu; blocked beyond one block).
+
+A block of up to ``one_block_limit`` rows is closed by one thread block in shared
+memory (APSP's base case). Larger ones take Katz & Kider's blocked Floyd-Warshall
+on the GPU: per diagonal block, the one-block kernel, then its block row and
+column and the rest with the fused in-place ``mxm_dense_acc`` (exact for an
+idempotent add, like the in-place R-Kleene products).
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+
+import cupy
+import numpy as np
+
+from ...semiring import Semiring
+from ...semiring.dtypes import as_dtype
+from . import codegen, jit
+from .dense import as_view, mxm_dense_acc
+from .elementwise import binary
+
+# Largest block the one-block kernel takes (one SM does its n³ steps; beyond this,
+# blocked passes spread the work over the GPU).
+MAX_ONE_BLOCK = 128
+_STATIC_SMEM = 48 * 1024  # dynamic shared memory allowed without the opt-in attribute
+
+_smem_allowed: dict[tuple, int] = {}
+
+
+@lru_cache(maxsize=256)
+def _spec(sr: Semiring, d: np.dtype) -> codegen.Spec:
+    return codegen.closure_spec(sr, d)
+
+
+def closure_smem_bytes(n: int, dtype, pred: bool) -> int:
+    """Dynamic shared memory of the one-block kernel (layout in closure_dense.cu)."""
+    size = np.dtype(dtype).itemsize
+    return (8 * (n * n + 2 * n) if pred else 0) + size * (n * n + 4 * n)
+
+
+@cache
+def _smem_optin(dev: int) -> int:
+    attrs = cupy.cuda.Device(dev).attributes
+    return int(attrs.get("MaxSharedMemoryPerBlockOptin", _STATIC_SMEM))
+
+
+@cache
+def _limit(dev: int, dtype: np.dtype, pred: bool) -> int:
+    budget = _smem_optin(dev)
+    n = MAX_ONE_BLOCK
+    while n > 1 and closure_smem_bytes(n, dtype, pred) > budget:
+        n -= 1
+    return n
+
+
+def one_block_limit(dtype, pred: bool) -> int:
+    """Largest n the one-block kernel closes on this device: 128 on an H100 for every
+    dtype except 8-byte values with predecessors (120)."""
+    return _limit(jit.device_id(), np.dtype(dtype), bool(pred))
+
+
+def _one_block(semiring: Semiring, a: cupy.ndarray, p: cupy.ndarray | None, one) -> None:
+    """Close the view ``a`` (n <= one_block_limit) in place with one thread block."""
+    n = a.shape[0]
+    d = as_dtype(a.dtype)
+    spec = _spec(semiring, d)
+    fn = jit.function(spec, f"kl_closure_dense<{'true' if p is not None else 'false'}>")
+    smem = closure_smem_bytes(n, d, p is not None)
+    key = (jit.device_id(), spec.key, p is not None)
+    if smem > _STATIC_SMEM and _smem_allowed.get(key, 0) < smem:
+        fn.max_dynamic_shared_size_bytes = smem  # opt in past 48 KB
+        _smem_allowed[key] = smem
+    lda = as_view(a)[1]  # callers pass kernel-ready views
+    ldp = 0 if p is None else as_view(p)[1]
+    parg = np.uint64(0) if p is None else p  # a null pointer the kernel never reads
+    args = (a, np.int64(lda), parg, np.int64(ldp), np.int32(n), d.type(one))
+    fn((1,), (32, min(codegen.CLOSURE_ROWS, n)), args, shared_mem=smem)
+
+
+def _blocked(semiring: Semiring, a: cupy.ndarray, p: cupy.ndarray | None, one, block: int):
+    """Katz & Kider: per diagonal block, its closure, its block row and column, the rest."""
+    n = a.shape[0]
+    d = as_dtype(a.dtype)
+    # The diagonal first, as in the one-block kernel and the generic version (the
+    # diagonal blocks' kernels repeat it, which an idempotent add ignores).
+    idx = cupy.arange(n)
+    a[idx, idx] = binary(semiring.add.op, a[idx, idx], d.type(one), d)
+
+    def acc(x, y, z):  # a[z] ⊕= a[x] ⊗ a[y] (mxm_dense_acc copies where preds need it)
+        pp = (None, None) if p is None else (p[y], p[z])
+        mxm_dense_acc(semiring, a[x], a[y], a[z], *pp)
+
+    al = slice(None)
+    for s in range(0, n, block):
+        k = slice(s, min(n, s + block))
+        _one_block(semiring, a[k, k], None if p is None else p[k, k], one)
+        acc((k, k), (k, al), (k, al))  # its block row ...
+        acc((al, k), (k, k), (al, k))  # ... and column
+        acc((al, k), (k, al), (al, al))  # the rest
+
+
+def closure_dense(semiring: Semiring, a, one, pred=None) -> None:
+    """A ← A* in place: diagonal ⊕= one, then Floyd-Warshall (k = 0..n-1).
+
+    ``a`` is a square (strided) view; ``pred`` (int64, like a) takes P(i,j) = P(k,j)
+    where A(i,j) strictly changes through k. Needs an idempotent add; ``any`` keeps
+    A as it is. Results match :func:`kleene.ops.closure_generic.closure_dense`
+    exactly up to the one-block size; beyond, values are the same closure (float
+    sums may round differently) and predecessors may pick other equally good paths.
+    """
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"closure_dense: a must be square, got shape {a.shape}")
+    if pred is not None and (pred.shape != a.shape or pred.dtype != np.int64):
+        raise ValueError(f"closure_dense: pred must be int64 shaped {a.shape}")
+    add = semiring.add
+    if not add.idempotent:
+        raise ValueError(f"closure_dense: {semiring.name}'s add is not idempotent")
+    n = a.shape[0]
+    if n == 0 or add.stops_at_first:
+        return
+    aw = as_view(a)[0]  # a itself unless its layout needs a work copy
+    pw = None if pred is None else as_view(pred)[0]
+    limit = one_block_limit(aw.dtype, pw is not None)
+    if n <= limit:
+        _one_block(semiring, aw, pw, one)
+    else:
+        _blocked(semiring, aw, pw, one, limit if limit < 32 else limit - limit % 32)
+    if aw is not a:
+        a[...] = aw
+    if pred is not None and pw is not pred:
+        pred[...] = pw
