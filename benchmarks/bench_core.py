@@ -1,8 +1,9 @@
 """Core CUDA primitives against the H100's ceilings.
 
-(1) min_plus ``mxm_dense`` (fp32 and int32, n = 4096 and 8192): time and min-plus
-    steps per second (n**3 / t) as a fraction of the measured register-resident
-    ceiling, 14.4 T steps/s in fp32.
+(1) min_plus ``mxm_dense`` (fp32 and int32, n = 4096 and 8192) and the fused
+    accumulate ``mxm_dense_acc`` APSP uses (C ⊕= A⊗B, and in place on views,
+    B ⊕= A⊗B): time and min-plus steps per second (n**3 / t) as a fraction of the
+    measured register-resident ceiling, 14.4 T steps/s in fp32.
 (2) min_plus ``mxv_pull`` on an RMAT graph (scale 20, edge factor 16, Graph500
     a=.57 b=.19 c=.19, uniform float32 weights): time and effective bandwidth over
     the bytes minimally moved (indptr, indices, values and u read once, w written
@@ -44,7 +45,14 @@ def _check_rows(a, b, c, rows) -> None:
             raise AssertionError(f"mxm_dense row {i} col {bad}: {got[bad]} != {want[bad]}")
 
 
-def bench_mxm(n: int, dtype, repeat: int, label: str = "") -> dict:
+MXM_FORMS = {
+    "plain": "mxm_dense min_plus",  # C = A min.+ B
+    "acc": "mxm_dense_acc min_plus C ⊕= A⊗B",  # fused accumulate (APSP's products)
+    "inplace": "mxm_dense_acc in place B ⊕= A⊗B",  # R-Kleene's A12 ← A12 ⊕ A11 A12 views
+}
+
+
+def bench_mxm(n: int, dtype, repeat: int, label: str = "", form: str = "plain") -> dict:
     import cupy as cp
 
     from kleene.ops import cuda
@@ -52,24 +60,34 @@ def bench_mxm(n: int, dtype, repeat: int, label: str = "") -> dict:
 
     d = np.dtype(dtype)
 
-    def fresh():
+    def rand(shape):
         if d.kind == "f":
-            a = cp.random.random((n, n), dtype=d) * 100
-            b = cp.random.random((n, n), dtype=d) * 100
-        else:
-            a = cp.random.randint(0, 1 << 20, (n, n), dtype=d)
-            b = cp.random.randint(0, 1 << 20, (n, n), dtype=d)
-        return a, b
+            return cp.random.random(shape, dtype=d) * 100
+        return cp.random.randint(0, 1 << 20, shape, dtype=d)
 
-    a, b = fresh()
-    c = cuda.mxm_dense(min_plus, a, b, d)
-    _check_rows(a, b, c, [0, n // 3, n - 1])
-    t = gpu_time(lambda a, b: cuda.mxm_dense(min_plus, a, b, d), warmup=2, repeat=repeat,
-                 setup=fresh)  # fmt: skip
+    def fresh():
+        if form == "inplace":  # A and B side by side in one (n, 2n) matrix
+            m = rand((n, 2 * n))
+            return m[:, :n], m[:, n:], m[:, n:]
+        return rand((n, n)), rand((n, n)), rand((n, n))
+
+    def run(a, b, c):
+        if form == "plain":
+            return cuda.mxm_dense(min_plus, a, b, d)
+        cuda.mxm_dense_acc(min_plus, a, b, c)
+        return c
+
+    a, b, c = fresh()
+    if form == "plain":
+        _check_rows(a, b, run(a, b, c), [0, n // 3, n - 1])
+    elif form == "acc":  # C ⊕ A⊗B = the plain product where C is larger everywhere
+        c[...] = 1 << 22 if d.kind != "f" else np.inf
+        _check_rows(a, b, run(a, b, c), [0, n // 3, n - 1])
+    t = gpu_time(run, warmup=2, repeat=repeat, setup=fresh)
     ms = t["median_ms"]
     rate = n**3 / (ms * 1e-3)
     return {
-        "case": f"{label}mxm_dense min_plus {d.name} n={n}",
+        "case": f"{label}{MXM_FORMS[form]} {d.name} n={n}",
         "median_ms": ms,
         "min_ms": t["min_ms"],
         "T_steps_per_s": rate / 1e12,
@@ -211,6 +229,8 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="benchmarks/results/core_h100.json")
     ap.add_argument("--sizes", default="4096,8192")
+    ap.add_argument("--forms", default="plain,acc,inplace", help=f"of {','.join(MXM_FORMS)}")
+    ap.add_argument("--no-mxv", action="store_true", help="only the dense products")
     ap.add_argument("--scale", type=int, default=20)
     ap.add_argument("--edge-factor", type=int, default=16)
     ap.add_argument("--repeat", type=int, default=10)
@@ -220,9 +240,11 @@ def main(argv=None) -> None:
 
     rows = []
     for n in (int(s) for s in args.sizes.split(",")):
-        for dtype in (np.float32, np.int32):
-            rows.append(bench_mxm(n, dtype, args.repeat if n <= 4096 else max(3, args.repeat // 2)))
-            print(rows[-1], flush=True)
+        for form in args.forms.split(","):
+            for dtype in (np.float32, np.int32):
+                rep = args.repeat if n <= 4096 else max(3, args.repeat // 2)
+                rows.append(bench_mxm(n, dtype, rep, form=form))
+                print(rows[-1], flush=True)
     if args.mxm_sweep:
         from kleene.ops.cuda import dense
 
@@ -232,7 +254,8 @@ def main(argv=None) -> None:
                 rows.append(bench_mxm(4096, dtype, args.repeat, label=f"  (sweep {cfg}) "))
                 print(rows[-1], flush=True)
         dense.CONFIG_OVERRIDE = None
-    rows += bench_mxv(args.scale, args.edge_factor, args.repeat, args.sweep)
+    if not args.no_mxv:
+        rows += bench_mxv(args.scale, args.edge_factor, args.repeat, args.sweep)
     print(markdown_table(rows, title="kleene core CUDA primitives"))
     write_results(args.out, "core", rows, extra={"ceilings": {
         "minplus_fp32_steps_per_s": MINPLUS_CEILING, "minplus_int32_steps_per_s": INT_CEILING,

@@ -77,7 +77,7 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
     if method not in METHODS:
         raise ValueError(f"apsp: method must be one of {METHODS}, got {method!r}")
     sr = get_semiring(semiring)
-    A = _weights(as_graph(G, directed=directed), sr)
+    A = _weights(as_graph(G, directed=directed, fmt=None), sr)  # dense input stays dense
     n = A.nrows
     negative = sr is min_plus and A.nvals > 0 and float(reduce(A, "min")) < 0
     if method == "auto":
@@ -88,7 +88,7 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
         if method == "repeated-sssp" and negative:
             method = "johnson"
         run = apsp_sparse.johnson if method == "johnson" else apsp_sparse.repeated_sssp
-        return run(A, return_predecessors, progress)
+        return run(A.to_format("csr"), return_predecessors, progress)
     if not sr.idempotent:
         raise ValueError(
             f"apsp: semiring {sr.name} has no in-place closure (add must be idempotent)"
@@ -136,6 +136,8 @@ def _weights(A: Matrix, sr: Semiring) -> Matrix:
     if A.dtype == want:
         return A
     rows, cols, vals = A.to_coo()
+    if want == np.bool_:  # reachability: every stored entry is an edge, zero weights too
+        vals = A.xp.ones(vals.shape, dtype=bool)
     return Matrix.from_edges(rows, cols, vals.astype(want), A.nrows, ncols=A.ncols)
 
 
@@ -174,8 +176,8 @@ def _initial(A: Matrix, sr: Semiring, preds: bool):
     """D: full matrix of edge values (zero where no edge), diagonal ⊕= one; P if asked."""
     xp, n = A.xp, A.nrows
     one = Vector.from_dense(xp.full(n, sr.one_for(A.dtype), dtype=A.dtype), missing=None)
-    with_diag = ewise_add(A.to_format("dense"), Matrix.from_diag(one), sr.add.op)
-    D = Matrix.from_dense(with_diag.to_dense(missing=sr.zero_for(A.dtype)), missing=None)
+    D = Matrix.from_dense(A.to_dense(missing=sr.zero_for(A.dtype)), missing=None)
+    D = ewise_add(D, Matrix.from_diag(one), sr.add.op)  # full: stays a full dense matrix
     if not preds:
         return D, None
     ids = Vector.from_dense(xp.arange(n, dtype=np.int64), missing=None)
@@ -189,6 +191,9 @@ def _check_cycles(D: Matrix, sr: Semiring) -> None:
     """A cycle better than the empty path (one) makes the closure undefined."""
     diag = select(D, "diag", 0)
     one = sr.one_for(D.dtype)
+    # ⊕_i (d_i ⊕ one) = (⊕_i d_i) ⊕ one for an idempotent add: one scalar decides
+    if sr.add.op(reduce(diag, sr.add), one) == one:
+        return
     better = select(apply(diag, sr.add.op, right=one), "valuene", one)
     if better.nvals:
         i = int(better.to_coo()[0][0])

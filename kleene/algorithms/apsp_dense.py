@@ -12,20 +12,32 @@ from ..ops import Matrix, closure, mxm_accumulate
 from ..progress import Progress
 
 
-def _pair(D: Matrix, P: Matrix | None, r: slice, c: slice):
-    return D.block(r, c), (None if P is None else P.block(r, c))
+class _Blocks:
+    """Block views of D (and of P), each made once: the recursion revisits blocks, and
+    at n = 8192 it issues hundreds of small products whose host time adds up."""
+
+    def __init__(self, D: Matrix, P: Matrix | None):
+        self.D, self.P, self._made = D, P, {}
+
+    def __call__(self, r: slice, c: slice):
+        key = (r.start, r.stop, c.start, c.stop)
+        pair = self._made.get(key)
+        if pair is None:
+            pb = None if self.P is None else self.P.block(r, c)
+            pair = self._made[key] = (self.D.block(r, c), pb)
+        return pair
 
 
-def _acc(sr, D, P, a, b, c):
+def _acc(sr, blocks: _Blocks, a, b, c):
     """D[c] ⊕= D[a] ⊗ D[b] on block coordinates a, b, c = (rows, cols) slices."""
-    A, _ = _pair(D, P, *a)
-    B, PB = _pair(D, P, *b)
-    C, PC = _pair(D, P, *c)
+    A, _ = blocks(*a)
+    B, PB = blocks(*b)
+    C, PC = blocks(*c)
     mxm_accumulate(A, B, C, sr, pred_b=PB, pred_c=PC)
 
 
-def _star(sr, D, P, r: slice):
-    Dk, Pk = _pair(D, P, r, r)
+def _star(sr, blocks: _Blocks, r: slice):
+    Dk, Pk = blocks(r, r)
     closure(Dk, sr, out=Dk, pred=Pk)
 
 
@@ -34,9 +46,10 @@ def floyd_warshall(sr, D: Matrix, P: Matrix | None, progress=None) -> None:
     n = D.nrows
     bar = Progress(progress, n, "floyd-warshall")
     everything = slice(None)
+    blocks = _Blocks(D, P)
     for k in range(n):
         kk = slice(k, k + 1)
-        _acc(sr, D, P, (everything, kk), (kk, everything), (everything, everything))
+        _acc(sr, blocks, (everything, kk), (kk, everything), (everything, everything))
         bar.step()
 
 
@@ -46,12 +59,13 @@ def blocked(sr, D: Matrix, P: Matrix | None, block: int, progress=None) -> None:
     starts = range(0, n, block)
     bar = Progress(progress, len(starts), "blocked")
     al = slice(None)
+    blocks = _Blocks(D, P)
     for s in starts:
         k = slice(s, min(n, s + block))
-        _star(sr, D, P, k)  # pass 1: the primary block
-        _acc(sr, D, P, (k, k), (k, al), (k, al))  # pass 2: its row ...
-        _acc(sr, D, P, (al, k), (k, k), (al, k))  # ... and its column
-        _acc(sr, D, P, (al, k), (k, al), (al, al))  # pass 3: everything else
+        _star(sr, blocks, k)  # pass 1: the primary block
+        _acc(sr, blocks, (k, k), (k, al), (k, al))  # pass 2: its row ...
+        _acc(sr, blocks, (al, k), (k, k), (al, k))  # ... and its column
+        _acc(sr, blocks, (al, k), (k, al), (al, al))  # pass 3: everything else
         bar.step()
 
 
@@ -59,22 +73,23 @@ def recursive(sr, D: Matrix, P: Matrix | None, base: int, progress=None) -> None
     """R-Kleene (Buluç Fig. 3): in-place recursive closure on 2×2 blocks."""
     n = D.nrows
     bar = Progress(progress, max(1, -(-n // base)), "recursive")
+    blocks = _Blocks(D, P)
 
     def rk(lo: int, hi: int) -> None:
         if hi - lo <= base:
-            _star(sr, D, P, slice(lo, hi))
+            _star(sr, blocks, slice(lo, hi))
             bar.step()
             return
         mid = lo + (hi - lo) // 2
         one, two = slice(lo, mid), slice(mid, hi)
         rk(lo, mid)  # A11 ← A11*
-        _acc(sr, D, P, (one, one), (one, two), (one, two))  # A12 ← A11 A12
-        _acc(sr, D, P, (two, one), (one, one), (two, one))  # A21 ← A21 A11
-        _acc(sr, D, P, (two, one), (one, two), (two, two))  # A22 ← A22 ⊕ A21 A12
+        _acc(sr, blocks, (one, one), (one, two), (one, two))  # A12 ← A11 A12
+        _acc(sr, blocks, (two, one), (one, one), (two, one))  # A21 ← A21 A11
+        _acc(sr, blocks, (two, one), (one, two), (two, two))  # A22 ← A22 ⊕ A21 A12
         rk(mid, hi)  # A22 ← A22*
-        _acc(sr, D, P, (two, two), (two, one), (two, one))  # A21 ← A22 A21
-        _acc(sr, D, P, (one, two), (two, two), (one, two))  # A12 ← A12 A22
-        _acc(sr, D, P, (one, two), (two, one), (one, one))  # A11 ← A11 ⊕ A12 A21
+        _acc(sr, blocks, (two, two), (two, one), (two, one))  # A21 ← A22 A21
+        _acc(sr, blocks, (one, two), (two, two), (one, two))  # A12 ← A12 A22
+        _acc(sr, blocks, (one, two), (two, one), (one, one))  # A11 ← A11 ⊕ A12 A21
 
     if n:
         rk(0, n)

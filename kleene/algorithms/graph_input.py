@@ -13,8 +13,8 @@ def _is_sparse(G) -> bool:
     return hasattr(G, "tocoo") and (mod.startswith("scipy.sparse") or mod.startswith("cupyx"))
 
 
-def as_graph(G, *, directed: bool = True, fmt: str = "csr", name: str = "G") -> Matrix:
-    """A square Matrix with edge i→j stored at (i, j).
+def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "G") -> Matrix:
+    """A square Matrix with edge i→j stored at (i, j), in format ``fmt`` (None: as given).
 
     ``G`` may be a kleene Matrix, a scipy.sparse / cupyx.scipy.sparse matrix (stored
     values are weights, explicit zeros are zero-weight edges, duplicates keep the
@@ -41,15 +41,24 @@ def as_graph(G, *, directed: bool = True, fmt: str = "csr", name: str = "G") -> 
     if A.nrows != A.ncols:
         raise ValueError(f"{name} must be square (an adjacency matrix), got shape {A.shape}")
     if A.dtype.kind == "f" and not A._nan_free:
-        vals = A._stored()
-        if vals.size and bool(A.xp.isnan(vals).any()):
+        if _has_nan(A):
             raise ValueError(f"{name} has NaN edge weights")
         A._nan_free = True
     if not directed:
         A = ewise_add(A, transpose(A), "min")
-    if A.format != fmt:
+    if fmt is not None and A.format != fmt:
         A = A.to_format(fmt)
     return A
+
+
+def _has_nan(A: Matrix) -> bool:
+    """A NaN among the stored values (one pass, no compaction of a dense matrix)."""
+    xp = A.xp
+    if A.format != "dense":
+        return bool(xp.isnan(A._stored()).any())
+    values, present = A._bitmap()
+    nan = xp.isnan(values)
+    return bool((nan if present is None else nan & present).any())
 
 
 def check_source(source, n: int, name: str = "source") -> np.ndarray:

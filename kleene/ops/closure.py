@@ -78,9 +78,11 @@ def mxm_accumulate(A: Matrix, B: Matrix, C: Matrix, semiring, *, pred_b: Matrix 
                    pred_c: Matrix | None = None) -> Matrix:  # fmt: skip
     """C ⊕= A ⊗ B in place on full dense matrices or block views of one matrix.
 
-    The operands may overlap (Buluç's in-place B ← A ⊗ B) when the add is
-    idempotent. ``pred_b``/``pred_c`` track predecessors (see ``closure``); the
-    operands must then not overlap C. Returns C.
+    The operands may overlap (Buluç's in-place B ← A ⊗ B): with an idempotent add
+    the in-place result is the one the closure algorithms need (Buluç §2.2);
+    otherwise overlapping operands are copied first. ``pred_b``/``pred_c`` track
+    predecessors (see ``closure``); each (value, predecessor) pair is then read
+    consistently, also in place. Returns C.
 
     Example
     -------
@@ -103,12 +105,11 @@ def mxm_accumulate(A: Matrix, B: Matrix, C: Matrix, semiring, *, pred_b: Matrix 
     if (pred_b is None) != (pred_c is None):
         raise ValueError("mxm_accumulate: pass both pred_b and pred_c, or neither")
     a, b, c = A._values, B._values, C._values
-    overlap = closure_generic.overlaps(a, c) or closure_generic.overlaps(b, c)
-    # In place is valid for an idempotent add; tracked predecessors also need each
-    # (value, pred) pair read consistently, so then the operands are copied once.
-    if overlap and (pred_c is not None or not sr.idempotent):
+    # In place is valid for an idempotent add (the back ends handle overlapping
+    # operands, predecessors included); otherwise overlapping operands are copied.
+    if not sr.idempotent and (closure_generic.overlaps(a, c) or closure_generic.overlaps(b, c)):
         a, b = a.copy(), b.copy()
-    pb = None if pred_b is None else pred_b._values.copy()
+    pb = None if pred_b is None else pred_b._values
     pc = None if pred_c is None else pred_c._values
     _mxm_dense_acc(backend(xp), sr, a, b, c, pb, pc)
     C._touched()

@@ -31,9 +31,13 @@ def overlaps(x, y) -> bool:
 
 
 def _span(a):
+    """[first, last] byte addresses of a view with non-negative strides (cheap: called
+    for every product of a recursive APSP)."""
     start = a.data.ptr
-    extent = sum((s - 1) * st for s, st in zip(a.shape, a.strides, strict=True)) + a.itemsize
-    return start, start + extent
+    end = start + a.itemsize
+    for size, stride in zip(a.shape, a.strides):  # noqa: B905 (same length)
+        end += (size - 1) * stride
+    return start, end
 
 
 def mxm_dense_acc(be, semiring: Semiring, a, b, c, pb=None, pc=None) -> None:

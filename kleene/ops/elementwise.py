@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..semiring import UnaryOp, get_indexunary, get_unary
+from ..semiring.builtins import indexunary
 from ..semiring.dtypes import resolve_scalar
 from .checks import as_binary, as_container, same_device
 from .device import backend
@@ -138,11 +139,14 @@ def select(A, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
     as_container("select", "A", A)
     xp = same_device("select", A=A, out=out, mask=mask)
     iop = get_indexunary(op)
-    keys, values = A._keys()
-    ncols = A.shape[1] if isinstance(A, Matrix) else 1
-    i, j = keys // max(ncols, 1), keys % max(ncols, 1)
     if thunk is None:
         thunk = 0
+    if iop is indexunary.diag and isinstance(A, Matrix) and A.format == "dense":
+        keys, values = A._diagonal_keys(int(thunk))  # O(n), not a scan of every entry
+    else:
+        keys, values = A._keys()
+    ncols = A.shape[1] if isinstance(A, Matrix) else 1
+    i, j = keys // max(ncols, 1), keys % max(ncols, 1)
     th = np.int64(thunk) if iop.thunk_type == "index" else resolve_scalar(thunk, A.dtype)
     keep = backend(xp).index_unary(iop, values, i, j, th)
     t = Keys(keys[keep], values[keep])

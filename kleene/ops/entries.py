@@ -52,7 +52,9 @@ def to_keys(xp, t) -> Keys:
 def union(xp, a, b, op, dtype):
     """eWiseAdd-style union: op(a, b) where both have an entry, else the one present."""
     be = backend(xp)
-    if isinstance(a, Bitmap) or isinstance(b, Bitmap):  # one is dense already: stay dense
+    if isinstance(a, Bitmap) != isinstance(b, Bitmap):
+        return _union_scatter(xp, a, b, op, dtype)
+    if isinstance(a, Bitmap):  # both dense
         shape = (a if isinstance(a, Bitmap) else b).values.shape
         a, b = to_bitmap(xp, a, shape, a.values.dtype), to_bitmap(xp, b, shape, b.values.dtype)
         pa, pb = present_of(xp, a), present_of(xp, b)
@@ -72,6 +74,28 @@ def union(xp, a, b, op, dtype):
     if bool(both.any()):
         values[both] = be.binary(op, a.values[ia[both]], b.values[ib[both]], dtype)
     return Keys(keys, values)
+
+
+def _union_scatter(xp, a, b, op, dtype) -> Bitmap:
+    """Union of a dense and a sparse operand: a copy of the dense one with the sparse
+    entries merged in (one copy and O(sparse entries), not a densified second operand)."""
+    dense_first = isinstance(a, Bitmap)
+    dense, sparse = (a, b) if dense_first else (b, a)
+    values = dense.values.astype(dtype, copy=True)
+    flat = values.reshape(-1)
+    keys, sv = sparse.keys, sparse.values
+    old = dense.values.reshape(-1)[keys]  # op sees the uncast values
+    both = (
+        backend(xp).binary(op, old, sv, dtype)
+        if dense_first
+        else backend(xp).binary(op, sv, old, dtype)
+    )
+    flat[keys] = xp.where(_present_at(xp, dense, keys), both, sv.astype(dtype, copy=False))
+    present = dense.present
+    if present is not None:
+        present = present.copy()
+        present.reshape(-1)[keys] = True
+    return Bitmap(values, present)
 
 
 def intersection(xp, a, b, op, dtype):

@@ -166,8 +166,12 @@ class Matrix(OperationMethods):
         >>> kleene.Matrix.from_diag(kleene.Vector.from_coo([1], [2.0], 3)).to_coo()[0].tolist()
         [1]
         """
-        idx, vals = v._keys()
-        return cls._coo_build(v.xp, idx, idx, vals.copy(), (v.size, v.size), None, "diagonal")
+        idx, vals = v._keys()  # sorted and unique: the CSR arrays directly, no sort
+        xp, n = v.xp, v.size
+        counts = xp.zeros(n, dtype=np.int64)
+        counts[idx] = 1
+        indptr = layout.counts_to_offsets(xp, counts)
+        return cls._from_csr(xp, indptr, idx.astype(layout.INDEX), vals.copy(), (n, n))
 
     @classmethod
     def from_scipy(cls, s, *, dtype=None, dup="min") -> Matrix:
@@ -264,6 +268,19 @@ class Matrix(OperationMethods):
         """(flat row-major keys, values) of the stored entries, keys sorted."""
         rows, cols, vals = self._coo()
         return rows * self._shape[1] + cols, vals
+
+    def _diagonal_keys(self, k: int = 0):
+        """(sorted flat keys, values) of the stored entries on diagonal j - i == k
+        of a dense-format matrix, reading only that diagonal."""
+        xp = self._xp
+        m, n = self._shape
+        i = xp.arange(max(0, -k), max(0, min(m, n - k)), dtype=np.int64)
+        j = i + k
+        values = self._values[i, j]
+        if self._present is not None:
+            keep = self._present[i, j]
+            i, j, values = i[keep], j[keep], values[keep]
+        return i * n + j, values
 
     def _csr(self):
         """(indptr, indices, values) CSR arrays, converting a dense matrix."""

@@ -28,6 +28,18 @@ def _finish(opname, xp, t, shape, dtype, kind, out, mask, accum, replace):
                   accum=accum, replace=replace)  # fmt: skip
 
 
+def _all_values(xp, A, monoid):
+    """The stored values as one flat array for a scalar reduction (order is free: the
+    monoid commutes). A dense container with absent slots fills them with the
+    identity rather than compacting (no index arrays for an n² APSP input)."""
+    if A.format != "dense" or monoid.stops_at_first:
+        return A._stored()
+    values, present = A._bitmap()
+    if present is not None:
+        values = xp.where(present, values, monoid.identity_for(A.dtype))
+    return values.ravel()
+
+
 def reduce(A, op, *, axis=None, mask=None, accum=None, replace=False, out=None):
     """Reduce with a monoid: to a scalar (axis=None), per row (axis=1 or "rows") or
     per column (axis=0 or "columns").
@@ -54,7 +66,7 @@ def reduce(A, op, *, axis=None, mask=None, accum=None, replace=False, out=None):
     if axis is None:
         if out is not None or mask is not None:
             raise ValueError("reduce to a scalar takes no out= or mask=")
-        values = A._keys()[1]
+        values = _all_values(xp, A, monoid)
         return A.dtype.type(be.reduce_all(monoid, values, A.dtype).item())
     if isinstance(A, Vector):
         raise ValueError("reduce: a Vector reduces only to a scalar (axis=None)")

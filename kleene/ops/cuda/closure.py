@@ -1,7 +1,7 @@
 """closure_dense: A ← A* in place (kernels/closure_dense.cu; blocked beyond one block).
 
-A block of up to ``one_block_limit`` rows is closed by one thread block in shared
-memory (APSP's base case). Larger ones take Katz & Kider's blocked Floyd-Warshall
+A block of up to ``one_block_limit`` rows is closed by one thread block, its
+entries in registers (APSP's base case). Larger ones take Katz & Kider's blocked Floyd-Warshall
 on the GPU: per diagonal block, the one-block kernel, then its block row and
 column and the rest with the fused in-place ``mxm_dense_acc`` (exact for an
 idempotent add, like the in-place R-Kleene products).
@@ -22,7 +22,7 @@ from .elementwise import binary
 
 # Largest block the one-block kernel takes (one SM does its n³ steps; beyond this,
 # blocked passes spread the work over the GPU).
-MAX_ONE_BLOCK = 128
+MAX_ONE_BLOCK = codegen.CLOSURE_MAX
 _STATIC_SMEM = 48 * 1024  # dynamic shared memory allowed without the opt-in attribute
 
 _smem_allowed: dict[tuple, int] = {}
@@ -34,9 +34,9 @@ def _spec(sr: Semiring, d: np.dtype) -> codegen.Spec:
 
 
 def closure_smem_bytes(n: int, dtype, pred: bool) -> int:
-    """Dynamic shared memory of the one-block kernel (layout in closure_dense.cu)."""
-    size = np.dtype(dtype).itemsize
-    return (8 * (n * n + 2 * n) if pred else 0) + size * (n * n + 4 * n)
+    """Dynamic shared memory of the one-block kernel: the predecessors, if tracked
+    (values live in registers; see closure_dense.cu)."""
+    return 8 * n * n if pred else 0
 
 
 @cache
@@ -55,8 +55,7 @@ def _limit(dev: int, dtype: np.dtype, pred: bool) -> int:
 
 
 def one_block_limit(dtype, pred: bool) -> int:
-    """Largest n the one-block kernel closes on this device: 128 on an H100 for every
-    dtype except 8-byte values with predecessors (120)."""
+    """Largest n the one-block kernel closes on this device (128 on an H100)."""
     return _limit(jit.device_id(), np.dtype(dtype), bool(pred))
 
 
@@ -65,7 +64,7 @@ def _one_block(semiring: Semiring, a: cupy.ndarray, p: cupy.ndarray | None, one)
     n = a.shape[0]
     d = as_dtype(a.dtype)
     spec = _spec(semiring, d)
-    fn = jit.function(spec, f"kl_closure_dense<{'true' if p is not None else 'false'}>")
+    fn = jit.function(spec, codegen.closure_variant(d, p is not None))
     smem = closure_smem_bytes(n, d, p is not None)
     key = (jit.device_id(), spec.key, p is not None)
     if smem > _STATIC_SMEM and _smem_allowed.get(key, 0) < smem:
@@ -75,7 +74,7 @@ def _one_block(semiring: Semiring, a: cupy.ndarray, p: cupy.ndarray | None, one)
     ldp = 0 if p is None else as_view(p)[1]
     parg = np.uint64(0) if p is None else p  # a null pointer the kernel never reads
     args = (a, np.int64(lda), parg, np.int64(ldp), np.int32(n), d.type(one))
-    fn((1,), (32, min(codegen.CLOSURE_ROWS, n)), args, shared_mem=smem)
+    fn((1,), (32, codegen.CLOSURE_ROWS), args, shared_mem=smem)
 
 
 def _blocked(semiring: Semiring, a: cupy.ndarray, p: cupy.ndarray | None, one, block: int):

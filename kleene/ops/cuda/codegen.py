@@ -15,9 +15,11 @@ translation unit (CI compiles them in batches).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
@@ -51,8 +53,18 @@ MXM_FAST_SPLIT = 1 << 29
 # Dense kernel variants: C = A⊕.⊗B, C ⊕= A⊕.⊗B in place, and the latter with predecessors.
 MXM_MODES = ("plain", "acc", "pred")
 MXM_TILES = ("large", "small")
-# Threads (32 × CLOSURE_ROWS) of the one-block closure kernel.
-CLOSURE_ROWS = 32
+# The one-block closure kernel: 32 × CLOSURE_ROWS threads, blocks of up to CLOSURE_MAX
+# rows (CLOSURE_MAX / 32 columns and CLOSURE_MAX / CLOSURE_ROWS rows per thread, in registers).
+CLOSURE_ROWS = 16
+CLOSURE_MAX = 128
+CLOSURE_VARIANTS = (("false", "true"), ("false", "false"), ("true", "false"))
+
+
+def closure_variant(dtype, pred: bool) -> str:
+    """The closure kernel for ``dtype``: the unrolled one where it fits in registers
+    (values of at most 4 bytes, no predecessors), else the select-chain one."""
+    unroll = not pred and np.dtype(dtype).itemsize <= 4
+    return f"kl_closure_dense<{'true' if pred else 'false'}, {'true' if unroll else 'false'}>"
 
 
 @dataclass(frozen=True)
@@ -189,13 +201,19 @@ def mxm_fast_kind(semiring: Semiring, dtype) -> str | None:
     return None
 
 
-def mxm_config(a_dtype, b_dtype, c_dtype, tile: str = "large", **override) -> dict:
+def mxm_config(a_dtype, b_dtype, c_dtype, tile: str = "large", **override) -> Mapping:
     """Tile shape of the dense kernel for these value types (``override``: tuning).
 
     ``tile="small"`` (64×64 blocks, 4×4 per thread) is for products too small to
     fill the GPU with 128×128 blocks and for the predecessor variant (two
-    registers per accumulator); 8-byte types always use it.
+    registers per accumulator); 8-byte types always use it. Read-only (cached).
     """
+    key = (np.dtype(a_dtype), np.dtype(b_dtype), np.dtype(c_dtype), tile)
+    return _mxm_config(*key, tuple(sorted(override.items())))
+
+
+@lru_cache(maxsize=256)
+def _mxm_config(a_dtype, b_dtype, c_dtype, tile: str, override: tuple) -> Mapping:
     if tile not in MXM_TILES:
         raise ValueError(f"unknown dense tile {tile!r}; one of {MXM_TILES}")
     size = max(np.dtype(t).itemsize for t in (a_dtype, b_dtype, c_dtype))
@@ -207,12 +225,12 @@ def mxm_config(a_dtype, b_dtype, c_dtype, tile: str = "large", **override) -> di
         cfg = dict(BM=64, BN=64, BK=16 if vec else 8, TM=4, TN=4, PAD_A=2, MIN_BLOCKS=2)
     else:
         cfg = dict(BM=64, BN=64, BK=8, TM=4, TN=4, PAD_A=2, MIN_BLOCKS=2)
-    cfg.update(override)
+    cfg.update(dict(override))
     la = cfg["BM"] * cfg["BK"] // _threads(cfg)  # A, B elements a thread loads per slab
     lb = cfg["BN"] * cfg["BK"] // _threads(cfg)
     cfg["VEC"] = int(vec and la % 4 == 0 and lb % 4 == 0)
     cfg["VEC_C"] = int(np.dtype(c_dtype) in four and cfg["TN"] // 2 == 4)
-    return cfg
+    return MappingProxyType(cfg)
 
 
 def _threads(cfg: dict) -> int:
@@ -322,14 +340,17 @@ def range_check_view_spec() -> Spec:
 def closure_spec(semiring: Semiring, dtype) -> Spec:
     """One thread block closes an n×n block in shared memory (Floyd-Warshall).
 
-    ``kl_closure_dense<PRED>``; the multiplicative identity is a kernel argument.
+    ``kl_closure_dense<PRED, UNROLL>`` (``CLOSURE_VARIANTS``; see ``closure_variant``);
+    the multiplicative identity is a kernel argument.
     """
     d = as_dtype(dtype)
     p = _Prelude()
     p.typedef(ctype(d), "kl_c_t")
+    p.define("KL_CL_NY", CLOSURE_ROWS)
+    p.define("KL_CL_MAX", CLOSURE_MAX)
     _monoid_prelude(p, semiring.add, d)
     p.add(_func("kl_c_t", "kl_mult", "kl_c_t x, kl_c_t y", semiring.mul.cuda_expr))
-    names = ("kl_closure_dense<false>", "kl_closure_dense<true>")
+    names = tuple(f"kl_closure_dense<{p}, {u}>" for p, u in CLOSURE_VARIANTS)
     key = ("closure_dense", semiring.key, d.str)
     return Spec("closure_dense", key, p.text(), ("closure_dense.cu",), tuple(p.macros), names)
 

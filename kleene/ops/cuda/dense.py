@@ -29,10 +29,12 @@ _SELECTIVE_MULS = frozenset(
 
 
 @lru_cache(maxsize=512)
-def _spec(
-    sr: Semiring, ta: np.dtype, tb: np.dtype, tc: np.dtype, fast, override, mode: str, tile: str
-) -> codegen.Spec:
-    return codegen.mxm_spec(sr, ta, tb, tc, fast, dict(override), mode, tile)
+def _kernel(sr: Semiring, ta, tb, tc, fast, override, mode: str, tile: str, vec: bool, dev: int):
+    """(compiled kl_mxm_dense<vec>, its tile config) for one specialisation, looked up
+    once: in APSP's recursion this runs hundreds of times per call on small blocks."""
+    spec = codegen.mxm_spec(sr, ta, tb, tc, fast, dict(override), mode, tile)
+    cfg = codegen.mxm_config(ta, tb, tc, tile, **dict(override))
+    return jit.function(spec, f"kl_mxm_dense<{'true' if vec else 'false'}>"), cfg
 
 
 def _fast_path_ok(fast: str, a: cupy.ndarray, b: cupy.ndarray) -> bool:
@@ -88,6 +90,21 @@ def as_view(x) -> tuple[cupy.ndarray, int]:
     return x, ld
 
 
+def copy_view(x, ld: int) -> tuple[cupy.ndarray, int]:
+    """A C-contiguous copy of a kernel-ready view (row stride ``ld``) by one
+    cudaMemcpy2DAsync: a CuPy copy of a strided view costs several times the host
+    time, and a recursive APSP copies hundreds of blocks."""
+    rows, cols = x.shape
+    out = cupy.empty((rows, cols), dtype=x.dtype)
+    width = cols * x.itemsize
+    if rows and cols:
+        rt = cupy.cuda.runtime
+        stream = cupy.cuda.get_current_stream().ptr
+        rt.memcpy2DAsync(out.data.ptr, width, x.data.ptr, ld * x.itemsize, width, rows,
+                         rt.memcpyDeviceToDevice, stream)  # fmt: skip
+    return out, max(cols, 1)
+
+
 def views_share(x, y) -> bool:
     """Do two kernel-ready 2-D views (see ``as_view``) share an element?
 
@@ -124,17 +141,16 @@ def _launch(opname, semiring, a, b, c, lds, fast, mode, tile, override=(), pred_
     """One launch of kl_mxm_dense on (strided) a, b, c with row strides ``lds``."""
     m, k = a.shape
     n = b.shape[1]
-    ta, tb, tc = (as_dtype(x.dtype) for x in (a, b, c))
-    spec = _spec(semiring, ta, tb, tc, fast, override, mode, tile)
+    ta, tb, tc = a.dtype, b.dtype, c.dtype
     cfg = codegen.mxm_config(ta, tb, tc, tile, **dict(override))
     # 16-byte accesses: every row start of every operand 16-byte aligned
     vec = bool(cfg["VEC"]) and k % 4 == 0 and n % 4 == 0 and all(ld % 4 == 0 for ld in lds)
-    vec = vec and all(x.data.ptr % 16 == 0 for x in (a, b, c))
+    vec = vec and (a.data.ptr | b.data.ptr | c.data.ptr) % 16 == 0
+    fn, cfg = _kernel(semiring, ta, tb, tc, fast, override, mode, tile, vec, jit.device_id())
     grid = (-(-n // cfg["BN"]), -(-m // cfg["BM"]))
     if grid[1] > _GRID_Y:
         raise ValueError(f"{opname}: {m} rows exceed the kernel's grid ({_GRID_Y * cfg['BM']})")
     threads = (cfg["BM"] // cfg["TM"]) * (cfg["BN"] // cfg["TN"])
-    fn = jit.function(spec, f"kl_mxm_dense<{'true' if vec else 'false'}>")
     sizes = (np.int32(m), np.int32(n), np.int32(k))
     fn(grid, (threads,), (a, b, c, *sizes, *(np.int64(ld) for ld in lds), *pred_args))
 
@@ -201,7 +217,7 @@ def reads_in_place(semiring: Semiring, dtype) -> bool:
 
 def _tile_for(ta, tb, tc, m: int, n: int) -> str:
     """128×128 blocks unless they would leave SMs idle (APSP's smaller products)."""
-    cfg = codegen.mxm_config(ta, tb, tc, "large")
+    cfg = codegen.mxm_config(ta, tb, tc)
     blocks = -(-m // cfg["BM"]) * -(-n // cfg["BN"])
     return "small" if blocks < jit.sm_count(jit.device_id()) else "large"
 
@@ -250,20 +266,19 @@ def mxm_dense_acc(semiring: Semiring, a, b, c, pb=None, pc=None) -> None:
     aliased = a_in_c or b_in_c
     if aliased and (pred or not reads_in_place(semiring, cw.dtype)):
         if a_in_c:
-            a, lda = as_view(a.copy())
+            a, lda = copy_view(a, lda)
         if b_in_c:
-            b, ldb = as_view(b.copy())
+            b, ldb = copy_view(b, ldb)
         aliased = False
     pred_args: tuple = ()
     if pred:
         pb, ldpb = as_view(pb)
         if views_share(pb, pw):
-            pb, ldpb = as_view(pb.copy())
+            pb, ldpb = copy_view(pb, ldpb)
         pred_args = (pb, pw, np.int64(ldpb), np.int64(ldpc))
     fast = acc_fast_kind(semiring, a, lda, b, ldb, cw, aliased)
-    ta, tb, tc = (as_dtype(x.dtype) for x in (a, b, cw))
     mode = "pred" if pred else "acc"
-    tile = "small" if pred else _tile_for(ta, tb, tc, m, n)
+    tile = "small" if pred else _tile_for(a.dtype, b.dtype, cw.dtype, m, n)
     _launch("mxm_dense_acc", semiring, a, b, cw, (lda, ldb, ldc), fast, mode, tile, (), pred_args)
     if cw is not c:
         c[...] = cw

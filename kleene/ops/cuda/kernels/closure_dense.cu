@@ -1,78 +1,174 @@
-// closure_dense: A <- A* in place for one small n x n block, by one thread block.
-// Needs from the prelude: kl_c_t, kl_add, kl_mult(kl_c_t, kl_c_t).
+// closure_dense: A <- A* in place for one small n x n block (n <= KL_CL_MAX), by one
+// thread block. Needs from the prelude: kl_c_t, kl_add, kl_mult(kl_c_t, kl_c_t),
+// KL_CL_NY (block is 32 x KL_CL_NY threads), KL_CL_MAX (= 32 * KL_CL_TN = KL_CL_NY * KL_CL_TM).
 //
-// The block is staged in dynamic shared memory; the diagonal takes ADD(a, one),
-// then Floyd-Warshall: for k = 0..n-1, A(i,j) = ADD(A(i,j), MULT(A(i,k), A(k,j))).
-// Like the generic version, step k reads row k and column k as they were before
-// step k (snapshots), so the result cannot depend on thread order even where step
-// k changes them (a cycle better than one): the owners of row/column k+1 write
-// the next snapshots (double-buffered) while step k runs, one barrier per step.
-// Thread (x, y) of a 32 x blockDim.y block owns entries (i, j) with j = x mod 32,
-// i = y mod blockDim.y: a warp reads consecutive j (no bank conflicts) and one
-// broadcast column value.
-// PRED: P holds predecessors (int64, row stride ldp); where A(i,j) strictly
-// changes in step k, P(i,j) takes P(k,j) (from the snapshot of row k of P).
-//
-// Shared layout (bytes, 8-aligned parts first): [PRED: Ps n*n, Pr 2n (int64)]
-// S n*n, Rs 2n, Cs 2n (kl_c_t). closure_smem_bytes() in closure.py must match.
+// The diagonal takes ADD(a, one), then Floyd-Warshall: for k = 0..n-1,
+// A(i,j) = ADD(A(i,j), MULT(A(i,k), A(k,j))). Each thread keeps its entries in
+// registers: rows ty + KL_CL_NY * r, columns tx + 32 * c. Step k reads row k and
+// column k as they were before step k (snapshots), like the generic version, so
+// the result cannot depend on thread order even where step k changes them (a cycle
+// better than one): the owners of row/column k+1 publish them to double-buffered
+// shared snapshots right after their step-k update, one barrier per step. A warp
+// reads 32 consecutive row entries and one broadcast column entry per load.
+// UNROLL (4-byte values, no predecessors: the APSP hot path) unrolls the k loop by
+// row chunks so the registers holding row/column k+1 have compile-time indices; the
+// other variants pick them with select chains (unrolling would spill there).
+// PRED: P holds predecessors (int64, row stride ldp), staged in dynamic shared
+// memory (n * n int64, written only where a value changes); where A(i,j) strictly
+// changes in step k, P(i,j) takes P(k,j) from the snapshot of row k of P.
 
+#define KL_CL_TN (KL_CL_MAX / 32)
+#define KL_CL_TM (KL_CL_MAX / KL_CL_NY)
+
+// Step k on the registers: v(i,j) = ADD(v(i,j), MULT(C_k(i), R_k(j))) from snapshot `cur`.
 template <bool PRED>
-__global__ void __launch_bounds__(1024)
+__device__ __forceinline__ void kl_cl_step(kl_c_t (&v)[KL_CL_TM][KL_CL_TN],
+                                           const kl_c_t (*Rs)[KL_CL_MAX],
+                                           const kl_c_t (*Cs)[KL_CL_MAX],
+                                           const long long (*Pr)[KL_CL_MAX], long long* kl_ps,
+                                           int cur, int tx, int ty, int n) {
+  kl_c_t rk[KL_CL_TN], ck[KL_CL_TM];
+  long long pk[KL_CL_TN];
+#pragma unroll
+  for (int c = 0; c < KL_CL_TN; ++c) {
+    rk[c] = Rs[cur][tx + 32 * c];
+    if (PRED) pk[c] = Pr[cur][tx + 32 * c];
+  }
+#pragma unroll
+  for (int r = 0; r < KL_CL_TM; ++r) ck[r] = Cs[cur][ty + KL_CL_NY * r];
+#pragma unroll
+  for (int r = 0; r < KL_CL_TM; ++r) {
+#pragma unroll
+    for (int c = 0; c < KL_CL_TN; ++c) {
+      const kl_c_t nv = kl_add(v[r][c], kl_mult(ck[r], rk[c]));
+      if (PRED) {
+        const int i = ty + KL_CL_NY * r, j = tx + 32 * c;
+        if (nv != v[r][c] && i < n && j < n) kl_ps[i * n + j] = pk[c];
+      }
+      v[r][c] = nv;
+    }
+  }
+}
+
+template <bool PRED, bool UNROLL>
+__global__ void __launch_bounds__(32 * KL_CL_NY)
 kl_closure_dense(kl_c_t* __restrict__ A, long long lda, long long* __restrict__ P,
                  long long ldp, int n, kl_c_t one) {
-  extern __shared__ __align__(16) unsigned char kl_smem[];
-  const int nn = n * n;
-  long long* Ps = reinterpret_cast<long long*>(kl_smem);
-  long long* Pr = Ps + (PRED ? nn : 0);
-  kl_c_t* S = reinterpret_cast<kl_c_t*>(Pr + (PRED ? 2 * n : 0));
-  kl_c_t* Rs = S + nn;
-  kl_c_t* Cs = Rs + 2 * n;
-  const int tx = threadIdx.x, ty = threadIdx.y, nx = blockDim.x, ny = blockDim.y;
+  __shared__ kl_c_t Rs[2][KL_CL_MAX];  // snapshots of row k (values)
+  __shared__ kl_c_t Cs[2][KL_CL_MAX];  // ... and of column k
+  __shared__ long long Pr[2][PRED ? KL_CL_MAX : 1];  // row k of P
+  extern __shared__ __align__(16) long long kl_ps[];  // PRED: P, n * n
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long(*pr)[KL_CL_MAX] = reinterpret_cast<const long long(*)[KL_CL_MAX]>(Pr);
 
-  for (int i = ty; i < n; i += ny) {
-    for (int j = tx; j < n; j += nx) {
-      kl_c_t v = A[(long long)i * lda + j];
-      if (i == j) v = kl_add(v, one);
-      S[i * n + j] = v;
-      if (i == 0) Rs[j] = v;
-      if (j == 0) Cs[i] = v;
-      if (PRED) {
-        const long long p = P[(long long)i * ldp + j];
-        Ps[i * n + j] = p;
-        if (i == 0) Pr[j] = p;
+  kl_c_t v[KL_CL_TM][KL_CL_TN];
+#pragma unroll
+  for (int r = 0; r < KL_CL_TM; ++r) {
+    const int i = ty + KL_CL_NY * r;
+#pragma unroll
+    for (int c = 0; c < KL_CL_TN; ++c) {
+      const int j = tx + 32 * c;
+      if (i < n && j < n) {
+        kl_c_t x = A[(long long)i * lda + j];
+        if (i == j) x = kl_add(x, one);
+        v[r][c] = x;
+        if (i == 0) Rs[0][j] = x;
+        if (j == 0) Cs[0][i] = x;
+        if (PRED) {
+          const long long p = P[(long long)i * ldp + j];
+          kl_ps[i * n + j] = p;
+          if (i == 0) Pr[0][j] = p;
+        }
+      } else {
+        v[r][c] = one;  // never written back
       }
     }
   }
   __syncthreads();
 
+  if (UNROLL) {
+    // k = KL_CL_NY * kb + kl, kb unrolled: the row of k + 1 in v is kb (kb + 1 at a
+    // chunk's last step), its column (KL_CL_NY * kb) / 32 (or the next one)
+    int k = 0;
+#pragma unroll
+    for (int kb = 0; kb < KL_CL_TM; ++kb) {
+      const int rlo = kb, rhi = kb + 1 < KL_CL_TM ? kb + 1 : kb;
+      const int clo = (KL_CL_NY * kb) >> 5;
+      const int chi = ((KL_CL_NY * kb + KL_CL_NY) >> 5) < KL_CL_TN ? clo + 1 : clo;
+      const int cnext = ((KL_CL_NY * kb + KL_CL_NY) >> 5) != clo ? chi : clo;
 #pragma unroll 1
-  for (int k = 0; k < n; ++k) {
-    const int cur = (k & 1) * n, nxt = n - cur;  // snapshot halves of Rs, Cs, Pr
-    for (int j = tx; j < n; j += nx) {
-      const kl_c_t rkj = Rs[cur + j];
-      long long pkj = 0;
-      if (PRED) pkj = Pr[cur + j];
-      for (int i = ty; i < n; i += ny) {
-        const int e = i * n + j;
-        const kl_c_t old = S[e];
-        const kl_c_t nv = kl_add(old, kl_mult(Cs[cur + i], rkj));
-        S[e] = nv;
-        if (i == k + 1) Rs[nxt + j] = nv;
-        if (j == k + 1) Cs[nxt + i] = nv;
-        if (PRED) {
-          long long p = Ps[e];
-          if (nv != old) Ps[e] = p = pkj;
-          if (i == k + 1) Pr[nxt + j] = p;
+      for (int kl = 0; kl < KL_CL_NY; ++kl, ++k) {
+        if (k >= n) goto done;
+        const int cur = k & 1, nxt = cur ^ 1, k1 = k + 1;
+        kl_cl_step<false>(v, Rs, Cs, pr, kl_ps, cur, tx, ty, n);
+        const bool last = kl == KL_CL_NY - 1;
+        if (k1 < n) {
+          if (ty == (last ? 0 : kl + 1)) {
+#pragma unroll
+            for (int c = 0; c < KL_CL_TN; ++c)
+              if (tx + 32 * c < n) Rs[nxt][tx + 32 * c] = last ? v[rhi][c] : v[rlo][c];
+          }
+          if (tx == (k1 & 31)) {
+#pragma unroll
+            for (int r = 0; r < KL_CL_TM; ++r)
+              if (ty + KL_CL_NY * r < n) Cs[nxt][ty + KL_CL_NY * r] = last ? v[r][cnext] : v[r][clo];
+          }
         }
+        __syncthreads();
       }
     }
-    __syncthreads();
+  } else {
+#pragma unroll 1
+    for (int k = 0; k < n; ++k) {
+      const int cur = k & 1, nxt = cur ^ 1, k1 = k + 1;
+      kl_cl_step<PRED>(v, Rs, Cs, pr, kl_ps, cur, tx, ty, n);
+      // publish row and column k + 1 (their owners); select chains, not register
+      // indexing, pick the entries (indexing would move v to local memory)
+      if (k1 < n) {
+        if (ty == k1 % KL_CL_NY) {
+          const int rr = k1 / KL_CL_NY;
+#pragma unroll
+          for (int c = 0; c < KL_CL_TN; ++c) {
+            kl_c_t x = v[0][c];
+#pragma unroll
+            for (int r = 1; r < KL_CL_TM; ++r) x = r == rr ? v[r][c] : x;
+            const int j = tx + 32 * c;
+            if (j < n) {
+              Rs[nxt][j] = x;
+              if (PRED) Pr[nxt][j] = kl_ps[k1 * n + j];
+            }
+          }
+        }
+        if (tx == (k1 & 31)) {
+          const int cc = k1 >> 5;
+#pragma unroll
+          for (int r = 0; r < KL_CL_TM; ++r) {
+            kl_c_t x = v[r][0];
+#pragma unroll
+            for (int c = 1; c < KL_CL_TN; ++c) x = c == cc ? v[r][c] : x;
+            const int i = ty + KL_CL_NY * r;
+            if (i < n) Cs[nxt][i] = x;
+          }
+        }
+      }
+      __syncthreads();
+    }
   }
+done:
 
-  for (int i = ty; i < n; i += ny) {
-    for (int j = tx; j < n; j += nx) {
-      A[(long long)i * lda + j] = S[i * n + j];
-      if (PRED) P[(long long)i * ldp + j] = Ps[i * n + j];
+#pragma unroll
+  for (int r = 0; r < KL_CL_TM; ++r) {
+    const int i = ty + KL_CL_NY * r;
+#pragma unroll
+    for (int c = 0; c < KL_CL_TN; ++c) {
+      const int j = tx + 32 * c;
+      if (i < n && j < n) {
+        A[(long long)i * lda + j] = v[r][c];
+        if (PRED) P[(long long)i * ldp + j] = kl_ps[i * n + j];
+      }
     }
   }
 }
+
+#undef KL_CL_TN
+#undef KL_CL_TM
