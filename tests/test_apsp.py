@@ -125,6 +125,17 @@ def test_transitive_closure(backend, n, seed, method):
     assert np.array_equal(refl, reach | np.eye(n, dtype=bool))
 
 
+@pytest.mark.parametrize("method", DENSE)
+def test_transitive_closure_counts_zero_weight_edges(backend, method):
+    """A stored zero weight is an edge (scipy.csgraph's rule), for reachability too."""
+    g = sp.csr_matrix(([0.0, 2.0, 0.0], ([0, 1, 3], [1, 2, 3])), shape=(4, 4))
+    A = kleene.Matrix.from_scipy(g).to(backend)
+    got = _host(kleene.transitive_closure(A, method=method))
+    want = np.isfinite(shortest_path(g)) & ~np.eye(4, dtype=bool)
+    want[3, 3] = True  # the zero-weight self loop is a cycle through 3
+    assert np.array_equal(got, want)
+
+
 def test_methods_agree_on_rome(backend):
     g = load_scipy("rome99.gr")
     sub = g[:400, :400]
