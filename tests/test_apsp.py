@@ -172,3 +172,22 @@ def test_float32_graphs_every_method(backend):
     A = A.to(backend)
     for method in ALL:
         np.testing.assert_allclose(_host(kleene.apsp(A, method=method)), ref, rtol=1e-6)
+
+
+def test_auto_method_choice(backend):
+    """auto: dense closures where the result fits (blocked on the GPU up to n = 8192),
+    repeated SSSP / Johnson for large very sparse graphs on the CPU only."""
+    from kleene.algorithms.all_pairs import _choose
+    from kleene.semiring import max_min, min_plus
+
+    n = 5000
+    sparse = kleene.Matrix.from_edges([0, 1], [1, 2], [1.0, 2.0], n=n).to(backend)
+    small = kleene.Matrix.from_edges([0, 1], [1, 2], [1.0, 2.0], n=64).to(backend)
+    dense = "blocked" if backend == "gpu" else "recursive"
+    assert _choose(small, min_plus, False, False) == dense
+    assert _choose(small, max_min, False, True) == dense
+    if backend == "cpu":
+        assert _choose(sparse, min_plus, False, False) == "repeated-sssp"
+        assert _choose(sparse, min_plus, True, False) == "johnson"
+    else:
+        assert _choose(sparse, min_plus, True, False) == "blocked"

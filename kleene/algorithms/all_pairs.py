@@ -34,9 +34,11 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
           per source, results in host memory (large sparse graphs);
         - "johnson": Bellman-Ford potentials, then repeated SSSP on reweighted
           non-negative edges (negative weights on sparse graphs);
-        - "auto": dense "recursive" when the n×n result fits in memory and the
-          graph is not very sparse (or the semiring is not min_plus); otherwise
-          "johnson" for negative weights, "repeated-sssp" for non-negative ones.
+        - "auto": a dense method when the n×n result fits in memory ("blocked" on
+          the GPU up to n = 8192, "recursive" beyond it and on the CPU), except on
+          the CPU for large sparse graphs (n > 4096, under 1% of the pairs edges);
+          otherwise "johnson" for negative weights, "repeated-sssp" for
+          non-negative ones. Other semirings than min_plus: the dense method.
         The dense methods update the matrix in place and need an idempotent add
         (min, max, or): min_plus, max_min, min_max, max_times, lor_land.
     directed : bool
@@ -141,18 +143,26 @@ def _weights(A: Matrix, sr: Semiring) -> Matrix:
     return Matrix.from_edges(rows, cols, vals.astype(want), A.nrows, ncols=A.ncols)
 
 
+# Largest n where blocked beats recursive on the GPU (H200, fp32: per-launch costs of
+# the recursion's small products; benchmarks/results/apsp_h200.md).
+_BLOCKED_MAX_GPU = 8192
+
+
 def _choose(A: Matrix, sr: Semiring, negative: bool, preds: bool) -> str:
     n = A.nrows
+    gpu = A.xp is not np
+    dense = "blocked" if gpu and n <= _BLOCKED_MAX_GPU else "recursive"
     if sr is not min_plus:
-        return "recursive"
+        return dense
     try:
         check_fits(n, A.dtype, preds, A.xp)
     except MemoryError:
         return "johnson" if negative else "repeated-sssp"
-    sparse = A.nvals < 0.01 * n * n and n > 4096
-    if sparse:
+    # On the GPU a dense closure beats repeated SSSP even on sparse graphs (n = 8192,
+    # degree 6: 61 ms against 3 s); on the CPU repeated SSSP wins on large sparse ones.
+    if not gpu and A.nvals < 0.01 * n * n and n > 4096:
         return "johnson" if negative else "repeated-sssp"
-    return "recursive"
+    return dense
 
 
 def check_fits(n: int, dtype, preds: bool, xp) -> None:
