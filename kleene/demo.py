@@ -1,4 +1,5 @@
-"""The built-in demo: path problems on a generated road-like graph, checked against SciPy.
+"""The built-in demo: path problems on a generated road-like graph and on a real graph
+(Zachary's karate club, shipped in ``kleene.datasets``), checked against SciPy.
 
 ``python -m kleene demo`` builds a seeded, weighted 2-D grid (a small road network
 with a few closed road segments and some long "highway" shortcuts), then solves
@@ -11,9 +12,12 @@ with a few closed road segments and some long "highway" shortcuts), then solves
   frontier, pull through ``mxv`` on the transpose), each with a complemented
   visited mask and ``replace``, and the library's ``kleene.bfs``;
 
-every one written with kleene operations only, and checks each answer against
-``scipy.sparse.csgraph`` (or, for widest paths, against thresholded reachability
-computed by SciPy). The graph ships as code, not as a data file.
+* all-pairs shortest paths with ``kleene.apsp``;
+
+every one written with kleene operations only. On the karate club it runs the
+canned BFS, SSSP and APSP (with predecessors: every reconstructed path is
+walked edge by edge). Each answer is checked against ``scipy.sparse.csgraph``
+(or, for widest paths, against thresholded reachability computed by SciPy).
 """
 
 from __future__ import annotations
@@ -186,6 +190,11 @@ def canned_bfs(A: kleene.Matrix, source: int):
     return _host(kleene.bfs(A, source, method="direction-optimizing")), None
 
 
+def canned_apsp(A: kleene.Matrix, source: int):
+    """The library's own ``kleene.apsp`` (the method "auto" picks)."""
+    return _host(kleene.apsp(A)), None
+
+
 def _host(a) -> np.ndarray:
     return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
 
@@ -194,6 +203,10 @@ def _host(a) -> np.ndarray:
 def check_sssp(g: RoadGraph, source: int, dist: np.ndarray) -> tuple[bool, str]:
     ref = csgraph.dijkstra(g.scipy(g.travel_time), indices=source)
     return _compare(dist, ref, "dijkstra")
+
+
+def check_apsp(g: RoadGraph, source: int, dist: np.ndarray) -> tuple[bool, str]:
+    return _compare(dist, csgraph.shortest_path(g.scipy(g.travel_time)), "shortest_path")
 
 
 def check_widest(g: RoadGraph, source: int, width: np.ndarray) -> tuple[bool, str]:
@@ -269,7 +282,8 @@ def run_demo(device: str = "cpu", *, side: int = DEFAULT_SIDE, seed: int = DEFAU
     print(
         f"kleene {__version__} demo: road-like {side}x{side} grid, {g.n} vertices, "
         f"{g.n_edges} directed edges ({g.n_shortcuts} two-way shortcuts), seed {seed}, "
-        f"source {source}, device {device}",
+        f"source {source}, device {device}; then the karate club (real: Zachary 1977, "
+        "34 members, 78 ties, length = 1 / tie strength), from the instructor (0)",
         file=out,
     )
 
@@ -282,6 +296,9 @@ def run_demo(device: str = "cpu", *, side: int = DEFAULT_SIDE, seed: int = DEFAU
     def thresholds():
         return check_widest(g, source, np.zeros(g.n))
 
+    def all_pairs():
+        return csgraph.shortest_path(g.scipy(g.travel_time))
+
     tasks = [
         ("sssp", "min_plus vxm, changed-vertex frontier", sssp_frontier, A, check_sssp, dijkstra),
         ("sssp", "min_plus vxm, accum=min (Bellman-Ford)", sssp_bellman_ford, A, check_sssp,
@@ -293,6 +310,7 @@ def run_demo(device: str = "cpu", *, side: int = DEFAULT_SIDE, seed: int = DEFAU
         ("bfs levels", "lor_land mxv(A.T), mask=~visited.S, replace", bfs_lor_land, PT,
          check_bfs, bfs_order),
         ("bfs levels", "kleene.bfs, direction-optimizing", canned_bfs, P, check_bfs, bfs_order),
+        ("apsp", "kleene.apsp (auto)", canned_apsp, A, check_apsp, all_pairs),
     ]  # fmt: skip
     rows = []
     for task, method, fn, M, check, ref in tasks:
@@ -302,12 +320,59 @@ def run_demo(device: str = "cpu", *, side: int = DEFAULT_SIDE, seed: int = DEFAU
         _, ref_secs = _timed(ref)
         ok, note = check(g, source, result)
         rows.append(Row(task, method, device, iters, secs, ref_secs, ok, note))
+    rows += _karate_rows(device)
     print_table(rows, out)
     failed = [r for r in rows if not r.ok]
     if failed:
         print(f"{len(failed)} of {len(rows)} checks FAILED", file=out)
     else:
         print(f"all {len(rows)} checks OK", file=out)
+    return rows
+
+
+def _karate_rows(device: str) -> list[Row]:
+    """BFS, SSSP and APSP with paths on Zachary's karate club, checked against SciPy."""
+    from .datasets import karate_club
+
+    K = karate_club(device=device)
+    r, c, w = K.to("cpu").to_coo()
+    S = sp.csr_matrix((w, (r, c)), shape=K.shape)
+    length = {(int(a), int(b)): float(x) for a, b, x in zip(r, c, w, strict=True)}
+
+    def apsp_paths():
+        dist, pred = (_host(x) for x in kleene.apsp(K, return_predecessors=True))
+        return dist, pred
+
+    def check_paths(got) -> tuple[bool, str]:
+        dist, pred = got
+        ok, note = _compare(dist, csgraph.shortest_path(S), "shortest_path")
+        for i in range(K.nrows):  # every path exists edge by edge and weighs its distance
+            for j in range(K.nrows):
+                path = kleene.reconstruct_path(pred, i, j)
+                total = sum(length[e] for e in zip(path, path[1:], strict=False))
+                if path[0] != i or path[-1] != j or abs(total - dist[i, j]) > 1e-9:
+                    return False, f"path {i}->{j} {path} weighs {total}, not {dist[i, j]}"
+        return ok, note + " (+ 1156 paths walked)" if ok else note
+
+    hops = csgraph.dijkstra(S, indices=0, unweighted=True).astype(np.int64)
+    tasks = [
+        ("karate bfs", "kleene.bfs (auto)", lambda: _host(kleene.bfs(K, 0)),
+         lambda got: _compare(got, hops, "unweighted dijkstra"),
+         lambda: csgraph.breadth_first_order(S, 0)),
+        ("karate sssp", "kleene.sssp (auto)", lambda: _host(kleene.sssp(K, 0)),
+         lambda got: _compare(got, csgraph.dijkstra(S, indices=0), "dijkstra"),
+         lambda: csgraph.dijkstra(S, indices=0)),
+        ("karate apsp", "kleene.apsp + reconstruct_path", apsp_paths, check_paths,
+         lambda: csgraph.shortest_path(S, return_predecessors=True)),
+    ]  # fmt: skip
+    rows = []
+    for task, method, fn, check, ref in tasks:
+        if device == "gpu":
+            fn()  # warm-up: compiles and caches the specialised kernels
+        got, secs = _timed(fn)
+        _, ref_secs = _timed(ref)
+        ok, note = check(got)
+        rows.append(Row(task, method, device, None, secs, ref_secs, ok, note))
     return rows
 
 

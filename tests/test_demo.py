@@ -26,16 +26,16 @@ def test_demo_end_to_end_cpu():
     proc = _run("demo", "--device", "cpu")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
-    for task in ("sssp", "widest path", "bfs levels"):
+    for task in ("sssp", "widest path", "bfs levels", "apsp", "karate bfs", "karate apsp"):
         assert task in out
     assert "FAIL" not in out
-    assert "all 7 checks OK" in out
+    assert "all 11 checks OK" in out
 
 
 def test_run_demo_rows_all_ok():
     buf = io.StringIO()
     rows = demo.run_demo("cpu", side=9, seed=3, source=40, out=buf)
-    assert len(rows) == 7
+    assert len(rows) == 11  # 8 on the grid, 3 on the karate club
     assert all(r.ok for r in rows), buf.getvalue()
     assert all(r.device == "cpu" and (r.iters is None or r.iters > 0) for r in rows)
     assert "method" in buf.getvalue()

@@ -644,3 +644,21 @@ def test_graphblas_missing_message(monkeypatch):
         kio.to_graphblas(kleene.Matrix.from_edges([0], [1], [1.0]))
     with pytest.raises(ImportError, match="python-graphblas"):
         kio.from_graphblas(object())
+
+
+def test_karate_club_dataset_matches_networkx():
+    """The built-in real graph (kleene.datasets) is Zachary's weighted karate club."""
+    nx = pytest.importorskip("networkx")
+    import kleene
+
+    A = kleene.datasets.karate_club(weights="strength")
+    assert A.shape == (34, 34) and A.nvals == 156 and A.dtype == np.int64
+    ref = nx.to_scipy_sparse_array(nx.karate_club_graph(), nodelist=range(34), weight="weight")
+    np.testing.assert_array_equal(A.to_scipy().toarray(), ref.toarray())
+    strength = ref.toarray()
+    lengths = kleene.datasets.karate_club().to_scipy().toarray()
+    np.testing.assert_allclose(lengths[strength > 0], 1.0 / strength[strength > 0])
+    assert np.all(lengths[strength == 0] == 0)  # (to_scipy: no entry)
+    assert kleene.datasets.karate_club(weights="none").dtype == np.bool_
+    with pytest.raises(ValueError, match="weights"):
+        kleene.datasets.karate_club(weights="hops")
