@@ -5,7 +5,7 @@ python-graphblas / networkx on the same fresh seeded graph per row, each "where 
     PYTHONPATH=. python3 benchmarks/papers.py --preset full --tables buluc,katz \
         --out benchmarks/results/papers_h100.json                        # the papers' sizes
 
-Tables (see benchmarks/paper_tables.md): harish (Harish & Narayanan 2007, Figs. 4-6 and
+Tables (see benchmarks/paper_tables.md): harish (Harish & Narayanan 2007, Figs. 4-7 and
 Table 1), pathak (Pathak et al., BFS/SSSP/APSP graphs 1 and 5), katz (Katz & Kider 2008
 Table 1, blocked FW), singh (Singh et al. Tables 1-2, SNAP graphs), buluc (Buluç et al. 2010
 Tables 1-2, iterative vs recursive APSP).
@@ -98,6 +98,14 @@ def _harish(p: str, data: Path) -> list[Case]:
             cases.append(Case("harish", "Fig. 5 scale-free, deg 6, hubs 1000", task, n,
                               lambda s, n=n: scale_free_graph(n, 6, seed=s),
                               paper="slower than random graphs (hub loops)"))  # fmt: skip
+    fig7_n = 10_000 if p == "quick" else 100_000
+    degrees = [6, 25, 100] if p == "quick" else [6, 12, 25, 50, 100, 200, 400]
+    for task in ("BFS", "SSSP"):
+        for deg in degrees:
+            cases.append(Case("harish", f"Fig. 7 random n={fig7_n}, deg {deg}", task, fig7_n,
+                              lambda s, deg=deg: random_graph(fig7_n, deg, seed=s),
+                              paper="time grows about linearly with the degree",
+                              series=f"harish/Fig. 7/{task}"))  # fmt: skip
     for n in apsp:
         cases.append(Case("harish", "Fig. 6 APSP random, deg 6", "APSP", n,
                           lambda s, n=n: random_graph(n, 6, seed=s),
@@ -489,7 +497,7 @@ def write_outputs(out: Path, rows: list[dict], meta: dict, plots: bool = True) -
 
 
 TITLES = {
-    "harish": "Harish & Narayanan 2007, Figs. 4-6 and Table 1",
+    "harish": "Harish & Narayanan 2007, Figs. 4-7 and Table 1",
     "pathak": "Pathak et al., BFS/SSSP/APSP graphs",
     "katz": "Katz & Kider 2008, Table 1 (blocked FW)",
     "singh": "Singh, Khare & Rasool, Tables 1-2 (SSSP on SNAP graphs)",
