@@ -116,9 +116,7 @@ def main(argv=None) -> None:
         rows.append({"task": "BFS NY road", "device": dev, "ms": r["median_ms"], "levels": depth,
                      "us_per_level": 1e3 * r["median_ms"] / depth})  # fmt: skip
         if dev == "gpu":  # the same search composed of separate operations (per-level syncs)
-            from kleene.algorithms.breadth_first import _bfs_single
-
-            r = _time(lambda: _bfs_single(Gd, 0, "auto", False), dev, 1)
+            r = _time(lambda: kleene.ops.frontier_bfs(Gd, 0, fused=False), dev, 1)
             ms = r["median_ms"]
             rows.append({"task": "BFS NY road", "device": "gpu, composed ops", "ms": ms,
                          "us_per_level": 1e3 * ms / depth})  # fmt: skip

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import Matrix, Vector, apply, ewise_mult, mxm, vxm
-from ..ops.device import backend
-from ..ops.multiply import _transposed_csr
+from ..ops import Matrix, apply, ewise_mult, frontier_bfs, mxm
 from ..semiring import any_pair, min_first
 from .graph_input import as_graph, check_source
 
 METHODS = ("auto", "push", "pull", "direction-optimizing")
-
-# Beamer's switch points: pull once the frontier is a sizeable share of what is
-# left unexplored, back to push once it is small (LAGraph-style, vertex counts).
-_TO_PULL = 14
-_TO_PUSH = 24
 
 
 def bfs(G, source, *, method: str = "auto", directed: bool = True,
@@ -36,10 +29,11 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     method : {"auto", "push", "pull", "direction-optimizing"}
         "push" scatters from a sparse frontier, "pull" gathers over the
         transpose for unvisited vertices only, "direction-optimizing" switches
-        between them by frontier size (Beamer); "auto" is direction-optimizing.
-        On the GPU a single-source search runs each level as one fused kernel
-        pass (the product, the mask and the level assignment together) and all
-        levels in one launch; results are those of the composed operations.
+        between them by frontier size (Beamer's rule, ``kleene.ops.direction``);
+        "auto" is direction-optimizing. A single source runs
+        ``kleene.ops.frontier_bfs``: on the GPU one fused kernel pass per level
+        (the product, the mask and the level assignment together), all levels
+        in one launch, with the results of the composed operations.
     directed : bool
         False follows edges both ways.
     return_predecessors : bool
@@ -64,59 +58,10 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     srcs = check_source(source, A.nrows)
     if np.ndim(source) > 0:
         return _bfs_multi(A, srcs, return_predecessors)
-    fused = getattr(backend(A.xp), "bfs_levels", None)
-    if fused is not None:
-        return _bfs_fused(fused, A, int(srcs[0]), method, return_predecessors, not directed)
-    return _bfs_single(A, int(srcs[0]), method, return_predecessors)
-
-
-def _bfs_fused(fused, A: Matrix, s: int, method: str, want_parents: bool, symmetric: bool):
-    """The back end's fused search (levels and min-id parents, as ``_bfs_single``)."""
-    ptr, idx, _ = A._csr()
-    tptr, tidx = ptr, idx
-    if not symmetric and method != "push":
-        tptr, tidx, _ = _transposed_csr(A)
-    levels, parents = fused(ptr, idx, tptr, tidx, A.nrows, s, want_parents, method)
-    return (levels, parents) if want_parents else levels
-
-
-def _choose(method: str, current: str, nq: int, n: int, nvisited: int) -> str:
-    if method in ("push", "pull"):
-        return method
-    if current == "push" and nq * _TO_PULL > n - nvisited:
-        return "pull"
-    if current == "pull" and nq * _TO_PUSH < n:
-        return "push"
-    return current
-
-
-def _bfs_single(A: Matrix, s: int, method: str, want_parents: bool):
-    xp, n = A.xp, A.nrows
-    at = xp.asarray([s], dtype=np.int64)
-    levels = Vector.from_coo(at, xp.zeros(1, np.int64), n)
-    if want_parents:
-        ids = Vector.from_dense(xp.arange(n, dtype=np.int64), missing=None)
-        parents = Vector.empty(n, np.int64, device=A.device)
-        q = Vector.from_coo(at, at, n)
-        semiring = min_first
-    else:
-        q = Vector.from_coo(at, xp.ones(1, bool), n)
-        semiring = any_pair
-    depth, nq, nvisited, mode = 0, 1, 1, "push"
-    while nq:
-        depth += 1
-        mode = _choose(method, mode, nq, n, nvisited)
-        q = vxm(q, A, semiring, mask=~levels.S, replace=True, method=mode)
-        nq = q.nvals  # the one host read per level: the loop condition
-        if not nq:
-            break
-        nvisited += nq
-        apply(q, "second", right=np.int64(depth), out=levels, mask=q.S)
-        if want_parents:
-            apply(q, "identity", out=parents, mask=q.S)
-            q = ewise_mult(q, ids, "second")  # next frontier carries its own ids
+    levels, parents = frontier_bfs(A, int(srcs[0]), parents=return_predecessors, method=method,
+                                   symmetric=not directed)  # fmt: skip
     lv = levels.to_dense(missing=-1)
-    if not want_parents:
+    if not return_predecessors:
         return lv
     return lv, parents.to_dense(missing=-1)
 

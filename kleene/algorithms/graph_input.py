@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import Matrix, ewise_add, transpose
-from ..ops.device import array_module, is_cupy_array
+from ..ops import Matrix, array_module, ewise_add, is_cupy_array, transpose
 
 
 def _is_sparse(G) -> bool:
@@ -40,10 +39,8 @@ def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "
         )
     if A.nrows != A.ncols:
         raise ValueError(f"{name} must be square (an adjacency matrix), got shape {A.shape}")
-    if A.dtype.kind == "f" and not A._nan_free:
-        if _has_nan(A):
-            raise ValueError(f"{name} has NaN edge weights")
-        A._nan_free = True
+    if A.has_nan():
+        raise ValueError(f"{name} has NaN edge weights")
     if not directed:
         A = ewise_add(A, transpose(A), "min")
     if fmt is not None and A.format != fmt:
@@ -51,18 +48,14 @@ def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "
     return A
 
 
-def _has_nan(A: Matrix) -> bool:
-    """A NaN among the stored values (one pass, no compaction of a dense matrix)."""
-    xp = A.xp
-    if A.format != "dense":
-        return bool(xp.isnan(A._stored()).any())
-    values, present = A._bitmap()
-    nan = xp.isnan(values)
-    return bool((nan if present is None else nan & present).any())
-
-
 def check_source(source, n: int, name: str = "source") -> np.ndarray:
-    """Sources as an int64 array, IndexError if out of range; (scalar?, array)."""
+    """``source`` (a vertex id or a sequence of them) as a flat int64 NumPy array.
+
+    IndexError names a source that is not an integer id or is out of range.
+
+    >>> check_source(2, 5).tolist(), check_source([0, 4], 5).tolist()
+    ([2], [0, 4])
+    """
     arr = np.asarray(source)
     if arr.dtype.kind not in "iu":
         if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):

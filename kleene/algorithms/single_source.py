@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import NegativeCycleError
-from ..ops import Matrix, Vector, apply, ewise_mult, mxm, reduce, select, vxm
-from ..ops.device import backend
+from ..ops import (
+    Matrix,
+    Vector,
+    ewise_add,
+    frontier_bellman_ford,
+    reduce,
+    relax,
+    select,
+)
 from .graph_input import as_graph, check_source
 from .shortest_tree import predecessors_from_distances
 
@@ -31,7 +38,11 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         from the weights if not given) with light/heavy edge splits; it needs
         non-negative weights. "auto": bellman-ford (on the CPU it beats
         delta-stepping's bucket bookkeeping; on the GPU a single source runs
-        every round as one fused kernel pass, all rounds in one launch).
+        ``kleene.ops.frontier_bellman_ford``: every round one fused kernel
+        pass, all rounds in one launch), or delta-stepping when ``delta`` is given.
+    delta : float, optional
+        Bucket width of delta-stepping: a finite number > 0. Passing it with
+        method="bellman-ford" is an error (it would be ignored).
     directed : bool
         False uses every edge in both directions.
     return_predecessors : bool
@@ -49,6 +60,9 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
     """
     if method not in METHODS:
         raise ValueError(f"sssp: method must be one of {METHODS}, got {method!r}")
+    if delta is not None:
+        delta = _check_delta(delta, method)
+        method = "delta-stepping"
     A = as_graph(G, directed=directed)
     if A.dtype != np.float64:
         A = _as_float(A)
@@ -64,11 +78,10 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
             "for negative weights"
         )
     multi = np.ndim(source) > 0
-    fused = getattr(backend(A.xp), "bellman_ford", None)
-    if method == "bellman-ford" and not multi and fused is not None:
-        d = _bellman_ford_fused(fused, A, int(srcs[0]))
+    if method == "bellman-ford" and not multi:
+        d = frontier_bellman_ford(A, int(srcs[0]))
     elif method == "bellman-ford":
-        d = _bellman_ford(A, srcs, multi)
+        d = _bellman_ford(A, srcs)
     else:
         d = _delta(A, srcs, multi, delta)
     dist = d.to_dense(missing=float("inf"))
@@ -107,34 +120,28 @@ def _start(A: Matrix, srcs, multi: bool):
     return Vector.from_dense(d0, missing=None), Vector.from_coo(at, zeros, n)
 
 
-def _relax(f, A, d, multi: bool):
-    """One relaxation: candidates from frontier f; keep and write the improving ones."""
-    t = mxm(f, A, "min_plus") if multi else vxm(f, A, "min_plus")
-    better = ewise_mult(t, d, "lt")
-    f = apply(t, "identity", mask=better.V)
-    apply(f, "identity", out=d, mask=f.S)
-    return f
-
-
-def _bellman_ford(A: Matrix, srcs, multi: bool):
+def _bellman_ford(A: Matrix, srcs):
+    """All sources at once: a (k, n) frontier matrix, one min-plus mxm per round."""
     n = A.nrows
-    d, f = _start(A, srcs, multi)
-    for rnd in range(max(n, 1)):
-        f = _relax(f, A, d, multi)
+    d, f = _start(A, srcs, True)
+    for _ in range(max(n, 1)):
+        f = relax(f, A, d)
         if not f.nvals:
             return d
-        if rnd >= n - 1:  # a path of n edges still improves: a cycle is negative
-            break
-    raise NegativeCycleError("sssp: the graph has a negative cycle reachable from the source")
+    raise NegativeCycleError("sssp: the graph has a negative cycle reachable from a source")
 
 
-def _bellman_ford_fused(fused, A: Matrix, s: int) -> Vector:
-    """The back end's fused rounds (same distances and errors as ``_bellman_ford``)."""
-    ptr, idx, w = A._csr()
-    dist, negative = fused(ptr, idx, w, A.nrows, s)
-    if negative:
-        raise NegativeCycleError("sssp: the graph has a negative cycle reachable from the source")
-    return Vector.from_dense(dist, missing=None)
+def _check_delta(delta, method: str) -> float:
+    """``delta`` as a float; ValueError unless it is a finite positive number."""
+    if method == "bellman-ford":
+        raise ValueError("sssp: delta is the bucket width of method='delta-stepping'; "
+                         "bellman-ford takes none")  # fmt: skip
+    if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, (int, float, np.number)):
+        raise ValueError(f"sssp: delta must be a positive number, got {delta!r}")
+    value = float(delta)
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"sssp: delta must be a finite number > 0, got {delta!r}")
+    return value
 
 
 def _choose_delta(A: Matrix) -> float:
@@ -146,9 +153,7 @@ def _choose_delta(A: Matrix) -> float:
 
 
 def _delta(A: Matrix, srcs, multi: bool, delta: float | None):
-    delta = _choose_delta(A) if delta is None else float(delta)
-    if not delta > 0:
-        raise ValueError(f"sssp: delta must be positive, got {delta}")
+    delta = _choose_delta(A) if delta is None else delta
     light = select(A, "valuele", delta)
     heavy = select(A, "valuegt", delta)
     d, _ = _start(A, srcs, multi)
@@ -158,18 +163,12 @@ def _delta(A: Matrix, srcs, multi: bool, delta: float | None):
         bucket = select(select(d, "valuege", lo), "valuelt", hi)
         settled = None
         while bucket.nvals:
-            settled = bucket if settled is None else _union(settled, bucket)
-            f = _relax(bucket, light, d, multi)
+            settled = bucket if settled is None else ewise_add(settled, bucket, "min")
+            f = relax(bucket, light, d)
             bucket = select(f, "valuelt", hi)  # improved vertices that fall in this bucket
         if settled is not None and heavy.nvals:
-            _relax(settled, heavy, d, multi)
+            relax(settled, heavy, d)
         rest = select(select(d, "valuege", hi), "valuelt", float("inf"))
         if not rest.nvals:
             return d
         lo = float(np.floor(float(reduce(rest, "min")) / delta) * delta)
-
-
-def _union(a, b):
-    from ..ops import ewise_add
-
-    return ewise_add(a, b, "min")

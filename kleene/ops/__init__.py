@@ -1,6 +1,20 @@
-"""Containers, masks and the GraphBLAS operations on them."""
+"""Containers, masks and the GraphBLAS operations on them.
+
+This is the surface ``kleene.algorithms`` builds on: the containers, the
+operations, the closure and frontier ops (which run a back end's fused kernels
+where there are some), and where arrays live.
+"""
 
 from .closure import closure, mxm_accumulate
+from .device import (
+    array_module,
+    gpu_available,
+    gpu_memory_free,
+    host_memory_free,
+    is_cupy_array,
+    to_host,
+)
+from .frontier import frontier_bellman_ford, frontier_bfs, relax
 from .mask import Mask
 from .matrix import Matrix
 from .operations import (
@@ -20,18 +34,27 @@ from .vector import Vector
 
 __all__ = [
     "apply",
+    "array_module",
     "assign",
     "closure",
     "ewise_add",
     "ewise_mult",
     "extract",
+    "frontier_bellman_ford",
+    "frontier_bfs",
+    "gpu_available",
+    "gpu_memory_free",
+    "host_memory_free",
+    "is_cupy_array",
     "Mask",
     "Matrix",
     "mxm",
     "mxm_accumulate",
     "mxv",
     "reduce",
+    "relax",
     "select",
+    "to_host",
     "transpose",
     "Vector",
     "vxm",

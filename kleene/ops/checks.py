@@ -92,14 +92,10 @@ def reject_nan(opname: str, semiring: Semiring, **operands):
     if not semiring.rejects_nan:
         return
     for name, c in operands.items():
-        if c is None or c.dtype.kind != "f" or c._nan_free:
-            continue
-        values = c._stored()
-        if values.size and bool(c.xp.isnan(values).any()):
+        if c is not None and c.has_nan():
             raise ValueError(
                 f"{opname}: {name} holds NaN; semiring {semiring.name} does not accept NaN values"
             )
-        c._nan_free = True  # cached until the container is next written
 
 
 def output_dtype(opname: str, out, dtype) -> np.dtype:

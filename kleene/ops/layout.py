@@ -100,3 +100,38 @@ def check_indices(xp, idx, bound: int, what: str):
     if lo < 0 or hi >= bound:
         bad = lo if lo < 0 else hi
         raise IndexError(f"{what} index {bad} out of range for size {bound}")
+
+
+def as_ids(xp, ids, what: str):
+    """Vertex/index ids as a flat int64 array; ValueError for non-integral ids.
+
+    Floats are accepted only when every value is a whole number (``[0.0, 2.0]``),
+    never truncated (``0.5`` is an error, not vertex 0).
+    """
+    arr = xp.asarray(ids)
+    kind = arr.dtype.kind
+    if kind in "iu":
+        return arr.astype(OFFSET, copy=False).ravel()
+    if kind == "f" and arr.size:
+        whole = xp.isfinite(arr) & (arr == xp.trunc(arr))
+        if not bool(whole.all()):
+            bad = arr.ravel()[xp.flatnonzero(~whole.ravel())[0]]
+            raise ValueError(f"{what} ids must be integers, got {float(bad)!r}")
+        return arr.astype(OFFSET).ravel()
+    if kind == "f":
+        return arr.astype(OFFSET).ravel()
+    raise ValueError(f"{what} ids must be integers, got an array of dtype {arr.dtype}")
+
+
+def per_entry(xp, values, count: int, what: str, entries: str):
+    """``values`` with one value per entry: a scalar is repeated, any other length is
+    an error (a 1-element list for three edges is a mistake, not a broadcast)."""
+    arr = xp.asarray(values)
+    if arr.ndim == 0:
+        return xp.full(count, arr, dtype=arr.dtype)
+    arr = arr.ravel()
+    if arr.size != count:
+        raise ValueError(
+            f"{what} has {arr.size} entries for {count} {entries}; give one per entry or a scalar"
+        )
+    return arr

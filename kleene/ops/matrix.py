@@ -9,6 +9,7 @@ from ..semiring.dtypes import as_dtype, resolve_scalar
 from . import layout
 from .device import array_module, is_cupy_array, module_for
 from .methods import OperationMethods
+from .storage import Storage
 
 _DEFAULT = object()  # "missing" default: inf for numeric dtypes, False for bool
 
@@ -35,8 +36,7 @@ class Matrix(OperationMethods):
     np.float64(5.0)
     """
 
-    __slots__ = ("_xp", "_dtype", "_shape", "_fmt", "_values", "_present", "_indptr",
-                 "_indices", "_transposed", "_base", "_nan_free", "__weakref__")  # fmt: skip
+    __slots__ = ("_store", "_window", "_shape", "_sliced", "__weakref__")
 
     # ---- construction -----------------------------------------------------
     def __init__(self):
@@ -44,13 +44,15 @@ class Matrix(OperationMethods):
 
     @classmethod
     def _new(cls, xp, dtype, shape, fmt, values, present=None, indptr=None, indices=None):
+        return cls._on(Storage(xp, dtype, shape, fmt, values, present, indptr, indices))
+
+    @classmethod
+    def _on(cls, store: Storage, window=None, shape=None) -> Matrix:
         self = object.__new__(cls)
-        self._xp, self._dtype, self._shape, self._fmt = xp, np.dtype(dtype), tuple(shape), fmt
-        self._values, self._present = values, present
-        self._indptr, self._indices = indptr, indices
-        self._transposed = None
-        self._base = None  # the parent matrix of a block view
-        self._nan_free = None  # cached result of the NaN check (None: not checked)
+        self._store = store
+        self._window = window  # (rows, cols) slices of a block view, None for the whole
+        self._shape = store.shape if shape is None else tuple(shape)
+        self._sliced = None  # (generation, values, present) of a view, re-sliced on change
         return self
 
     @classmethod
@@ -122,7 +124,8 @@ class Matrix(OperationMethods):
         ``n`` is the number of rows (default: 1 + the largest vertex id), ``ncols``
         the number of columns (default ``n``). Duplicate edges are combined with the
         ``dup`` monoid (default min: the lightest edge); ``dup=None`` rejects them.
-        ``weights=None`` builds a Boolean pattern matrix.
+        ``weights=None`` builds a Boolean pattern matrix; a scalar weight applies to
+        every edge. Float ids must be whole numbers (never truncated).
 
         >>> import kleene
         >>> A = kleene.Matrix.from_edges([0, 0, 1], [1, 1, 2], [5.0, 3.0, 1.0])
@@ -130,18 +133,14 @@ class Matrix(OperationMethods):
         (2, 3.0)
         """
         xp = array_module(src, dst, weights)
-        src = xp.asarray(src, dtype=np.int64).ravel()
-        dst = xp.asarray(dst, dtype=np.int64).ravel()
+        src = layout.as_ids(xp, src, "source vertex")
+        dst = layout.as_ids(xp, dst, "target vertex")
         if src.shape != dst.shape:
             raise ValueError(f"src and dst differ in length: {src.size} and {dst.size}")
         if weights is None:
             values = xp.ones(src.size, dtype=dtype or np.bool_)
         else:
-            values = xp.asarray(weights).ravel()
-            if values.size == 1 and src.size != 1:
-                values = xp.full(src.size, values[0], dtype=values.dtype)
-            if values.shape != src.shape:
-                raise ValueError(f"weights has {values.size} entries for {src.size} edges")
+            values = layout.per_entry(xp, weights, src.size, "weights", "edges")
         if dtype is not None:
             values = values.astype(as_dtype(dtype))
         as_dtype(values.dtype)
@@ -214,9 +213,89 @@ class Matrix(OperationMethods):
     shape = property(lambda self: self._shape)
     nrows = property(lambda self: self._shape[0])
     ncols = property(lambda self: self._shape[1])
-    dtype = property(lambda self: self._dtype)
-    format = property(lambda self: self._fmt)
-    xp = property(lambda self: self._xp)
+    dtype = property(lambda self: self._store.dtype)
+    format = property(lambda self: self._store.fmt)
+    xp = property(lambda self: self._store.xp)
+    # The storage's arrays, windowed for a block view (internal, for the operations).
+    _xp = property(lambda self: self._store.xp)
+    _dtype = property(lambda self: self._store.dtype)
+    _fmt = property(lambda self: self._store.fmt)
+    _indptr = property(lambda self: self._store.indptr)
+    _indices = property(lambda self: self._store.indices)
+
+    @property
+    def _values(self):
+        return self._store.values if self._window is None else self._view_arrays()[0]
+
+    @property
+    def _present(self):
+        return self._store.present if self._window is None else self._view_arrays()[1]
+
+    def _view_arrays(self):
+        """(values, present) of a block view, sliced once per buffer generation."""
+        store = self._store
+        cached = self._sliced
+        if cached is None or cached[0] != store.generation:
+            if store.fmt != "dense":
+                raise ValueError("the matrix of this block view is no longer in dense format")
+            r, c = self._window
+            present = None if store.present is None else store.present[r, c]
+            if present is not None and bool(present.all()):
+                present = None  # a full block of a matrix with holes elsewhere
+            cached = self._sliced = (store.generation, store.values[r, c], present)
+        return cached[1], cached[2]
+
+    @property
+    def version(self) -> int:
+        """Counter bumped by every write to this matrix or any view sharing its storage.
+
+        >>> import numpy as np, kleene
+        >>> D = kleene.Matrix.from_dense(np.zeros((2, 2)), missing=None)
+        >>> v = D.version
+        >>> _ = kleene.apply(D.block(slice(0, 1), slice(0, 2)), "plus", right=1.0,
+        ...                  out=D.block(slice(0, 1), slice(0, 2)))
+        >>> D.version > v
+        True
+        """
+        return self._store.version
+
+    def cached(self, name: str, compute):
+        """``compute()`` for this matrix (or view), remembered until the next write.
+
+        The one place derived data lives (a transposed CSR, the NaN-free flag,
+        degrees, symmetry): kept on the storage shared with every view, keyed to
+        the version, so a write through any view invalidates it everywhere.
+
+        >>> import kleene
+        >>> A = kleene.Matrix.from_edges([0, 1], [1, 0], [1.0, 2.0])
+        >>> A.cached("nnz", lambda: A.nvals)
+        2
+        """
+        return self._store.cached((self._window_key(), name), compute)
+
+    def _window_key(self):
+        if self._window is None:
+            return None
+        return tuple((s.start, s.stop, s.step) for s in self._window)
+
+    def has_nan(self) -> bool:
+        """Whether a stored value is NaN (cached until the next write).
+
+        >>> import numpy as np, kleene
+        >>> kleene.Matrix.from_edges([0], [1], [np.nan]).has_nan()
+        True
+        """
+        if self.dtype.kind not in "fc":
+            return False
+        return self.cached("has_nan", self._scan_nan)
+
+    def _scan_nan(self) -> bool:
+        xp = self._xp
+        if self._fmt != "dense":
+            return bool(xp.isnan(self._values).any())
+        nan = xp.isnan(self._values)  # one pass, no compaction of a dense matrix
+        present = self._present
+        return bool((nan if present is None else nan & present).any())
 
     @property
     def nvals(self) -> int:
@@ -252,11 +331,8 @@ class Matrix(OperationMethods):
         return rows.astype(np.int64), cols.astype(np.int64), self._values[rows, cols]
 
     def _touched(self) -> None:
-        """Forget what was cached about the values (they were changed in place)."""
-        for m in (self, self._base):
-            if m is not None:
-                m._transposed = None
-                m._nan_free = None
+        """The values were changed in place (a kernel wrote them): a write."""
+        self._store.written()
 
     def _stored(self):
         """The values of the stored entries, in no particular order (cheap)."""
@@ -305,27 +381,44 @@ class Matrix(OperationMethods):
     def _assign_from(self, other: Matrix) -> None:
         """Take over ``other``'s contents (how results are written into ``out``).
 
-        A block view is written in place, so its parent sees the result.
+        A block view is written into its matrix's buffer. A matrix with live block
+        views keeps its buffer too (results are copied in), so no view detaches.
         """
-        if self._base is not None:
-            if other._fmt != "dense" or other._present is not None or other._shape != self._shape:
-                raise ValueError(
-                    "a block view of a full matrix can only receive a full result of its shape"
-                )
-            self._values[...] = other._values
-            self._touched()
+        store = self._store
+        if self._window is not None:
+            self._write_window(other)
+        elif store.has_views() and store.fmt == "dense" and other._fmt == "dense":
+            store.values[...] = other._values
+            if other._present is not None or store.present is not None:
+                store.set_present(None if other._present is None else other._present.copy())
+            else:
+                store.written()
+        else:
+            store.replace(other._store)
+
+    def _write_window(self, other: Matrix) -> None:
+        """Write a result of this view's shape into the matrix's buffer."""
+        if other._fmt != "dense":
+            other = other.to_format("dense")
+        store = self._store
+        values, present = self._view_arrays()
+        values[...] = other._values
+        if other._present is None and present is None:
+            store.written()
             return
-        names = ("_xp", "_dtype", "_shape", "_fmt", "_values", "_present", "_indptr", "_indices")
-        for name in names:
-            object.__setattr__(self, name, getattr(other, name))
-        self._transposed = None
-        self._nan_free = None
+        # A new bitmap rather than an in-place one: a present array may be shared.
+        full = self._xp.ones(store.shape, dtype=bool)
+        new = full if store.present is None else store.present.copy()
+        new[self._window] = True if other._present is None else other._present
+        store.set_present(None if bool(new.all()) else new)
 
     def block(self, rows: slice, cols: slice) -> Matrix:
-        """A view of the block ``[rows, cols]`` of a full dense matrix.
+        """A view of the block ``[rows, cols]`` of a dense-format matrix.
 
-        Writes into the view (as ``out=`` of an operation, or by ``closure``) land in
-        this matrix: the in-place block updates of blocked and recursive APSP.
+        The view shares this matrix's storage: writes into it (as ``out=`` of an
+        operation, or by ``closure``) land in this matrix, writes into the matrix
+        show in the view, and both see one ``version``. The closure operations
+        need views of a full matrix (``from_dense(..., missing=None)``).
 
         >>> import numpy as np, kleene
         >>> D = kleene.Matrix.from_dense(np.zeros((4, 4)), missing=None)
@@ -334,11 +427,15 @@ class Matrix(OperationMethods):
         >>> D.to_dense()[0].tolist()
         [0.0, 0.0, 1.0, 1.0]
         """
-        if self._fmt != "dense" or self._present is not None:
-            raise ValueError("block views need a full dense matrix (from_dense(..., missing=None))")
-        values = self._values[rows, cols]
-        view = Matrix._new(self._xp, self._dtype, values.shape, "dense", values)
-        view._base = self if self._base is None else self._base
+        if self._fmt != "dense":
+            raise ValueError("block views need a dense-format matrix (Matrix.from_dense)")
+        if not (isinstance(rows, slice) and isinstance(cols, slice)):
+            raise TypeError("block takes two slices, e.g. D.block(slice(0, 64), slice(64, 128))")
+        r, c = _compose(self._window, rows, cols, self._store.shape)
+        shape = (len(range(*r.indices(self._store.shape[0]))),
+                 len(range(*c.indices(self._store.shape[1]))))  # fmt: skip
+        view = Matrix._on(self._store, (r, c), shape)
+        self._store.add_view(view)
         return view
 
     # ---- conversions ------------------------------------------------------
@@ -429,6 +526,19 @@ class Matrix(OperationMethods):
         from .operations import mxv
 
         return mxv(self, u, semiring, **kw)
+
+
+def _compose(window, rows: slice, cols: slice, shape):
+    """Slices of the underlying storage for ``[rows, cols]`` of a view at ``window``."""
+    if window is None:
+        return (slice(*rows.indices(shape[0])), slice(*cols.indices(shape[1])))
+    out = []
+    for outer, inner, size in zip(window, (rows, cols), shape, strict=True):
+        span = range(*outer.indices(size))
+        sub = span[inner]
+        stop = sub.stop if sub.stop >= 0 else None
+        out.append(slice(sub.start, stop, sub.step))
+    return tuple(out)
 
 
 def _is_nan(x) -> bool:

@@ -147,11 +147,9 @@ def _spgemm(xp, A, B, sr: Semiring, dtype):
     return Keys(keys[starts], be.segment_reduce(sr.add, prod, offsets, dtype))
 
 
-def _transposed_csr(A: Matrix):
-    """CSR arrays of Aᵀ, cached on A until A is next written."""
-    if A._transposed is None:
-        A._transposed = layout.csr_transpose(A.xp, *A._csr(), A.shape)
-    return A._transposed
+def transposed_csr(A: Matrix):
+    """CSR arrays (indptr, indices, values) of Aᵀ, cached on A's storage until a write."""
+    return A.cached("csr_T", lambda: layout.csr_transpose(A.xp, *A._csr(), A.shape))
 
 
 def _vector_parts(xp, u: Vector):
@@ -173,10 +171,10 @@ def _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a):
         sparse_u = u.nvals * 16 < max(u.size, 1)
         method = "push" if sparse_u or xp is np else "pull"
     if method == "pull":
-        ptr, idx, val = _transposed_csr(A) if transpose_a else A._csr()
+        ptr, idx, val = transposed_csr(A) if transpose_a else A._csr()
         uv, up = u._bitmap()
         return be.mxv_pull(sr, ptr, idx, val, uv, up, allowed, dtype, flip=transpose_a)
-    ptr, idx, val = A._csr() if transpose_a else _transposed_csr(A)
+    ptr, idx, val = A._csr() if transpose_a else transposed_csr(A)
     ui, uv = _vector_parts(xp, u)
     return be.vxm_push(sr, ptr, idx, val, ui, uv, allowed, nout, dtype, flip=not transpose_a)
 

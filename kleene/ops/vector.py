@@ -10,6 +10,7 @@ from . import layout
 from .device import array_module, module_for
 from .matrix import _DEFAULT, _is_nan, default_missing
 from .methods import OperationMethods
+from .storage import Storage
 
 
 class Vector(OperationMethods):
@@ -26,8 +27,7 @@ class Vector(OperationMethods):
     (2, [1.0, inf, inf, 2.0, inf])
     """
 
-    __slots__ = ("_xp", "_dtype", "_size", "_fmt", "_values", "_present", "_indices",
-                 "_nan_free", "__weakref__")  # fmt: skip
+    __slots__ = ("_store", "__weakref__")
 
     def __init__(self):
         raise TypeError("use Vector.from_dense, from_coo or empty")
@@ -35,9 +35,7 @@ class Vector(OperationMethods):
     @classmethod
     def _new(cls, xp, dtype, size, fmt, values, present=None, indices=None):
         self = object.__new__(cls)
-        self._xp, self._dtype, self._size, self._fmt = xp, np.dtype(dtype), int(size), fmt
-        self._values, self._present, self._indices = values, present, indices
-        self._nan_free = None  # cached result of the NaN check (None: not checked)
+        self._store = Storage(xp, dtype, (int(size),), fmt, values, present, None, indices)
         return self
 
     @classmethod
@@ -77,15 +75,11 @@ class Vector(OperationMethods):
         [0, 0, 3, 0]
         """
         xp = array_module(indices, values)
-        idx = xp.asarray(indices, dtype=np.int64).ravel()
-        vals = xp.asarray(values).ravel()
-        if vals.size == 1 and idx.size != 1:
-            vals = xp.full(idx.size, vals[0], dtype=vals.dtype)
+        idx = layout.as_ids(xp, indices, "vector index")
+        vals = layout.per_entry(xp, values, idx.size, "values", "indices")
         if dtype is not None:
             vals = vals.astype(as_dtype(dtype))
         as_dtype(vals.dtype)
-        if vals.shape != idx.shape:
-            raise ValueError(f"{vals.size} values for {idx.size} indices")
         size = int(size)
         if size < 0:
             raise ValueError(f"size must be non-negative, got {size}")
@@ -111,11 +105,34 @@ class Vector(OperationMethods):
         return cls._from_sparse(xp, xp.zeros(0, np.int64), xp.zeros(0, d), size)
 
     # ---- properties -------------------------------------------------------
-    size = property(lambda self: self._size)
-    shape = property(lambda self: (self._size,))
-    dtype = property(lambda self: self._dtype)
-    format = property(lambda self: self._fmt)
-    xp = property(lambda self: self._xp)
+    size = property(lambda self: self._store.shape[0])
+    shape = property(lambda self: self._store.shape)
+    dtype = property(lambda self: self._store.dtype)
+    format = property(lambda self: self._store.fmt)
+    xp = property(lambda self: self._store.xp)
+    # The storage's arrays (internal, for the operations).
+    _xp = property(lambda self: self._store.xp)
+    _dtype = property(lambda self: self._store.dtype)
+    _size = property(lambda self: self._store.shape[0])
+    _fmt = property(lambda self: self._store.fmt)
+    _values = property(lambda self: self._store.values)
+    _present = property(lambda self: self._store.present)
+    _indices = property(lambda self: self._store.indices)
+
+    @property
+    def version(self) -> int:
+        """Counter bumped by every write to this vector."""
+        return self._store.version
+
+    def cached(self, name: str, compute):
+        """``compute()`` for this vector, remembered until the next write."""
+        return self._store.cached(name, compute)
+
+    def has_nan(self) -> bool:
+        """Whether a stored value is NaN (cached until the next write)."""
+        if self.dtype.kind not in "fc":
+            return False
+        return self.cached("has_nan", lambda: bool(self._xp.isnan(self._stored()).any()))
 
     @property
     def nvals(self) -> int:
@@ -151,9 +168,8 @@ class Vector(OperationMethods):
         return values, present
 
     def _assign_from(self, other: Vector) -> None:
-        for name in ("_xp", "_dtype", "_size", "_fmt", "_values", "_present", "_indices"):
-            object.__setattr__(self, name, getattr(other, name))
-        self._nan_free = None
+        """Take over ``other``'s contents (how results are written into ``out``)."""
+        self._store.replace(other._store)
 
     # ---- conversions ------------------------------------------------------
     def to_dense(self, missing=_DEFAULT):

@@ -2,7 +2,8 @@
 
 ``kleene.bfs`` / ``kleene.sssp`` on the GPU run kernels/frontier.cu (all levels in
 one cooperative launch). Here they are checked against the composed-operation
-searches (``_bfs_single`` / ``_bellman_ford`` on the same GPU matrix), against
+searches (``kleene.ops.frontier_bfs`` / ``frontier_bellman_ford`` with
+``fused=False``, on the same GPU matrix), against
 scipy, and against the per-level fallback, including parents (the smallest
 neighbour one level up) and negative cycles. Skipped without CuPy or a GPU.
 """
@@ -30,7 +31,6 @@ from pathlib import Path  # noqa: E402
 from scipy.sparse.csgraph import shortest_path  # noqa: E402
 
 import kleene  # noqa: E402
-from kleene.algorithms import breadth_first, single_source  # noqa: E402
 from kleene.algorithms.graph_input import as_graph  # noqa: E402
 from kleene.errors import NegativeCycleError  # noqa: E402
 from kleene.ops.cuda import frontier, jit  # noqa: E402
@@ -53,7 +53,8 @@ def graphs(draw, negative=False, max_n=40):
 
 
 def _composed_bfs(A, s, method, parents):
-    return breadth_first._bfs_single(A, s, method, parents)
+    levels, par = kleene.ops.frontier_bfs(A, s, parents=parents, method=method, fused=False)
+    return levels.to_dense(missing=-1), par.to_dense(missing=-1)
 
 
 class _PerLevel:
@@ -88,7 +89,7 @@ def test_fused_bellman_ford_equals_composed(data):
     g, s = data
     A = kleene.Matrix.from_scipy(g).to("gpu")
     try:
-        want = single_source._bellman_ford(A, np.array([s]), False).to_dense().get()
+        want = kleene.ops.frontier_bellman_ford(A, s, fused=False).to_dense().get()
     except NegativeCycleError:
         with pytest.raises(NegativeCycleError):
             kleene.sssp(A, s, method="bellman-ford")

@@ -1,0 +1,188 @@
+"""Frontier loops: BFS levels and Bellman-Ford rounds from one source.
+
+The twin of ``closure.py`` for traversals. Each loop is defined by its composed
+form — a few masked products per level, written below in public operations —
+and runs a back end's fused loop instead when there is one (CUDA:
+``bfs_levels``/``bellman_ford``, all levels in one cooperative launch, see
+``cuda/frontier.py``), which must give the same results (tests/gpu/test_frontier.py
+checks the two against each other). ``fused=False`` forces the composed form.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import NegativeCycleError
+from ..semiring import any_pair, min_first
+from . import direction
+from .checks import as_container
+from .device import backend
+from .elementwise import apply, ewise_mult
+from .matrix import Matrix
+from .multiply import mxm, transposed_csr, vxm
+from .vector import Vector
+
+BFS_METHODS = ("auto", "push", "pull", "direction-optimizing")
+
+
+def frontier_bfs(A: Matrix, source: int, *, parents: bool = False, method: str = "auto",
+                 symmetric: bool = False, fused: bool | None = None):  # fmt: skip
+    """BFS levels (and parents) from ``source`` over the pattern of square ``A``.
+
+    Composed form, per level: ``q = vxm(q, A, any_pair, mask=~levels.S,
+    replace=True)`` then ``levels<q.S> = depth`` (with parents: ``min_first``, so
+    each vertex gets its smallest-numbered parent, and ``parents<q.S> = q``).
+    ``method``: "push", "pull" (over Aᵀ, cached on A), or "direction-optimizing"
+    (= "auto": Beamer's switch, ``kleene.ops.direction``). ``symmetric=True``
+    promises Aᵀ = A, so pulling needs no transpose. ``fused``: None runs the back
+    end's fused loop when it has one, False the composed form, True requires
+    the fused one.
+
+    Returns (levels, parents): int64 Vectors with entries at the reached
+    vertices (parents: every reached vertex but the source); parents is None
+    unless asked.
+
+    Example
+    -------
+    >>> import kleene
+    >>> A = kleene.Matrix.from_edges([0, 1, 1], [1, 2, 3], n=5)
+    >>> levels, parents = kleene.ops.frontier_bfs(A, 0, parents=True)
+    >>> levels.to_dense(missing=-1).tolist(), parents.to_dense(missing=-1).tolist()
+    ([0, 1, 2, 2, -1], [-1, 0, 1, 1, -1])
+    """
+    s = _square_and_source("frontier_bfs", A, source)
+    if method not in BFS_METHODS:
+        raise ValueError(f"frontier_bfs: method must be one of {BFS_METHODS}, got {method!r}")
+    if symmetric:  # A's own CSR serves as its transpose
+        A.cached("csr_T", A._csr)
+    loop = _fused_loop("frontier_bfs", A, "bfs_levels", fused)
+    if loop is None:
+        return _composed_bfs(A, s, parents, method)
+    ptr, idx, _ = A._csr()
+    tptr, tidx = (ptr, idx) if method == "push" else transposed_csr(A)[:2]
+    levels, par = loop(ptr, idx, tptr, tidx, A.nrows, s, parents, method)
+    return _reached(A.xp, levels), (_reached(A.xp, par) if parents else None)
+
+
+def frontier_bellman_ford(A: Matrix, source: int, *, fused: bool | None = None) -> Vector:
+    """Shortest distances from ``source``: Bellman-Ford over min_plus, frontier by frontier.
+
+    Composed form, per round: ``q = relax(q, A, d)`` (see ``relax``) until the
+    frontier is empty. Negative weights are fine; a negative cycle reachable
+    from the source (round n still improves) raises ``NegativeCycleError``.
+    ``fused`` as in ``frontier_bfs``. Returns a full float64 Vector (inf where
+    unreachable).
+
+    Example
+    -------
+    >>> import kleene
+    >>> A = kleene.Matrix.from_edges([0, 0, 1], [1, 2, 2], [4.0, 9.0, 2.0], n=3)
+    >>> kleene.ops.frontier_bellman_ford(A, 0).to_dense().tolist()
+    [0.0, 4.0, 6.0]
+    """
+    s = _square_and_source("frontier_bellman_ford", A, source)
+    loop = _fused_loop("frontier_bellman_ford", A, "bellman_ford", fused)
+    if loop is None:
+        return _composed_bellman_ford(A, s)
+    ptr, idx, w = A._csr()
+    dist, negative = loop(ptr, idx, w, A.nrows, s)
+    if negative:
+        raise _negative_cycle()
+    return Vector.from_dense(dist, missing=None)
+
+
+def relax(frontier, A: Matrix, d, *, semiring="min_plus"):
+    """One relaxation: ``t = frontier ⊕.⊗ A``; entries of t better than d are written
+    into d and returned (the next frontier).
+
+    ``frontier``/``d`` are Vectors (one source) or (k, n) Matrices (k sources);
+    ``d`` is changed in place. "Better" is ``t < d`` (min_plus).
+
+    Example
+    -------
+    >>> import numpy as np, kleene
+    >>> A = kleene.Matrix.from_edges([0, 1], [1, 2], [1.0, 1.0], n=3)
+    >>> d = kleene.Vector.from_dense(np.array([0.0, np.inf, np.inf]), missing=None)
+    >>> f = kleene.ops.relax(kleene.Vector.from_coo([0], [0.0], 3), A, d)
+    >>> f.to_coo()[0].tolist(), d.to_dense().tolist()
+    ([1], [0.0, 1.0, inf])
+    """
+    t = mxm(frontier, A, semiring) if isinstance(frontier, Matrix) else vxm(frontier, A, semiring)
+    better = ewise_mult(t, d, "lt")
+    f = apply(t, "identity", mask=better.V)
+    apply(f, "identity", out=d, mask=f.S)
+    return f
+
+
+def _square_and_source(opname: str, A, source) -> int:
+    as_container(opname, "A", A, (Matrix,))
+    if A.nrows != A.ncols:
+        raise ValueError(f"{opname}: A must be square, got shape {A.shape}")
+    if isinstance(source, (bool, np.bool_)) or not isinstance(source, (int, np.integer)):
+        raise TypeError(f"{opname}: source must be an integer vertex id, got {source!r}")
+    if not 0 <= int(source) < A.nrows:
+        raise IndexError(f"{opname}: source {source} is out of range for {A.nrows} vertices")
+    return int(source)
+
+
+def _fused_loop(opname: str, A: Matrix, name: str, fused: bool | None):
+    """The back end's fused loop ``name``, or None for the composed form."""
+    if fused is False:
+        return None
+    loop = getattr(backend(A.xp), name, None)
+    if loop is None and fused:
+        raise ValueError(f"{opname}: the {A.device} back end has no fused loop; use fused=None")
+    return loop
+
+
+def _reached(xp, a) -> Vector:
+    """An int64 Vector of the entries of ``a`` that are not -1."""
+    return Vector._from_bitmap(xp, a, a >= 0)
+
+
+def _negative_cycle() -> NegativeCycleError:
+    return NegativeCycleError("sssp: the graph has a negative cycle reachable from the source")
+
+
+def _composed_bfs(A: Matrix, s: int, want_parents: bool, method: str):
+    xp, n = A.xp, A.nrows
+    at = xp.asarray([s], dtype=np.int64)
+    levels = Vector.from_coo(at, xp.zeros(1, np.int64), n)
+    parents = None
+    if want_parents:
+        ids = Vector.from_dense(xp.arange(n, dtype=np.int64), missing=None)
+        parents = Vector.empty(n, np.int64, device=A.device)
+        q, semiring = Vector.from_coo(at, at, n), min_first
+    else:
+        q, semiring = Vector.from_coo(at, xp.ones(1, bool), n), any_pair
+    degree = A.cached("out_degree", lambda: xp.diff(A._csr()[0]))
+    nnz, explored, nq = A.nvals, 0, 1
+    pull, depth = method == "pull", 0
+    while nq:
+        depth += 1
+        if method in ("auto", "direction-optimizing"):
+            edges = int(degree[q._keys()[0]].sum())  # Beamer's m_f
+            explored += edges
+            pull = direction.next_direction(pull, edges, nnz - explored, nq, n)
+        q = vxm(q, A, semiring, mask=~levels.S, replace=True, method="pull" if pull else "push")
+        nq = q.nvals  # the loop condition
+        if not nq:
+            break
+        apply(q, "second", right=np.int64(depth), out=levels, mask=q.S)
+        if want_parents:
+            apply(q, "identity", out=parents, mask=q.S)
+            q = ewise_mult(q, ids, "second")  # next frontier carries its own ids
+    return levels, parents
+
+
+def _composed_bellman_ford(A: Matrix, s: int) -> Vector:
+    xp, n = A.xp, A.nrows
+    d0 = xp.full(n, np.inf, dtype=np.float64)
+    d0[s] = 0.0
+    d = Vector.from_dense(d0, missing=None)
+    f = Vector.from_coo(xp.asarray([s]), xp.zeros(1, np.float64), n)
+    for _ in range(max(n, 1)):
+        f = relax(f, A, d)
+        if not f.nvals:
+            return d
+    raise _negative_cycle()

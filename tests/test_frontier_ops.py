@@ -1,0 +1,124 @@
+"""The frontier ops (kleene.ops.frontier_bfs / frontier_bellman_ford) on the CPU:
+their composed loops against scipy.sparse.csgraph, Beamer's switch, and errors.
+
+The GPU's fused loops are checked against these composed forms in
+tests/gpu/test_frontier.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.sparse.csgraph import shortest_path
+
+import kleene
+from kleene.ops import direction, frontier_bellman_ford, frontier_bfs
+
+
+@st.composite
+def graphs(draw, negative=False, max_n=30):
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, 4 * n))
+    src = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    dst = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    w = draw(st.lists(st.integers(-2 if negative else 0, 9), min_size=m, max_size=m))
+    A = kleene.Matrix.from_edges(src, dst, np.array(w, float), n=n, dup="min")
+    return A, draw(st.integers(0, n - 1))
+
+
+def _min_parent_reference(A, levels):
+    """Each reached vertex's smallest in-neighbour one level up (independent of kleene ops)."""
+    rows, cols, _ = A.to_coo()
+    parents = np.full(A.nrows, -1, dtype=np.int64)
+    for u, v in sorted(zip(rows.tolist(), cols.tolist(), strict=True)):
+        if levels[v] > 0 and levels[u] == levels[v] - 1 and parents[v] == -1:
+            parents[v] = u
+    return parents
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=graphs(), method=st.sampled_from(["push", "pull", "direction-optimizing", "auto"]))
+def test_composed_bfs_levels_and_parents_match_scipy(data, method):
+    A, s = data
+    levels, parents = frontier_bfs(A, s, parents=True, method=method)
+    lv = levels.to_dense(missing=-1)
+    want = shortest_path(A.to_scipy(), unweighted=True, indices=s)
+    np.testing.assert_array_equal(lv, np.where(np.isinf(want), -1, want).astype(np.int64))
+    np.testing.assert_array_equal(parents.to_dense(missing=-1), _min_parent_reference(A, lv))
+    alone, none = frontier_bfs(A, s, method=method)
+    assert none is None and alone.isequal(levels)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=graphs(negative=True))
+def test_composed_bellman_ford_matches_scipy(data):
+    A, s = data
+    try:
+        want = shortest_path(A.to_scipy(), method="BF", indices=s)
+    except sp.csgraph.NegativeCycleError:
+        # scipy also rejects unreachable negative cycles; ours only reachable ones
+        try:
+            frontier_bellman_ford(A, s)
+        except kleene.NegativeCycleError:
+            pass
+        return
+    got = frontier_bellman_ford(A, s).to_dense()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_negative_cycle_reachable_from_source_is_reported():
+    A = kleene.Matrix.from_edges([0, 1, 2], [1, 2, 1], [1.0, -3.0, 1.0], n=3)
+    with pytest.raises(kleene.NegativeCycleError, match="negative cycle"):
+        frontier_bellman_ford(A, 0)
+
+
+def test_symmetric_promise_uses_the_matrix_as_its_transpose():
+    A = kleene.Matrix.from_edges([0, 1, 1, 2], [1, 0, 2, 1], n=3)  # symmetric
+    lv, _ = frontier_bfs(A, 0, method="pull", symmetric=True)
+    assert lv.to_dense(missing=-1).tolist() == [0, 1, 2]
+
+
+def test_direction_optimizing_switches_to_pull_and_back(monkeypatch):
+    """A star: the hub's level has every edge, so Beamer's rule pulls, then pushes."""
+    n = 200
+    hub = np.zeros(n - 1, dtype=np.int64)
+    leaves = np.arange(1, n, dtype=np.int64)
+    src = np.concatenate([[n - 1], hub, leaves])  # a tail into the hub, then the star
+    dst = np.concatenate([[0], leaves, hub])
+    A = kleene.Matrix.from_edges(src, dst, n=n)
+    seen = []
+    real = kleene.ops.frontier.vxm
+
+    def spy(*args, method="auto", **kw):
+        seen.append(method)
+        return real(*args, method=method, **kw)
+
+    monkeypatch.setattr(kleene.ops.frontier, "vxm", spy)
+    lv, _ = frontier_bfs(A, n - 1, method="direction-optimizing")
+    want = shortest_path(A.to_scipy(), unweighted=True, indices=n - 1)
+    np.testing.assert_array_equal(lv.to_dense(missing=-1), want.astype(np.int64))
+    assert seen[0] == "push" and "pull" in seen
+
+
+def test_next_direction_is_beamers_rule():
+    assert direction.next_direction(False, 10, 10 * direction.TO_PULL - 1, 5, 1000)
+    assert not direction.next_direction(False, 10, 10 * direction.TO_PULL, 5, 1000)
+    assert not direction.next_direction(True, 10, 0, 1000 // direction.TO_PUSH - 1, 1000)
+    assert direction.next_direction(True, 10, 0, 1000 // direction.TO_PUSH + 1, 1000)
+
+
+def test_frontier_ops_name_bad_arguments():
+    A = kleene.Matrix.from_edges([0], [1], [1.0], n=2)
+    with pytest.raises(IndexError, match="source 5 is out of range for 2 vertices"):
+        frontier_bfs(A, 5)
+    with pytest.raises(TypeError, match="integer vertex id"):
+        frontier_bellman_ford(A, 0.5)
+    with pytest.raises(ValueError, match="method must be one of"):
+        frontier_bfs(A, 0, method="sideways")
+    with pytest.raises(ValueError, match="square"):
+        frontier_bfs(kleene.Matrix.from_edges([0], [1], n=2, ncols=3), 0)
+    with pytest.raises(ValueError, match="no fused loop"):
+        frontier_bfs(A, 0, fused=True)  # the CPU back end has none
