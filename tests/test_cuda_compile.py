@@ -102,6 +102,21 @@ def test_builtin_specs_cover_every_semiring_and_dtype() -> None:
                 assert ("vxm_push", sr.key, d.str, d.str, c, flip) in keys
 
 
+def test_frontier_switches_come_from_direction() -> None:
+    """Beamer's thresholds live in kleene.ops.direction alone: the frontier kernels get
+    them generated (the template defines none), so kernels and host loops agree."""
+    from kleene.ops import direction
+
+    text = (codegen.KERNEL_DIR / "frontier.cu").read_text()
+    assert not re.search(r"^\s*#define\s+KL_TO_PU(LL|SH)\b", text, re.M)
+    for cooperative in (True, False):
+        spec = codegen.frontier_spec(cooperative)
+        assert spec.cooperative is cooperative
+        source = codegen.render(spec)
+        assert f"#define KL_TO_PULL {direction.TO_PULL}\n" in source
+        assert f"#define KL_TO_PUSH {direction.TO_PUSH}\n" in source
+
+
 @needs_nvcc
 def test_every_builtin_specialisation_compiles(tmp_path: Path) -> None:
     _compile_all(codegen.builtin_specs(), tmp_path)

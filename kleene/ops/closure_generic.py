@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..semiring import Semiring
 from .device import array_module
+from .memory import overlaps  # also used from here by ops/closure.py
 
 
 def _rank1(be, semiring, c, col, row, pc, prow):
@@ -18,26 +19,6 @@ def _rank1(be, semiring, c, col, row, pc, prow):
     if pc is not None:
         pc[...] = xp.where(new != c, xp.broadcast_to(prow, c.shape), pc)
     c[...] = new
-
-
-def overlaps(x, y) -> bool:
-    """Do two (possibly strided) views share memory?"""
-    xp = array_module(x)
-    if xp.__name__ == "numpy":
-        return bool(xp.shares_memory(x, y))
-    lo_x, hi_x = _span(x)
-    lo_y, hi_y = _span(y)
-    return lo_x < hi_y and lo_y < hi_x
-
-
-def _span(a):
-    """[first, last] byte addresses of a view with non-negative strides (cheap: called
-    for every product of a recursive APSP)."""
-    start = a.data.ptr
-    end = start + a.itemsize
-    for size, stride in zip(a.shape, a.strides):  # noqa: B905 (same length)
-        end += (size - 1) * stride
-    return start, end
 
 
 def mxm_dense_acc(be, semiring: Semiring, a, b, c, pb=None, pc=None) -> None:

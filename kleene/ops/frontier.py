@@ -88,7 +88,7 @@ def frontier_bellman_ford(A: Matrix, source: int, *, fused: bool | None = None) 
     dist, negative = loop(ptr, idx, w, A.nrows, s)
     if negative:
         raise _negative_cycle()
-    return Vector.from_dense(dist, missing=None)
+    return Vector._new(A.xp, dist.dtype, dist.size, "dense", dist)  # fresh: no copy
 
 
 def relax(frontier, A: Matrix, d, *, semiring="min_plus"):
@@ -136,8 +136,8 @@ def _fused_loop(opname: str, A: Matrix, name: str, fused: bool | None):
 
 
 def _reached(xp, a) -> Vector:
-    """An int64 Vector of the entries of ``a`` that are not -1."""
-    return Vector._from_bitmap(xp, a, a >= 0)
+    """An int64 Vector of the entries of ``a`` that are not -1 (no host sync)."""
+    return Vector._new(xp, a.dtype, a.size, "dense", a, a >= 0)
 
 
 def _negative_cycle() -> NegativeCycleError:

@@ -1,9 +1,14 @@
 """The CUDA back end: CuPy implementations of the kernel primitives.
 
-Same names, signatures and semantics as :mod:`kleene.ops.cpu` (see
-``kleene/ops/primitives.md``), on CuPy arrays. Kernels are specialised per
-algebra and dtypes from the templates in ``kernels/`` and compiled by NVRTC on
-first use, then cached; a user-defined semiring needs no extra code.
+Every primitive of :mod:`kleene.ops.cpu`, with the same names, signatures and
+semantics (see ``kleene/ops/primitives.md``), on CuPy arrays, plus four fused ones
+that the op layer uses when a back end has them (and composes from the primitives
+otherwise): ``mxm_dense_acc`` and ``closure_dense`` (used by :mod:`kleene.ops.closure`),
+``bfs_levels`` and ``bellman_ford`` (used by :mod:`kleene.ops.frontier`).
+
+Kernels are specialised per algebra and dtypes from the templates in ``kernels/``
+and compiled by NVRTC on first use, then cached; a user-defined semiring needs no
+extra code.
 
 The primitives load lazily: this package, and :mod:`kleene.ops.cuda.codegen`
 (source generation, which CI compiles with nvcc), import without CuPy; the first

@@ -10,7 +10,7 @@ import numpy as np
 from ...semiring import Semiring
 from ...semiring.builtins import binary as _ops
 from ...semiring.dtypes import as_dtype
-from ..closure_generic import overlaps
+from ..memory import overlaps
 from . import codegen, jit
 from .elementwise import binary
 

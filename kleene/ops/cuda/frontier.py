@@ -7,7 +7,8 @@ several launches and a host read per level, which dominates on road graphs with
 hundreds of levels. Here each level is one pass over the frontier's edges, and
 all levels run in one cooperative launch (a grid barrier between levels): one
 host read per search. Where a cooperative launch is refused, the same level
-kernels run one launch (and one read) per level.
+kernels run one launch (and one read) per level, switching direction by the same
+rule (:func:`kleene.ops.direction.next_direction`) on the same counts.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
+from .. import direction
 from . import codegen, jit
 
 _THREADS = 256
@@ -26,23 +28,13 @@ _NO_PARENT = np.iinfo(np.int32).max
 # Frontier vertices with more out-edges than this are spread over the grid.
 _HEAVY = 128
 
-_modules: dict[tuple, cupy.RawModule] = {}
 # Devices where a cooperative launch failed: use the per-level kernels there.
 _no_cooperative: set[int] = set()
 
 
 def _function(cooperative: bool, name: str):
-    key = (jit.device_id(), cooperative)
-    mod = _modules.get(key)
-    if mod is None:
-        spec = codegen.frontier_spec(cooperative)
-        mod = _modules[key] = cupy.RawModule(
-            code=codegen.render(spec),
-            options=jit.OPTIONS,
-            name_expressions=list(spec.names),
-            enable_cooperative_groups=cooperative,
-        )
-    return mod.get_function(name)
+    """A whole-run kernel (compiled for cooperative launches) or a one-level one."""
+    return jit.function(codegen.frontier_spec(cooperative), name)
 
 
 def _run_blocks() -> int:
@@ -82,8 +74,9 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
     ``t_indptr``/``t_indices`` are Aᵀ's CSR (A's own for a symmetric graph) for the
     pull levels. A vertex's parent is its smallest-numbered neighbour one level up
     (what the ``min_first`` product gives). "direction-optimizing" (= "auto")
-    switches by Beamer's edge counts (pull once the frontier's edges exceed 1/14
-    of the unexplored ones, push once the frontier is under n/24 vertices).
+    switches by Beamer's rule (:mod:`kleene.ops.direction`: pull once the frontier's
+    out-edges exceed 1/TO_PULL of the unexplored ones, push once the frontier is
+    under n/TO_PUSH vertices).
     """
     if method not in _METHOD:
         raise ValueError(f"bfs_levels: method must be one of {tuple(_METHOD)}, got {method!r}")
@@ -112,7 +105,7 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
     args = (ptr, idx, tptr, tidx, np.int32(n), np.int64(nnz), np.int64(heavy), levels, par,
             qa, qb, hva, hvb, hoa, hob, counts, hcounts, edges, bar, state)  # fmt: skip
     if not _cooperative(name, args):
-        _bfs_by_level(ptr, idx, tptr, tidx, n, levels, par, qa, qb, p, _METHOD[method])
+        _bfs_by_level(ptr, idx, tptr, tidx, n, source, levels, par, qa, qb, p, _METHOD[method])
     lv = levels.astype(np.int64)
     if not parents:
         return lv, None
@@ -121,33 +114,42 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
     return lv, out
 
 
-def _bfs_by_level(ptr, idx, tptr, tidx, n, levels, par, qa, qb, p, method) -> None:
-    """The same search, one launch and one host read per level (vertex-count switches)."""
-    counts = cupy.zeros(2, dtype=np.int32)
-    scratch = cupy.zeros(2, dtype=np.uint64)
-    nq, seen, pull, depth = 1, 1, False, 0
-    counts[0] = 1
+def _bfs_by_level(ptr, idx, tptr, tidx, n, source, levels, par, qa, qb, p, method) -> None:
+    """The same search, one launch and one host read per level, after kl_bfs_init.
+
+    Switches as kl_bfs_run does: on the frontier's out-edges m_f against the
+    edges not yet explored (nnz minus the sum of every m_f so far), and on its size.
+    """
+    # One 24-byte header written and read whole each level: count_in, count_out
+    # (int32) | unused heavy counter | m_f of the level's output (uint64, kl_next.edges).
+    work = cupy.zeros(3, dtype=np.uint64)
+    w32 = work.view(np.int32)
+    count_in, count_out, scratch = w32[0:1], w32[1:2], work[1:3]
+    head = np.zeros(3, dtype=np.uint64)
+    head32 = head.view(np.int32)  # the same layout on the host
+    nnz = int(idx.size)
+    beg, end = (int(x) for x in ptr[source : source + 2].get())
+    nq, mf = 1, end - beg  # the source's level, as kl_bfs_init left it
+    explored, pull, depth = mf, False, 0
     q_in, q_out = qa, qb
     while nq:
         depth += 1
         if method == 0:
-            if not pull and nq * 14 > n - seen:
-                pull = True
-            elif pull and nq * 24 < n:
-                pull = False
+            pull = direction.next_direction(pull, mf, nnz - explored, nq, n)
         else:
             pull = method == 2
-        counts[1] = 0
+        head32[0] = nq  # count_in; count_out and both scratch words zero
+        work.set(head)
         name = f"kl_bfs_step<{p}, {'true' if pull else 'false'}>"
         grid = _step_blocks(n, 1) if pull else _step_blocks(nq, 32)
         _function(False, name)(
             (grid,), (_THREADS,),
-            (ptr, idx, tptr, tidx, np.int32(n), q_in, counts[0:1], q_out, counts[1:2], scratch,
+            (ptr, idx, tptr, tidx, np.int32(n), q_in, count_in, q_out, count_out, scratch,
              levels, par, np.int32(depth)),
         )  # fmt: skip
-        nq = int(counts[1].get())
-        seen += nq
-        counts[0] = nq
+        out = work.get()
+        nq, mf = int(out[0:1].view(np.int32)[1]), int(out[2])
+        explored += mf
         q_in, q_out = q_out, q_in
 
 

@@ -1,9 +1,11 @@
 """Compile generated CUDA sources with CuPy (NVRTC) and cache the results.
 
-Raw modules are cached per (device, specialisation key): the key is built from
-the algebra objects' ``.key`` (operator names and CUDA expressions), the dtypes
-and the flags, so equal user-defined algebra shares compiled code. CuPy's own
-on-disk cache then makes a later process skip NVRTC too.
+Raw modules are cached per (device, specialisation key, cooperative): the key is
+built from the algebra objects' ``.key`` (operator names and CUDA expressions), the
+dtypes and the flags, so equal user-defined algebra shares compiled code. A spec
+marked ``cooperative`` is compiled for, and launched by, cooperative launches
+(``RawModule(enable_cooperative_groups=True)``). CuPy's own on-disk cache then makes
+a later process skip NVRTC too.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def device_id() -> int:
 
 def function(spec: codegen.Spec, name: str):
     """The compiled kernel ``name`` (one of ``spec.names``) for the current device."""
-    fkey = (device_id(), spec.key, name)
+    fkey = (device_id(), spec.key, spec.cooperative, name)
     fn = _functions.get(fkey)
     if fn is None:
         fn = _functions[fkey] = _module(spec).get_function(name)
@@ -38,16 +40,25 @@ def function(spec: codegen.Spec, name: str):
 
 
 def _module(spec: codegen.Spec) -> cupy.RawModule:
-    mkey = (device_id(), spec.key)
+    mkey = (device_id(), spec.key, spec.cooperative)
     mod = _modules.get(mkey)
     if mod is None:
         with _lock:  # one RawModule object per key (compiled lazily, outside the lock)
             mod = _modules.get(mkey)
             if mod is None:
-                mod = _modules[mkey] = cupy.RawModule(
-                    code=codegen.render(spec), options=OPTIONS, name_expressions=list(spec.names)
+                mod = _modules[mkey] = _raw_module(
+                    codegen.render(spec), spec.names, spec.cooperative
                 )
     return mod
+
+
+def _raw_module(code: str, names, cooperative: bool) -> cupy.RawModule:
+    return cupy.RawModule(
+        code=code,
+        options=OPTIONS,
+        name_expressions=list(names),
+        enable_cooperative_groups=cooperative,
+    )
 
 
 def precompile(specs: list[codegen.Spec], processes: int | None = None) -> list[str]:
@@ -62,7 +73,7 @@ def precompile(specs: list[codegen.Spec], processes: int | None = None) -> list[
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    jobs = [(codegen.render(s), tuple(s.names)) for s in specs if s.bodies]
+    jobs = [(codegen.render(s), tuple(s.names), s.cooperative) for s in specs if s.bodies]
     if not jobs:
         return []
     n = processes or max(1, min(len(jobs), (os.cpu_count() or 2) - 1))
@@ -72,10 +83,10 @@ def precompile(specs: list[codegen.Spec], processes: int | None = None) -> list[
         return [e for e in errors if e]
 
 
-def _compile_job(job: tuple[str, tuple[str, ...]]) -> str:
-    code, names = job
-    try:
-        cupy.RawModule(code=code, options=OPTIONS, name_expressions=list(names)).compile()
+def _compile_job(job: tuple[str, tuple[str, ...], bool]) -> str:
+    code, names, cooperative = job
+    try:  # the same options as _module, so the module built there loads this binary
+        _raw_module(code, names, cooperative).compile()
     except Exception as e:  # reported to the caller, not raised in the pool
         return f"{names[0]}: {type(e).__name__}: {str(e)[:2000]}"
     return ""

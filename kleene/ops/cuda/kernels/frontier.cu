@@ -20,9 +20,15 @@
 // neighbours (pull scans in-edges in ascending order and stops at the first, the
 // same vertex), distances by an atomic min of path sums (the fixed point of a
 // monotone relaxation). Only the order of vertices inside a queue varies.
+//
+// Beamer's switches KL_TO_PULL (pull once the frontier's out-edges m_f exceed 1/KL_TO_PULL
+// of the unexplored edges m_u) and KL_TO_PUSH (push once the frontier has fewer than
+// n/KL_TO_PUSH vertices) come from codegen, from kleene.ops.direction: the host loops
+// switch at the same counts.
+#if !defined(KL_TO_PULL) || !defined(KL_TO_PUSH)
+#error "KL_TO_PULL / KL_TO_PUSH are generated (kleene.ops.cuda.codegen.frontier_spec)"
+#endif
 #define KL_FT 256               // threads per block
-#define KL_TO_PULL 14           // Beamer's switches (vertex counts, as breadth_first.py)
-#define KL_TO_PUSH 24
 #define KL_NO_PARENT 2147483647 // parents start here; atomicMin finds the smallest
 
 // Append the flagged lanes' v to q: one atomic per warp. All 32 lanes must call.
@@ -234,7 +240,7 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
   int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb;
   long long *ho_in = hoa, *ho_out = hob;
-  long long nq = 1, seen = 1;
+  long long nq = 1;
   long long mf = (long long)__ldcg(edges), explored = mf;  // Beamer's m_f, and sum of m_f
   bool pull = false;
   int depth = 0;
@@ -242,7 +248,7 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
     ++depth;
     if (METHOD == 2) {
       pull = true;
-    } else if (METHOD == 0) {  // Beamer: pull once m_f > m_u / 14, push once n_f < n / 24
+    } else if (METHOD == 0) {  // as kleene.ops.direction.next_direction; m_u = nnz - explored
       if (!pull && mf * KL_TO_PULL > nnz - explored) pull = true;
       else if (pull && nq * KL_TO_PUSH < (long long)n) pull = false;
     }
@@ -265,7 +271,6 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
     kl_grid_sync(bar);
     nq = __ldcg(counts + out);
     if (nq == 0) break;
-    seen += nq;
     mf = (long long)__ldcg(edges + out);
     explored += mf;
     int* t = q_in;
@@ -282,7 +287,8 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
 }
 
 // One level (the non-cooperative fallback): frontier q_in[0 .. *count_in), a warp
-// per vertex (no heavy list); scratch[0..2) takes the unused heavy/edge counts.
+// per vertex (no heavy list). scratch[0] is the unused heavy counter; scratch[1] adds
+// up the next frontier's out-degrees (m_f; the caller zeroes it per level).
 template <bool PARENTS, bool PULL>
 __global__ void __launch_bounds__(KL_FT)
 kl_bfs_step(const long long* __restrict__ indptr, const int* __restrict__ indices,
@@ -383,8 +389,6 @@ kl_bf_step(const long long* __restrict__ indptr, const int* __restrict__ indices
 }
 
 #undef KL_FT
-#undef KL_TO_PULL
-#undef KL_TO_PUSH
 #undef KL_NO_PARENT
 #undef KL_SLOT_BITS
 #undef KL_SLOT_MASK

@@ -1,0 +1,56 @@
+"""The closure primitives (APSP): in-place products and the one-block closure."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ....semiring import Semiring
+from ....semiring.dtypes import as_dtype
+from .common import Prelude, Spec, ctype, func, monoid_prelude
+from .dense import MXM_TILES, mxm_fast_kind, mxm_spec
+
+# The one-block closure kernel: 32 × CLOSURE_ROWS threads, blocks of up to CLOSURE_MAX
+# rows (CLOSURE_MAX / 32 columns and CLOSURE_MAX / CLOSURE_ROWS rows per thread, in registers).
+CLOSURE_ROWS = 16
+CLOSURE_MAX = 128
+CLOSURE_VARIANTS = (("false", "true"), ("false", "false"), ("true", "false"))
+
+
+def closure_variant(dtype, pred: bool) -> str:
+    """The closure kernel for ``dtype``: the unrolled one where it fits in registers
+    (values of at most 4 bytes, no predecessors), else the select-chain one."""
+    unroll = not pred and np.dtype(dtype).itemsize <= 4
+    return f"kl_closure_dense<{'true' if pred else 'false'}, {'true' if unroll else 'false'}>"
+
+
+def closure_spec(semiring: Semiring, dtype) -> Spec:
+    """One thread block closes an n×n block in shared memory (Floyd-Warshall).
+
+    ``kl_closure_dense<PRED, UNROLL>`` (``CLOSURE_VARIANTS``; see ``closure_variant``);
+    the multiplicative identity is a kernel argument.
+    """
+    d = as_dtype(dtype)
+    p = Prelude()
+    p.typedef(ctype(d), "kl_c_t")
+    p.define("KL_CL_NY", CLOSURE_ROWS)
+    p.define("KL_CL_MAX", CLOSURE_MAX)
+    monoid_prelude(p, semiring.add, d)
+    p.add(func("kl_c_t", "kl_mult", "kl_c_t x, kl_c_t y", semiring.mul.cuda_expr))
+    names = tuple(f"kl_closure_dense<{pr}, {un}>" for pr, un in CLOSURE_VARIANTS)
+    key = ("closure_dense", semiring.key, d.str)
+    return Spec("closure_dense", key, p.text(), ("closure_dense.cu",), tuple(p.macros), names)
+
+
+def closure_primitive_specs(semiring: Semiring, dtype) -> list[Spec]:
+    """Every specialisation mxm_dense_acc / closure_dense can ask for on ``dtype``
+    (A, B, C of one dtype): both tiles of "acc", "pred" and the closure where the
+    add is idempotent, the int32 fast paths. None for ``any`` (a no-op there)."""
+    if semiring.add.stops_at_first:
+        return []
+    d = as_dtype(dtype)
+    fasts = [None] + ([f] if (f := mxm_fast_kind(semiring, d)) else [])
+    specs = [mxm_spec(semiring, d, d, d, f, mode="acc", tile=t) for f in fasts for t in MXM_TILES]
+    if semiring.add.idempotent:
+        specs += [mxm_spec(semiring, d, d, d, f, mode="pred") for f in fasts]
+        specs.append(closure_spec(semiring, d))
+    return specs

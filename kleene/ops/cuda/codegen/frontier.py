@@ -1,0 +1,32 @@
+"""Fused frontier kernels (kernels/frontier.cu): BFS levels and Bellman-Ford rounds."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from ... import direction
+from .common import Prelude, Spec
+
+_BOOLS = ("false", "true")
+FRONTIER_RUN = (*(f"kl_bfs_run<{p}, {m}>" for p in _BOOLS for m in (0, 1, 2)), "kl_bf_run")
+FRONTIER_STEP = (
+    *(f"kl_bfs_step<{p}, {q}>" for p in _BOOLS for q in _BOOLS),
+    "kl_bf_step",
+    "kl_bfs_init",
+)
+
+
+@cache
+def frontier_spec(cooperative: bool) -> Spec:
+    """BFS/Bellman-Ford frontier kernels: the whole-run ones (launched cooperatively)
+    or the one-level ones. Fixed types (int32 ids and levels, float64 distances).
+
+    Beamer's switches come from :mod:`kleene.ops.direction`, the one place they live,
+    so the kernels and the host loops switch at the same counts.
+    """
+    p = Prelude()
+    p.define("KL_TO_PULL", direction.TO_PULL)
+    p.define("KL_TO_PUSH", direction.TO_PUSH)
+    names = FRONTIER_RUN if cooperative else FRONTIER_STEP
+    key = ("frontier", "run" if cooperative else "step")
+    return Spec("frontier", key, p.text(), ("frontier.cu",), tuple(p.macros), names, cooperative)
