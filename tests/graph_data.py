@@ -1,4 +1,14 @@
-"""Where the shared real graphs live for tests: $KLEENE_DATA, default ../shared/data."""
+"""Graphs for the tests, and checks of results that do not use kleene.
+
+- ``graphs``: a Hypothesis strategy of small random graphs with duplicate edges;
+- ``data_file`` / ``load_edges`` / ``load_scipy``: the shared real graphs, found in
+  $KLEENE_DATA (default ../shared/data); a test skips, saying why, when one is absent;
+- ``check_shortest_path_tree``: predecessors form a shortest-path tree, checked
+  with NumPy only.
+
+A helper module, not a test module: test modules import it (``from graph_data
+import ...``), never each other.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import strategies as st
 
 _DEFAULT = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 DATA_DIR = Path(os.environ.get("KLEENE_DATA", _DEFAULT))
@@ -59,12 +70,80 @@ def load_edges(name: str):
 
 
 def load_scipy(name: str, *, symmetric: bool = False) -> sp.csr_matrix:
+    """A shared real graph as scipy CSR (duplicate edges keep the lightest);
+    ``symmetric`` adds every edge's reverse."""
     src, dst, w, n = load_edges(name)
     w = np.ones(src.size) if w is None else w
     if symmetric:
         src, dst, w = np.concatenate([src, dst]), np.concatenate([dst, src]), np.concatenate([w, w])
-    order = np.lexsort((w, dst, src))  # duplicate edges keep the lightest
+    keys, w = _lightest(src, dst, w, n)
+    return sp.csr_matrix((w, (keys // n, keys % n)), shape=(n, n))
+
+
+def _lightest(src, dst, w, n):
+    """(sorted keys src * n + dst, weights): one entry per edge, the lightest duplicate."""
+    order = np.lexsort((w, dst, src))
     src, dst, w = src[order], dst[order], w[order]
     first = np.ones(src.size, bool)
     first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
-    return sp.csr_matrix((w[first], (src[first], dst[first])), shape=(n, n))
+    return src[first] * n + dst[first], w[first]
+
+
+@st.composite
+def graphs(draw, *, negative=False, max_n=24):
+    """(scipy csr with min-deduplicated weights, COO input with duplicates, n).
+
+    Integer weights in 0..9 (-3..9 with ``negative``), explicit zeros included
+    (zero-weight edges), self loops and duplicate edges; n from 1 to ``max_n``.
+    """
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, 4 * n))
+    src = np.array(draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m)), np.int64)
+    dst = np.array(draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m)), np.int64)
+    lo = -3 if negative else 0
+    w = np.array(draw(st.lists(st.integers(lo, 9), min_size=m, max_size=m)), float)
+    raw = sp.coo_matrix((w, (src, dst)), shape=(n, n))
+    keys, ww = _lightest(src, dst, w, n)
+    ref = sp.csr_matrix((ww, (keys // n, keys % n)), shape=(n, n))
+    return ref, raw, n
+
+
+def check_shortest_path_tree(g, dist, pred, source: int) -> None:
+    """``pred`` is a shortest-path tree of graph ``g`` for distances ``dist`` from ``source``.
+
+    ``g``: a scipy.sparse matrix (every stored value an edge, explicit zeros
+    included; duplicates: the lightest counts). ``dist`` should be checked
+    against scipy separately; this checks ``pred`` against it, with NumPy only:
+
+    - ``pred[source] == -1`` and ``pred[v] == -1`` for every unreachable v;
+    - for every other reached v, the edge pred[v] -> v exists and
+      dist[pred[v]] + w(pred[v], v) == dist[v] (float rounding allowed);
+    - following predecessors from any reached vertex ends at the source (a tree:
+      no cycle of zero-weight tight edges).
+    """
+    dist, pred = np.asarray(dist), np.asarray(pred)
+    n = dist.size
+    assert pred.shape == (n,) and pred.dtype.kind == "i", (pred.shape, pred.dtype)
+    reached = np.isfinite(dist)
+    assert pred[source] == -1, f"source {source} has predecessor {pred[source]}"
+    bad = np.flatnonzero(~reached & (pred != -1))
+    assert bad.size == 0, f"unreachable vertices with a predecessor: {bad[:10]}"
+    v = np.flatnonzero(reached)
+    v = v[v != source]
+    u = pred[v]
+    assert np.all((u >= 0) & (u < n)), f"predecessors out of range at {v[(u < 0) | (u >= n)]}"
+    c = g.tocoo()
+    keys, w = _lightest(c.row.astype(np.int64), c.col.astype(np.int64), c.data.astype(float), n)
+    want = u.astype(np.int64) * n + v
+    at = np.searchsorted(keys, want)
+    exists = at < keys.size
+    exists[exists] = keys[at[exists]] == want[exists]
+    assert np.all(exists), f"no edge pred[v] -> v for v in {v[~exists][:10]}"
+    tight = np.isclose(dist[u] + w[at], dist[v], rtol=1e-9, atol=1e-9)
+    assert np.all(tight), f"dist[pred[v]] + w != dist[v] at v = {v[~tight][:10]}"
+    root = np.where(reached, pred, -1)  # pointer jumping: every chain reaches the source
+    root[source] = source
+    for _ in range(max(1, int(np.ceil(np.log2(max(n, 2))))) + 1):
+        root = np.where(root >= 0, root[np.maximum(root, 0)], -1)
+    stray = np.flatnonzero(reached & (root != source))
+    assert stray.size == 0, f"predecessor chains that miss the source (a cycle) from {stray[:10]}"

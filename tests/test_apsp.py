@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from graph_data import load_scipy
+from graph_data import check_shortest_path_tree, graphs, load_scipy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import NegativeCycleError as ScipyNegativeCycle
 from scipy.sparse.csgraph import shortest_path
-from test_bfs_sssp import graphs
 
 import kleene
 
@@ -61,7 +60,7 @@ def test_apsp_matches_scipy(backend, data, method, block):
 
 @settings(max_examples=30)
 @given(data=graphs(negative=True, max_n=12), method=st.sampled_from((*DENSE, "johnson")))
-def test_apsp_negative_weights(backend, data, method):
+def test_apsp_negative_weights_match_scipy(backend, data, method):
     ref_g, raw, n = data
     try:
         ref = shortest_path(ref_g, method="BF")
@@ -79,7 +78,7 @@ def test_apsp_negative_weights(backend, data, method):
 
 @settings(max_examples=20)
 @given(n=st.integers(1, 10), seed=st.integers(0, 2**16), method=st.sampled_from(DENSE))
-def test_widest_and_reliable_paths(backend, n, seed, method):
+def test_widest_and_reliable_paths_match_numpy_floyd_warshall(backend, n, seed, method):
     rng = np.random.default_rng(seed)
     cap = rng.integers(1, 4, (n, n)).astype(float)
     cap[rng.random((n, n)) < 0.5] = -np.inf
@@ -113,7 +112,7 @@ def test_widest_and_reliable_paths(backend, n, seed, method):
 
 @settings(max_examples=20)
 @given(n=st.integers(1, 12), seed=st.integers(0, 2**16), method=st.sampled_from(DENSE))
-def test_transitive_closure(backend, n, seed, method):
+def test_transitive_closure_matches_boolean_powers(backend, n, seed, method):
     adj = np.random.default_rng(seed).random((n, n)) < 0.2
     xp = np if backend == "cpu" else __import__("cupy")
     got = _host(kleene.transitive_closure(xp.asarray(adj), method=method))
@@ -126,7 +125,7 @@ def test_transitive_closure(backend, n, seed, method):
 
 
 @pytest.mark.parametrize("method", DENSE)
-def test_transitive_closure_counts_zero_weight_edges(backend, method):
+def test_transitive_closure_counts_zero_weight_edges_like_scipy(backend, method):
     """A stored zero weight is an edge (scipy.csgraph's rule), for reachability too."""
     g = sp.csr_matrix(([0.0, 2.0, 0.0], ([0, 1, 3], [1, 2, 3])), shape=(4, 4))
     A = kleene.Matrix.from_scipy(g).to(backend)
@@ -136,7 +135,7 @@ def test_transitive_closure_counts_zero_weight_edges(backend, method):
     assert np.array_equal(got, want)
 
 
-def test_methods_agree_on_rome(backend):
+def test_every_method_matches_scipy_on_rome(backend):
     g = load_scipy("rome99.gr")
     sub = g[:400, :400]
     A = kleene.Matrix.from_scipy(sub).to(backend)
@@ -145,14 +144,28 @@ def test_methods_agree_on_rome(backend):
         np.testing.assert_allclose(_host(kleene.apsp(A, method=method)), ref)
 
 
-def test_facebook_sample(backend):
+def test_recursive_apsp_matches_scipy_on_facebook_sample(backend):
+    """Distances equal scipy's; every row's predecessors form a shortest-path tree, and
+    paths walked with reconstruct_path have scipy's lengths."""
     g = load_scipy("facebook_combined.txt.gz", symmetric=True)[:300, :300]
     A = kleene.Matrix.from_scipy(g).to(backend)
     d, p = kleene.apsp(A, method="recursive", return_predecessors=True, block_size=64)
-    np.testing.assert_allclose(_host(d), shortest_path(g))
+    d, p = _host(d), _host(p)
+    want = shortest_path(g)
+    np.testing.assert_allclose(d, want)
+    for i in range(g.shape[0]):
+        check_shortest_path_tree(g, d[i], p[i], i)
+    rng = np.random.default_rng(0)
+    for i, j in rng.integers(0, g.shape[0], (200, 2)):
+        path = kleene.reconstruct_path(p, int(i), int(j))
+        if not np.isfinite(want[i, j]):
+            assert path == []
+        else:  # unit weights: a path of len(path) - 1 edges, each one stored
+            assert path[0] == i and path[-1] == j and len(path) - 1 == want[i, j]
+            assert all(g[a, b] != 0 for a, b in zip(path, path[1:], strict=False))
 
 
-def test_errors(backend):
+def test_bad_arguments_raise(backend):
     with pytest.raises(ValueError, match="method"):
         kleene.apsp(np.zeros((2, 2)), method="magic")
     with pytest.raises(ValueError, match="square"):
@@ -163,7 +176,7 @@ def test_errors(backend):
         kleene.algorithms.all_pairs.check_fits(10**7, np.float64, True, np)
 
 
-def test_float32_graphs_every_method(backend):
+def test_float32_graphs_every_method_matches_scipy(backend):
     # Generators give float32 weights; Johnson's float64 potentials must not clash.
     from kleene.generators import from_spec
 

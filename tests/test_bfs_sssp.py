@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from graph_data import load_scipy
+from graph_data import check_shortest_path_tree, graphs, load_scipy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
@@ -13,24 +13,7 @@ from scipy.sparse.csgraph import shortest_path
 import kleene
 
 BFS_METHODS = ("auto", "push", "pull", "direction-optimizing")
-
-
-@st.composite
-def graphs(draw, *, negative=False, max_n=24):
-    """(scipy csr with min-deduplicated weights, COO input with duplicates, n)."""
-    n = draw(st.integers(1, max_n))
-    m = draw(st.integers(0, 4 * n))
-    src = np.array(draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m)), np.int64)
-    dst = np.array(draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m)), np.int64)
-    lo = -3 if negative else 0
-    w = np.array(draw(st.lists(st.integers(lo, 9), min_size=m, max_size=m)), float)
-    raw = sp.coo_matrix((w, (src, dst)), shape=(n, n))
-    order = np.lexsort((w, dst, src))
-    s, d, ww = src[order], dst[order], w[order]
-    first = np.ones(s.size, bool)
-    first[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
-    ref = sp.csr_matrix((ww[first], (s[first], d[first])), shape=(n, n))
-    return ref, raw, n
+SSSP_METHODS = ("bellman-ford", "delta-stepping")
 
 
 def _pattern(g, symmetric=False):
@@ -61,8 +44,8 @@ def _bfs_ref(g, s):
 
 
 def check_bfs_tree(g, levels, parents, s):
-    dense = g.toarray() != 0
-    stored = np.zeros_like(dense)
+    """Each reached vertex but the source has a parent one level up with an edge to it."""
+    stored = np.zeros(g.shape, bool)
     coo = g.tocoo()
     stored[coo.row, coo.col] = True  # explicit zeros are edges too
     for v in range(levels.size):
@@ -71,25 +54,6 @@ def check_bfs_tree(g, levels, parents, s):
             assert levels[p] == levels[v] - 1 and stored[p, v], (v, p)
         else:
             assert parents[v] == -1
-
-
-def check_paths(g, dist, pred, s):
-    """Every predecessor chain exists edge by edge and sums to the distance."""
-    w = {}
-    coo = g.tocoo()
-    for a, b, c in zip(coo.row, coo.col, coo.data, strict=True):
-        w[(a, b)] = min(w.get((a, b), np.inf), c)
-    for v in range(dist.size):
-        if v == s or not np.isfinite(dist[v]):
-            assert pred[v] == -1
-            continue
-        path, total = [v], 0.0
-        while path[-1] != s:
-            u = int(pred[path[-1]])
-            assert (u, path[-1]) in w and len(path) <= dist.size
-            total += w[(u, path[-1])]
-            path.append(u)
-        assert np.isclose(total, dist[v])
 
 
 @settings(max_examples=40)
@@ -108,7 +72,7 @@ def test_bfs_matches_scipy(backend, data, method, directed):
 
 @settings(max_examples=25)
 @given(data=graphs(), k=st.integers(1, 4))
-def test_multi_source_bfs_equals_single_runs(backend, data, k):
+def test_multi_source_bfs_matches_scipy_per_source(backend, data, k):
     ref_g, raw, n = data
     srcs = [i % n for i in range(0, 3 * k, 3)]
     A = _on(backend, raw)
@@ -122,7 +86,7 @@ def test_multi_source_bfs_equals_single_runs(backend, data, k):
 
 
 @settings(max_examples=40)
-@given(data=graphs(), method=st.sampled_from(("auto", "bellman-ford", "delta-stepping")))
+@given(data=graphs(), method=st.sampled_from(("auto", *SSSP_METHODS)))
 def test_sssp_matches_scipy(backend, data, method):
     ref_g, raw, n = data
     s = n - 1
@@ -130,12 +94,12 @@ def test_sssp_matches_scipy(backend, data, method):
     dist, pred = kleene.sssp(A, s, method=method, return_predecessors=True)
     dist, pred = _host(dist), _host(pred)
     np.testing.assert_allclose(dist, shortest_path(ref_g, indices=s))
-    check_paths(ref_g, dist, pred, s)
+    check_shortest_path_tree(ref_g, dist, pred, s)
 
 
 @settings(max_examples=40)
 @given(data=graphs(negative=True))
-def test_bellman_ford_negative_weights(backend, data):
+def test_bellman_ford_negative_weights_match_scipy(backend, data):
     ref_g, raw, n = data
     A = _on(backend, raw)
     try:
@@ -149,7 +113,7 @@ def test_bellman_ford_negative_weights(backend, data):
         return
     if ref is not None:
         np.testing.assert_allclose(_host(dist), ref)
-    check_paths(ref_g, _host(dist), _host(pred), 0)
+    check_shortest_path_tree(ref_g, _host(dist), _host(pred), 0)
 
 
 def test_negative_cycle_raises(backend):
@@ -160,7 +124,7 @@ def test_negative_cycle_raises(backend):
         kleene.sssp(_on(backend, g), 0, method="delta-stepping")
 
 
-def test_bad_input(backend):
+def test_bad_source_shape_or_nan_raise(backend):
     g = _on(backend, sp.csr_matrix(np.ones((3, 3))))
     for f in (kleene.bfs, kleene.sssp):
         with pytest.raises(IndexError, match="out of range"):
@@ -174,7 +138,7 @@ def test_bad_input(backend):
         kleene.bfs(_on(backend, sp.csr_matrix(np.ones((2, 3)))), 0)
 
 
-def test_empty_graph_and_isolated_source(backend):
+def test_empty_graph_and_isolated_source_give_unreachable(backend):
     empty = _on(backend, sp.csr_matrix((0, 0)))
     with pytest.raises(IndexError):
         kleene.bfs(empty, 0)
@@ -184,7 +148,7 @@ def test_empty_graph_and_isolated_source(backend):
 
 
 @pytest.mark.parametrize("name", ["p2p-Gnutella08.txt", "facebook_combined.txt.gz"])
-def test_bfs_real_graphs(backend, name):
+def test_bfs_real_graphs_match_scipy(backend, name):
     g = load_scipy(name, symmetric=name.startswith("facebook"))
     A = _on(backend, g)
     for s in (0, 17):
@@ -194,24 +158,27 @@ def test_bfs_real_graphs(backend, name):
         check_bfs_tree(g, levels, parents, s)
 
 
-def test_bfs_new_york_road(backend):
+def test_bfs_new_york_road_matches_scipy(backend):
     g = load_scipy("USA-road-NY.pace.gr.xz", symmetric=True)
     levels = _host(kleene.bfs(_on(backend, g), 0))
     assert np.array_equal(levels, _bfs_ref(g, 0))
     assert 400 < levels.max() < 700
 
 
-def test_sssp_rome(backend):
+def test_sssp_rome_matches_scipy(backend):
+    """Every method's distances equal scipy's and its predecessors form shortest-path trees."""
     g = load_scipy("rome99.gr")
     A = _on(backend, g)
-    for method in ("bellman-ford", "delta-stepping"):
+    want = shortest_path(g, indices=0)
+    for method in SSSP_METHODS:
         dist, pred = kleene.sssp(A, 0, method=method, return_predecessors=True)
-        np.testing.assert_allclose(_host(dist), shortest_path(g, indices=0))
-    check_paths(g, _host(dist), _host(pred), 0)
+        dist, pred = _host(dist), _host(pred)
+        np.testing.assert_allclose(dist, want, err_msg=method)
+        check_shortest_path_tree(g, dist, pred, 0)
 
 
 @pytest.mark.gpu
-def test_gpu_runs_are_identical():
+def test_gpu_runs_repeat_the_first_run_exactly():
     """Atomics must not make results depend on scheduling: 20 runs, one answer."""
     pytest.importorskip("cupy")
     if not kleene.gpu_available():

@@ -4,7 +4,7 @@ mxm_dense_acc (C ⊕= A ⊗ B) on contiguous, strided and overlapping views, wit
 predecessors and the int32 fast path; closure_dense in one block and blocked;
 R-Kleene with in-place products against Floyd-Warshall; run-to-run determinism.
 Every built-in semiring x dtype where the primitive applies. Skipped without CuPy
-or a GPU.
+or a GPU. Shared cases and checks: cuda_cases.py.
 """
 
 from __future__ import annotations
@@ -15,12 +15,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # cuda_cases, beside this file
+from cuda_cases import CASES, check, g, gpu_missing, values  # noqa: E402
+
 pytestmark = pytest.mark.gpu
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_cuda_primitives import CASES, check, g, values  # noqa: E402 (skips without a GPU)
+_WHY = gpu_missing()
+if _WHY is not None:
+    pytest.skip(_WHY, allow_module_level=True)
 
-cupy = pytest.importorskip("cupy")
+import cupy  # noqa: E402
 
 from kleene.ops import closure_generic, cpu, cuda  # noqa: E402
 from kleene.ops.cuda import closure as cuda_closure  # noqa: E402
@@ -65,7 +69,7 @@ def _tie_values(rng, shape, d, sr):
 
 
 @pytest.mark.parametrize("sr, d", CASES)
-def test_mxm_dense_acc(sr, d):
+def test_mxm_dense_acc_matches_cpu(sr, d):
     """C ⊕= A ⊗ B in place: contiguous, strided views (the rest of C's array kept),
     column strides != 1 (copied, C written back); k = 0 and any keep C."""
     rng = np.random.default_rng(20)
@@ -89,7 +93,7 @@ def test_mxm_dense_acc(sr, d):
 
 
 @pytest.mark.parametrize("sr, d", IDEMPOTENT)
-def test_mxm_dense_acc_predecessors(sr, d):
+def test_mxm_dense_acc_predecessors_match_closure_generic(sr, d):
     """The predecessor variant equals closure_generic's rank-1 steps on the CPU, ties
     included: where C strictly changes, pc = pb[first k attaining the new value]."""
     rng = np.random.default_rng(21)
@@ -114,7 +118,7 @@ def test_mxm_dense_acc_predecessors(sr, d):
 
 
 @pytest.mark.parametrize("name", ["min_plus", "max_plus"])
-def test_mxm_dense_acc_predecessors_int32_fast_path(name):
+def test_mxm_dense_acc_predecessors_int32_fast_path_match_closure_generic(name):
     """Large int32 tropical products with predecessors take the clamped fast path."""
     sr = SEMIRINGS[name]
     rng = np.random.default_rng(22)
@@ -133,7 +137,7 @@ def test_mxm_dense_acc_predecessors_int32_fast_path(name):
     np.testing.assert_array_equal(cupy.asnumpy(gp), want_p)
 
 
-def test_mxm_dense_acc_rejects():
+def test_mxm_dense_acc_rejects_bad_arguments():
     a = g(np.zeros((3, 3), np.float32))
     p = g(np.zeros((3, 3), np.int64))
     with pytest.raises(ValueError, match="idempotent"):
@@ -144,7 +148,7 @@ def test_mxm_dense_acc_rejects():
         cuda.mxm_dense_acc(SEMIRINGS["min_plus"], a, a[:2], a.copy())
 
 
-def test_views_share_is_exact_on_blocks():
+def test_views_share_matches_numpy_shares_memory():
     """Overlap of block views decides in-place reads: exact where spans interleave."""
     rng = np.random.default_rng(23)
     host = np.zeros((13, 11), np.float32)
@@ -249,7 +253,7 @@ def rkleene(sr, dm, pm, base: int) -> None:
 
 
 @pytest.mark.parametrize("sr, d", CLOSURE_CASES)
-def test_closure_dense(sr, d):
+def test_closure_dense_matches_closure_generic(sr, d):
     """Floyd-Warshall in one block equals closure_generic exactly (predecessors too,
     ties included); beyond the shared-memory block, the blocked scheme gives the same
     closure. Also on a strided view of a larger array and with column stride 2."""
@@ -280,7 +284,7 @@ def test_closure_dense(sr, d):
 
 @pytest.mark.parametrize("name, d", [("min_plus", F32), ("min_plus", I32), ("min_plus", F64),
                                      ("max_min", F32), ("lor_land", BOOL)])  # fmt: skip
-def test_closure_dense_blocked(name, d):
+def test_closure_dense_blocked_matches_closure_generic(name, d):
     """Sizes past the one-block limit (blocked Floyd-Warshall on the GPU), with preds."""
     sr = SEMIRINGS[name]
     rng = np.random.default_rng(31)
@@ -301,7 +305,7 @@ RK_CASES = [("min_plus", F32), ("min_plus", I32), ("min_plus", F64), ("min_plus"
 
 
 @pytest.mark.parametrize("name, d", RK_CASES)
-def test_rkleene_in_place_products_match_closure(name, d):
+def test_rkleene_in_place_products_match_closure_generic(name, d):
     """R-Kleene with overlapping operands (blocks read what other blocks write) gives
     exactly the closure: valid in place because the add is idempotent."""
     sr = SEMIRINGS[name]
@@ -321,7 +325,7 @@ def test_rkleene_in_place_products_match_closure(name, d):
 
 
 @pytest.mark.parametrize("name", ["min_plus", "max_plus"])
-def test_mxm_dense_acc_int32_fast_path(name):
+def test_mxm_dense_acc_int32_fast_path_matches_cpu(name):
     """int32 tropical products take the clamped fast path when their inputs are in range
     (C's values are never clamped); in place only with inputs of one sign."""
     sr = SEMIRINGS[name]
@@ -371,7 +375,7 @@ def test_mxm_dense_acc_int32_fast_path(name):
         check(d[h:], acc_ref(sr, a21, a11, a21), I32, sr.add)
 
 
-def test_closure_primitives_are_deterministic():
+def test_closure_primitives_repeat_bit_identical():
     """In-place products and blocked closures give bit-identical results run to run."""
     sr = SEMIRINGS["min_plus"]
     rng = np.random.default_rng(34)

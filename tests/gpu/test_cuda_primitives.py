@@ -5,31 +5,25 @@ infinities/identities, empty rows and vectors, k = 0 and odd sizes; a
 user-defined semiring; vxm_push determinism. Skipped without CuPy or a GPU.
 The closure primitives (APSP's) are in test_closure_primitives.py.
 Where the CPU reference itself is known to differ from the primitive contract,
-the test says so and uses a direct reference.
+the test says so and uses a direct reference. Shared cases and checks:
+cuda_cases.py.
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # cuda_cases, beside this file
+from cuda_cases import CASES, check, g, gpu_missing, values  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
 
-def _gpu_missing() -> str | None:
-    try:
-        import cupy
-    except Exception as e:  # ImportError or a broken CUDA install
-        return f"cupy is not importable ({type(e).__name__})"
-    try:
-        if cupy.cuda.runtime.getDeviceCount() < 1:
-            return "cupy sees no CUDA GPU"
-    except Exception as e:
-        return f"cupy sees no CUDA GPU ({type(e).__name__})"
-    return None
-
-
-_WHY = _gpu_missing()
+_WHY = gpu_missing()
 if _WHY is not None:
     pytest.skip(_WHY, allow_module_level=True)
 
@@ -50,8 +44,6 @@ from kleene.semiring import (  # noqa: E402
 )
 from kleene.semiring.dtypes import infinity, neg_infinity  # noqa: E402
 
-CASES = [pytest.param(sr, np.dtype(d), id=f"{name}-{np.dtype(d).name}")
-         for name, sr in SEMIRINGS.items() for d in sr.dtypes]  # fmt: skip
 MONOIDS = [pytest.param(m, np.dtype(d), id=f"{name}-{np.dtype(d).name}")
            for name, m in vars(monoid).items() for d in SUPPORTED_DTYPES
            if name != "lxor" or d == np.bool_]  # fmt: skip
@@ -71,38 +63,6 @@ def _compiled():
 # ---- inputs ------------------------------------------------------------------------
 
 
-def _specials(sr: Semiring, d: np.dtype) -> list:
-    """Infinities the semiring's carrier admits (none where they would make NaN)."""
-    if d == np.bool_ or sr.mul.name == "times" or sr.add.name == "plus":
-        return []
-    if sr.domain == "no_neg_inf":
-        out = [infinity(d)]
-    elif sr.domain == "no_pos_inf":
-        out = [neg_infinity(d)]
-    else:
-        out = [infinity(d), neg_infinity(d)]
-    if d.kind == "i" and sr.mul.name == "tplus":  # saturating sums near the limits
-        info = np.iinfo(d)
-        out += [d.type(info.max - 3), d.type(info.min + 3)]
-    return out
-
-
-def values(rng, size, d: np.dtype, sr: Semiring | None = None) -> np.ndarray:
-    """Random values of dtype ``d`` on the semiring's carrier, ~10% special."""
-    d = np.dtype(d)
-    if d == np.bool_:
-        return rng.random(size) < 0.5
-    lo = 0 if sr is not None and (sr.domain == "nonneg" or sr.add.name == "plus") else -20
-    v = rng.integers(lo, 20, size=size).astype(d)
-    if d.kind == "f":
-        v += rng.random(size).astype(d)
-    specials = _specials(sr, d) if sr is not None else []
-    if specials and np.size(v):
-        pick = rng.random(size) < 0.1
-        v[pick] = rng.choice(np.array(specials, dtype=d), size=int(pick.sum()))
-    return v
-
-
 def csr(rng, nrows, ncols, d, sr=None, mean=3.0, long_rows=(), empty_frac=0.2):
     """Random CSR (sorted, unique columns); ``long_rows`` adds rows of these lengths."""
     deg = rng.poisson(mean, nrows)
@@ -117,22 +77,6 @@ def csr(rng, nrows, ncols, d, sr=None, mean=3.0, long_rows=(), empty_frac=0.2):
     return indptr, indices, values(rng, indices.size, d, sr)
 
 
-def g(a):
-    """To the GPU; None stays None."""
-    return None if a is None else cupy.asarray(a)
-
-
-def check(got, want, d: np.dtype, add: Monoid) -> None:
-    got = cupy.asnumpy(got)
-    want = np.asarray(want)
-    assert got.shape == want.shape and got.dtype == want.dtype, (got.dtype, want.dtype)
-    if np.dtype(d).kind == "f" and not add.idempotent:  # float sums: order of rounding
-        rtol = 1e-4 if np.dtype(d) == np.float32 else 1e-12
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=0)
-    else:
-        np.testing.assert_array_equal(got, want)
-
-
 # ---- mxm_dense ------------------------------------------------------------------------
 
 SHAPES = [(1, 1, 1), (7, 5, 9), (129, 33, 130), (5, 0, 3), (0, 4, 2), (64, 64, 128),
@@ -145,7 +89,7 @@ def mxm_ref(sr, a, b, c_dtype):
 
 
 @pytest.mark.parametrize("sr, d", CASES)
-def test_mxm_dense(sr, d):
+def test_mxm_dense_matches_cpu(sr, d):
     rng = np.random.default_rng(1)
     c_dtype = sr.mul.result_dtype(d, d)
     for m, k, n in SHAPES:
@@ -155,7 +99,7 @@ def test_mxm_dense(sr, d):
 
 
 @pytest.mark.parametrize("name", ["min_plus", "max_plus"])
-def test_mxm_dense_int32_fast_path_and_fallback(name):
+def test_mxm_dense_int32_fast_path_and_fallback_match_cpu(name):
     """Large int32 tropical products take the clamped fast path when the range allows."""
     sr = SEMIRINGS[name]
     rng = np.random.default_rng(2)
@@ -174,7 +118,7 @@ def test_mxm_dense_int32_fast_path_and_fallback(name):
         check(got, cpu.mxm_dense(sr, a, b, d), d, sr.add)
 
 
-def test_mxm_dense_non_contiguous_and_mixed_dtypes():
+def test_mxm_dense_non_contiguous_and_mixed_dtypes_match_cpu():
     rng = np.random.default_rng(3)
     sr = SEMIRINGS["min_first"]
     a = values(rng, (40, 30), np.float64, sr)
@@ -210,7 +154,7 @@ def _pull_inputs(rng, d, sr, shape):
 
 
 @pytest.mark.parametrize("sr, d", CASES)
-def test_mxv_pull(sr, d):
+def test_mxv_pull_matches_cpu(sr, d):
     rng = np.random.default_rng(4)
     c_dtype = sr.mul.result_dtype(d, d)
     for shape in MATRICES:
@@ -237,7 +181,7 @@ def _push_inputs(rng, d, sr, shape, dup=False):
 
 
 @pytest.mark.parametrize("sr, d", CASES)
-def test_vxm_push(sr, d):
+def test_vxm_push_matches_cpu(sr, d):
     rng = np.random.default_rng(5)
     c_dtype = sr.mul.result_dtype(d, d)
     for shape in MATRICES:
@@ -251,7 +195,7 @@ def test_vxm_push(sr, d):
             check(got[0], want[0], c_dtype, sr.add)
 
 
-def test_empty_vector_and_matrix():
+def test_empty_vector_and_matrix_give_empty_products():
     sr = SEMIRINGS["min_plus"]
     indptr = np.array([0, 2, 2, 3], np.int64)
     indices = np.array([0, 2, 1], np.int32)
@@ -268,7 +212,7 @@ def test_empty_vector_and_matrix():
 @pytest.mark.parametrize("name, d", [("plus_times", np.float32), ("plus_times", np.float64),
                                      ("min_plus", np.float32), ("any_first", np.float32),
                                      ("max_times", np.float64)])  # fmt: skip
-def test_vxm_push_is_deterministic(name, d):
+def test_vxm_push_repeats_bit_identical(name, d):
     """Same input, bit-identical output, 20 times (atomics or the sorted path)."""
     sr = SEMIRINGS[name]
     rng = np.random.default_rng(6)
@@ -295,7 +239,7 @@ def monoid_values(rng, n, m: Monoid, d: np.dtype) -> np.ndarray:
 
 
 @pytest.mark.parametrize("m, d", MONOIDS)
-def test_segment_reduce(m, d):
+def test_segment_reduce_matches_cpu(m, d):
     rng = np.random.default_rng(7)
     for nseg, mean in ((1, 0.0), (9, 1.0), (300, 5.0), (40, 400.0), (3, 5000.0)):
         lengths = rng.poisson(mean, nseg)
@@ -309,7 +253,7 @@ def test_segment_reduce(m, d):
 
 
 @pytest.mark.parametrize("m, d", MONOIDS)
-def test_reduce_all(m, d):
+def test_reduce_all_matches_cpu(m, d):
     rng = np.random.default_rng(8)
     for n in (0, 1, 7, 8193, 100_000):
         vals = monoid_values(rng, n, m, d)
@@ -324,7 +268,7 @@ DTYPES = [np.dtype(t) for t in SUPPORTED_DTYPES]
 
 
 @pytest.mark.parametrize("op", list(vars(binary).values()), ids=lambda o: o.name)
-def test_binary(op):
+def test_binary_matches_cpu(op):
     rng = np.random.default_rng(9)
     for d in DTYPES:
         if op.name == "lxor" and d != np.bool_:
@@ -341,7 +285,7 @@ def test_binary(op):
         check(cuda.binary(op, s, g(x), out), cpu.binary(op, s, x, out), out, monoid.min)
 
 
-def test_binary_mixed_dtypes_promote_like_numpy():
+def test_binary_mixed_dtypes_match_cpu_numpy_promotion():
     rng = np.random.default_rng(10)
     x, y = values(rng, 11, np.int32), values(rng, 11, np.float64)
     for op in (binary.plus, binary.min, binary.lt, binary.first):
@@ -351,7 +295,7 @@ def test_binary_mixed_dtypes_promote_like_numpy():
 
 
 @pytest.mark.parametrize("op", list(vars(unary).values()), ids=lambda o: o.name)
-def test_unary(op):
+def test_unary_matches_cpu(op):
     rng = np.random.default_rng(11)
     for d in DTYPES:
         if d == np.bool_ and op.name == "ainv":
@@ -362,7 +306,7 @@ def test_unary(op):
 
 
 @pytest.mark.parametrize("op", list(vars(indexunary).values()), ids=lambda o: o.name)
-def test_index_unary(op):
+def test_index_unary_matches_cpu(op):
     rng = np.random.default_rng(12)
     for d in DTYPES:
         x = values(rng, (6, 5), d)
@@ -391,7 +335,7 @@ def _user_semirings():
 
 
 @pytest.mark.parametrize("sr, d", _user_semirings(), ids=lambda v: getattr(v, "name", str(v)))
-def test_user_semiring(sr, d):
+def test_user_semiring_matches_cpu(sr, d):
     rng = np.random.default_rng(13)
     a, b = values(rng, (33, 20), d), values(rng, (20, 35), d)
     check(cuda.mxm_dense(sr, g(a), g(b), d), cpu.mxm_dense(sr, a, b, d), d, sr.add)

@@ -1,8 +1,17 @@
 """The CPU back end: NumPy implementations of the kernel primitives.
 
-Both back ends expose the same primitives (see ``kleene/ops/primitives.md``); the
-operation layer (``kleene.ops.operations``) composes them in array-module-generic
-code, so an operation behaves the same on either back end.
+Both back ends expose the same primitives (see ``kleene/ops/primitives.md``). The
+operations that compose them live in the operation layer, one file per kind:
+``kleene.ops.elementwise``, ``multiply`` and ``structure`` (the GraphBLAS
+operations, all ending in the output rule of ``write``), ``closure`` and
+``frontier``; ``kleene.ops.operations`` only gathers the GraphBLAS ones. Their
+code is array-module generic, so an operation behaves the same on either back end.
+
+The optional fused primitives of primitives.md (``mxm_dense_acc``,
+``closure_dense``, ``bfs_levels``, ``bellman_ford``) are looked up by name; for
+each one this package does not export, the op layer runs its composed form
+(``kleene.ops.closure_generic``, the loops in ``kleene.ops.frontier``), which
+defines what any fused version must compute.
 """
 
 from .primitives import (
