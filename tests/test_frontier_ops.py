@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from graph_data import graphs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
@@ -18,15 +19,9 @@ import kleene
 from kleene.ops import direction, frontier_bellman_ford, frontier_bfs
 
 
-@st.composite
-def graphs(draw, negative=False, max_n=30):
-    n = draw(st.integers(1, max_n))
-    m = draw(st.integers(0, 4 * n))
-    src = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
-    dst = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
-    w = draw(st.lists(st.integers(-2 if negative else 0, 9), min_size=m, max_size=m))
-    A = kleene.Matrix.from_edges(src, dst, np.array(w, float), n=n, dup="min")
-    return A, draw(st.integers(0, n - 1))
+def _graph(data, source):
+    ref, _, n = data  # scipy CSR (lightest duplicates kept), raw COO, n
+    return kleene.Matrix.from_scipy(ref), source % n
 
 
 def _min_parent_reference(A, levels):
@@ -40,9 +35,13 @@ def _min_parent_reference(A, levels):
 
 
 @settings(max_examples=40, deadline=None)
-@given(data=graphs(), method=st.sampled_from(["push", "pull", "direction-optimizing", "auto"]))
-def test_composed_bfs_levels_and_parents_match_scipy(data, method):
-    A, s = data
+@given(
+    data=graphs(),
+    source=st.integers(0, 100),
+    method=st.sampled_from(["push", "pull", "direction-optimizing", "auto"]),
+)
+def test_composed_bfs_levels_and_parents_match_scipy(data, source, method):
+    A, s = _graph(data, source)
     levels, parents = frontier_bfs(A, s, parents=True, method=method)
     lv = levels.to_dense(missing=-1)
     want = shortest_path(A.to_scipy(), unweighted=True, indices=s)
@@ -53,9 +52,9 @@ def test_composed_bfs_levels_and_parents_match_scipy(data, method):
 
 
 @settings(max_examples=40, deadline=None)
-@given(data=graphs(negative=True))
-def test_composed_bellman_ford_matches_scipy(data):
-    A, s = data
+@given(data=graphs(negative=True), source=st.integers(0, 100))
+def test_composed_bellman_ford_matches_scipy(data, source):
+    A, s = _graph(data, source)
     try:
         want = shortest_path(A.to_scipy(), method="BF", indices=s)
     except sp.csgraph.NegativeCycleError:

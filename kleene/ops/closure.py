@@ -13,6 +13,7 @@ from . import closure_generic
 from .checks import as_container, same_device
 from .device import backend
 from .matrix import Matrix
+from .memory import overlaps
 
 
 def _full_dense(opname: str, name: str, m: Matrix) -> None:
@@ -107,7 +108,7 @@ def mxm_accumulate(A: Matrix, B: Matrix, C: Matrix, semiring, *, pred_b: Matrix 
     a, b, c = A._values, B._values, C._values
     # In place is valid for an idempotent add (the back ends handle overlapping
     # operands, predecessors included); otherwise overlapping operands are copied.
-    if not sr.idempotent and (closure_generic.overlaps(a, c) or closure_generic.overlaps(b, c)):
+    if not sr.idempotent and (overlaps(a, c) or overlaps(b, c)):
         a, b = a.copy(), b.copy()
     pb = None if pred_b is None else pred_b._values
     pc = None if pred_c is None else pred_c._values
