@@ -78,6 +78,7 @@ def versions() -> dict:
         "python": platform.python_version(),
         "numpy": _version_of("numpy"),
         "scipy": _version_of("scipy"),
+        "numba": _version_of("numba"),
         "cupy": _version_of("cupy"),
     }
 

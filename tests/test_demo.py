@@ -91,7 +91,7 @@ def test_main_without_arguments_prints_help():
 def test_info_reports_versions():
     proc = _run("info")
     assert proc.returncode == 0, proc.stderr
-    for name in ("kleene", "numpy", "scipy", "cupy", "gpu"):
+    for name in ("kleene", "numpy", "scipy", "numba", "cupy", "gpu"):
         assert name in proc.stdout
 
 

@@ -96,7 +96,7 @@ def test_direction_optimizing_switches_to_pull_and_back(monkeypatch):
         return real(*args, method=method, **kw)
 
     monkeypatch.setattr(kleene.ops.frontier, "vxm", spy)
-    lv, _ = frontier_bfs(A, n - 1, method="direction-optimizing")
+    lv, _ = frontier_bfs(A, n - 1, method="direction-optimizing", fused=False)
     want = shortest_path(A.to_scipy(), unweighted=True, indices=n - 1)
     np.testing.assert_array_equal(lv.to_dense(missing=-1), want.astype(np.int64))
     assert seen[0] == "push" and "pull" in seen
@@ -109,6 +109,15 @@ def test_next_direction_is_beamers_rule():
     assert direction.next_direction(True, 10, 0, 1000 // direction.TO_PUSH + 1, 1000)
 
 
+def test_fused_true_needs_a_back_end_loop(monkeypatch):
+    A = kleene.Matrix.from_edges([0], [1], [1.0], n=2)
+    monkeypatch.setattr(kleene.ops.cpu, "bfs_levels", None)  # as with KLEENE_CPU=numpy
+    with pytest.raises(ValueError, match="no fused loop"):
+        frontier_bfs(A, 0, fused=True)
+    lv, _ = frontier_bfs(A, 0)  # fused=None: the composed loop
+    assert lv.to_dense(missing=-1).tolist() == [0, 1]
+
+
 def test_frontier_ops_name_bad_arguments():
     A = kleene.Matrix.from_edges([0], [1], [1.0], n=2)
     with pytest.raises(IndexError, match="source 5 is out of range for 2 vertices"):
@@ -119,5 +128,3 @@ def test_frontier_ops_name_bad_arguments():
         frontier_bfs(A, 0, method="sideways")
     with pytest.raises(ValueError, match="square"):
         frontier_bfs(kleene.Matrix.from_edges([0], [1], n=2, ncols=3), 0)
-    with pytest.raises(ValueError, match="no fused loop"):
-        frontier_bfs(A, 0, fused=True)  # the CPU back end has none

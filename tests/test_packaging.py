@@ -91,7 +91,7 @@ def test_project_metadata():
     project = _pyproject()["project"]
     assert project["requires-python"] == ">=3.10"
     deps = [d.split(">")[0].split("=")[0].strip() for d in project["dependencies"]]
-    assert sorted(deps) == ["numpy", "scipy"]
+    assert sorted(deps) == ["numba", "numpy", "scipy"]
     extras = project["optional-dependencies"]
     assert any(d.startswith("cupy-cuda12x") for d in extras["cuda12"])
     assert any(d.startswith("cupy-cuda13x") for d in extras["cuda13"])

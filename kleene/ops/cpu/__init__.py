@@ -12,7 +12,14 @@ The optional fused primitives of primitives.md (``mxm_dense_acc``,
 each one this package does not export, the op layer runs its composed form
 (``kleene.ops.closure_generic``, the loops in ``kleene.ops.frontier``), which
 defines what any fused version must compute.
+
+This package exports the fused frontier loops ``bfs_levels`` and ``bellman_ford``
+(``cpu/frontier.py``, compiled with Numba) when Numba imports; ``KLEENE_CPU=numpy``
+in the environment (read at import) leaves them out, so the composed NumPy forms,
+the reference, run everywhere.
 """
+
+import os as _os
 
 from .primitives import (
     binary,
@@ -25,7 +32,14 @@ from .primitives import (
     vxm_push,
 )
 
+if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
+    bfs_levels = bellman_ford = None  # the NumPy reference path only
+else:
+    from .frontier import bellman_ford, bfs_levels
+
 __all__ = [
+    "bellman_ford",
+    "bfs_levels",
     "binary",
     "index_unary",
     "mxm_dense",
