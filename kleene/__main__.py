@@ -1,9 +1,36 @@
-"""Command line: ``python -m kleene {demo,info,bfs,sssp,apsp,closure}`` (also ``kleene``)."""
+"""Command line: ``python -m kleene {demo,info,bfs,sssp,apsp,closure}`` (also ``kleene``).
+
+Exit status: 0 success; 1 a demo check disagrees with SciPy; 2 an error, reported
+as one line ``kleene <command>: <message>`` on stderr (bad arguments, a bad or
+missing file, a graph too large, a negative cycle, out of memory, ...);
+130 interrupted (Ctrl-C).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
+def _expected_errors() -> tuple[type[BaseException], ...]:
+    """What a user can cause: reported as one line, never a traceback. Anything
+    else is a bug in kleene and keeps its traceback for the report."""
+    from .errors import NegativeCycleError
+    from .io import GraphFileError
+
+    return (
+        ValueError,
+        IndexError,
+        TypeError,
+        MemoryError,
+        OSError,
+        RuntimeError,
+        NegativeCycleError,
+        GraphFileError,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -13,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kleene",
         description="kleene: GraphBLAS-style semiring linear algebra for path problems "
         "(CPU via NumPy/SciPy, GPU via CuPy).",
+        epilog="Exit status: 0 success, 1 a demo check failed, 2 an error (one line on "
+        "stderr), 130 interrupted.",
     )
     sub = parser.add_subparsers(dest="command", metavar="command")
     p_demo = sub.add_parser(
@@ -30,8 +59,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    """Run the command line; returns the exit status (see the module docstring).
+
+    >>> main(["sssp", "grid:3x3", "--source", "abc"])
+    2
+    """
+    command = None
+    try:
+        parser = build_parser()
+        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+        command = args.command
+        return _dispatch(parser, args)
+    except KeyboardInterrupt:
+        _report("kleene: interrupted")
+        return EXIT_INTERRUPTED
+    except _expected_errors() as e:
+        text = describe(e)
+        if command and text.startswith(f"{command}: "):
+            text = text[len(command) + 2 :]  # "kleene apsp: apsp: ..." says it twice
+        _report(f"kleene{' ' + command if command else ''}: {text}")
+        return EXIT_ERROR
+
+
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command is None:
         parser.print_help()
         return 0
@@ -47,6 +97,28 @@ def main(argv: list[str] | None = None) -> int:
     from . import demo
 
     return demo.main(args)
+
+
+def describe(e: BaseException) -> str:
+    """An exception as one line that names the problem.
+
+    >>> describe(FileNotFoundError(2, "No such file or directory", "g.mtx"))
+    'g.mtx: No such file or directory'
+    >>> describe(MemoryError())
+    'out of memory'
+    """
+    if isinstance(e, OSError) and e.strerror:
+        text = f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+    else:
+        text = str(e)
+    if not text:
+        text = "out of memory" if isinstance(e, MemoryError) else type(e).__name__
+    return " ".join(text.split())  # one line, whatever the message held
+
+
+def _report(line: str) -> None:
+    """One line on stderr (a progress bar cut short has already ended its line)."""
+    print(line, file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

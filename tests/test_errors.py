@@ -252,3 +252,100 @@ def test_constructor_and_shape_errors():
         kleene.Matrix.empty((1, 1), format="coo")
     with pytest.raises(ValueError, match="CSR"):
         kleene.Matrix.from_csr([0, 2], [0], [1.0], (1, 2))
+
+
+# ---- apsp / transitive_closure: arguments and memory ---------------------------------
+
+
+@pytest.mark.parametrize("method", ["blocked", "recursive"])
+@pytest.mark.parametrize("block", [0, -4, 2.5, True, "64", np.int64(0)])
+def test_apsp_block_size_is_checked(method, block):
+    G = np.array([[0.0, 1.0], [np.inf, 0.0]])
+    with pytest.raises(
+        ValueError, match=re.escape(f"block_size must be a positive integer, got {block!r}")
+    ):
+        kleene.apsp(G, method=method, block_size=block)
+
+
+def test_apsp_block_size_accepts_integers():
+    G = np.array([[0.0, 1.0, np.inf], [np.inf, 0.0, 2.0], [np.inf, np.inf, 0.0]])
+    for block in (1, 2, np.int32(2), 500):
+        assert kleene.apsp(G, method="blocked", block_size=block)[0, 2] == 3.0
+
+
+_N = 20_000  # an n×n float64 result is 3 GiB: more than the 1 GiB the tests pretend is free
+
+
+@pytest.fixture
+def small_machine(monkeypatch):
+    """1 GiB of free host memory, as far as apsp can tell."""
+    monkeypatch.setattr("kleene.algorithms.all_pairs.host_memory_free", lambda: 2**30)
+
+
+def _path_graph(n):
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((np.ones(n - 1), (np.arange(n - 1), np.arange(1, n))), shape=(n, n))
+
+
+def _peak_bytes(fn):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak
+
+
+@pytest.mark.parametrize(
+    "method", ["auto", "floyd-warshall", "blocked", "recursive", "repeated-sssp", "johnson"]
+)
+@pytest.mark.parametrize("preds", [False, True])
+def test_apsp_too_large_says_what_fits_before_allocating(small_machine, method, preds):
+    G = _path_graph(_N)
+
+    def call():
+        with pytest.raises(MemoryError) as e:
+            kleene.apsp(G, method=method, return_predecessors=preds)
+        msg = str(e.value)
+        assert msg.startswith("apsp: ") and f"{_N}×{_N}" in msg
+        assert re.search(r"needs about [\d,.]+ GiB of host memory", msg), msg
+        assert re.search(r"1\.0 GiB is free; up to about n=\d+ fits", msg), msg
+        assert "Unable to allocate" not in msg
+
+    assert _peak_bytes(call) < 64 * 2**20  # checked before anything n×n was made
+
+
+def test_transitive_closure_too_large(small_machine):
+    with pytest.raises(MemoryError) as e:
+        kleene.transitive_closure(_path_graph(40_000))
+    msg = str(e.value)
+    assert msg.startswith("transitive_closure: ") and "GiB" in msg
+    fit = int(re.search(r"up to about n=(\d+) fits", msg).group(1))
+    assert "repeated-sssp" not in msg  # no sparse method computes a closure
+    assert 1000 < fit < 40_000
+    R = kleene.transitive_closure(_path_graph(300))  # well under it: runs
+    assert R[0, -1] and not R[-1, 0]
+
+
+def test_largest_n_that_fits_is_true(small_machine):
+    from kleene.algorithms.all_pairs import check_fits
+
+    for method in ("recursive", "repeated-sssp"):
+        for preds in (False, True):
+            fit = check_fits(1, np.float64, preds, np, method=method).largest_n()
+            assert check_fits(fit, np.float64, preds, np, method=method).fits()
+            with pytest.raises(MemoryError, match=f"up to about n={fit} fits"):
+                check_fits(fit + 1, np.float64, preds, np, method=method)
+
+
+def test_allocation_failure_inside_apsp_says_what_fits(monkeypatch):
+    def no_memory(*args):
+        raise MemoryError("Unable to allocate 3.0 GiB for an array")
+
+    monkeypatch.setattr("kleene.algorithms.apsp_dense.recursive", no_memory)
+    with pytest.raises(MemoryError, match=r"apsp: ran out of host memory: .* up to about n=\d+"):
+        kleene.apsp(np.zeros((4, 4)), method="recursive")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 import pytest
 
@@ -89,3 +92,56 @@ def test_specs(spec):
 def test_bad_specs(spec):
     with pytest.raises(ValueError, match="spec"):
         from_spec(spec)
+
+
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ("rmat:-1", "scale must be at least 0"),
+        ("er:10:2", "P must be in [0, 1]"),
+        ("grid:0x3", "ROWS must be at least 1"),
+        ("random:-5", "N must be at least 0"),
+    ],
+)
+def test_spec_ranges(spec, message):
+    with pytest.raises(ValueError) as e:
+        from_spec(spec)
+    assert message in str(e.value) and spec in str(e.value)
+
+
+def test_absurd_spec_says_too_large_and_what_fits():
+    # 2**40 vertices cannot even be numbered (int32 ids); refused before drawing anything
+    with pytest.raises(ValueError, match=r"rmat:40 is too large: .*int32.*; rmat:\d+ fits"):
+        from_spec("rmat:40")
+    with pytest.raises(ValueError, match=r"random:1e10 is too large.*random:\d+ fits"):
+        from_spec("random:1e10")
+
+
+@pytest.fixture
+def small_machine(monkeypatch):
+    """1 GiB of free host memory, as far as the generators can tell."""
+    monkeypatch.setattr("kleene.generators._size.host_memory_free", lambda: 2**30)
+
+
+@pytest.mark.parametrize(
+    "spec", ["rmat:24", "rmat:30:4", "er:50000", "grid:9000x9000", "geometric:1e8", "random:3e8:2"]
+)
+def test_spec_larger_than_memory_names_one_that_fits(small_machine, spec):
+    import kleene.generators.spec as spec_mod
+
+    with pytest.raises(MemoryError) as e:
+        from_spec(spec)
+    msg = str(e.value)
+    assert msg.startswith(f"{spec} is too large: it needs about ") and "1.0 GiB is free" in msg
+    kind = spec.split(":")[0]
+    largest = re.search(rf"; ({kind}:\S+) fits$", msg).group(1)
+    params = spec_mod._parse(kind, largest.split(":")[1:])
+    spec_mod._check_size(largest, kind, params, "cpu")  # the spec it names does fit ...
+    knob, cost, _, _, _ = spec_mod._scaling(kind, params)
+    bigger = (math.isqrt(knob) + 1) ** 2 if kind == "grid" else knob + 1
+    assert cost(bigger)[1] > 0.8 * 2**30  # ... and the next size up does not
+
+
+def test_rmat_function_refuses_before_drawing(small_machine):
+    with pytest.raises(MemoryError, match=r"rmat\(scale=40, edge_factor=16\) is too large.*scale"):
+        rmat(40)

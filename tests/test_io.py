@@ -397,14 +397,21 @@ def test_format_detection(tmp_path):
         kio.read(tmp_path / "missing.mtx")
 
 
-def test_progress(tmp_path, capsys):
+def test_progress(tmp_path, capsys, monkeypatch):
     path = write_text(tmp_path, "p.gr", "p sp 2 1\na 1 2 1\n")
+    # Reading a tiny file is quick: progress=True prints nothing (it used to print
+    # four lines); messages appear only once reading has taken DELAY_S seconds.
+    kio.read(path, progress=True)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(kleene.progress, "DELAY_S", 0.0)
     kio.read(path, progress=True)
     err = capsys.readouterr().err
     assert "p.gr" in err and "done" in err
     seen: list[str] = []
     kio.read(path, progress=seen.append)
     assert any("parsed 1 records" in s for s in seen) and "done" in seen[-1]
+    with pytest.raises(TypeError, match="progress"):
+        kio.read(path, progress="yes")
 
 
 # ---- malformed input -----------------------------------------------------------------

@@ -4,12 +4,41 @@ All three only call kleene operations on block views of one distance matrix D
 (and of the predecessor matrix P): ``closure`` for a diagonal block and
 ``mxm_accumulate`` for C ⊕= A ⊗ B. In-place updates are valid because the
 semiring's add is idempotent (Buluç et al. §2.2).
+
+Each method is a plan of steps, ("star", block) or ("acc", a, b, c), whose costs
+in multiply-adds (s³ for an s×s closure, m·k·p for an m×k by k×p product) are
+known before it runs: progress reports that share of the work.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import numpy as np
+
 from ..ops import Matrix, closure, mxm_accumulate
-from ..progress import Progress
+from ..progress import progress_for
+
+Step = tuple  # ("star", r) or ("acc", a, b, c); r a slice, a, b, c (rows, cols) slices
+
+# Peak memory of a dense closure, measured with tracemalloc on the CPU (n = 1000 and
+# 2000, every method): up to 3.5 copies of D (its build from the graph, the block
+# products' temporaries, the returned copy); with predecessors s + 48 bytes a pair
+# for D of s bytes (P's build, P, its copy). FIXED_BYTES covers what does not grow
+# with n (the CPU products work in slabs of 4 M entries).
+FIXED_BYTES = 64 << 20
+
+
+def bytes_per_pair(dtype, preds: bool, gpu: bool = False) -> int:
+    """Peak bytes per (i, j) pair of a dense closure with D of ``dtype``.
+
+    On the GPU CuPy's pool reuses the freed build temporaries, and n = 65536 fp32
+    (16 GiB per copy) ran on an 80 GB H100: 3 copies, not the CPU's 3.5 rounded up.
+    """
+    s = np.dtype(dtype).itemsize
+    if preds:
+        return 2 * s + 48
+    return 3 * s if gpu else 4 * s
 
 
 class _Blocks:
@@ -41,55 +70,95 @@ def _star(sr, blocks: _Blocks, r: slice):
     closure(Dk, sr, out=Dk, pred=Pk)
 
 
+def _len(s: slice, n: int) -> int:
+    return len(range(*s.indices(n)))
+
+
+def step_cost(step: Step, n: int) -> int:
+    """Multiply-adds of one step: s³ for a closure, m·k·p for a product."""
+    if step[0] == "star":
+        return _len(step[1], n) ** 3
+    (ar, ac), (_, bc) = step[1], step[2]
+    return _len(ar, n) * _len(ac, n) * _len(bc, n)
+
+
+def _blocked_plan(n: int, block: int) -> Iterator[Step]:
+    al = slice(None)
+    for s in range(0, n, block):
+        k = slice(s, min(n, s + block))
+        yield ("star", k)  # pass 1: the primary block
+        yield ("acc", (k, k), (k, al), (k, al))  # pass 2: its row ...
+        yield ("acc", (al, k), (k, k), (al, k))  # ... and its column
+        yield ("acc", (al, k), (k, al), (al, al))  # pass 3: everything else
+
+
+def _recursive_plan(lo: int, hi: int, base: int) -> Iterator[Step]:
+    """R-Kleene (Buluç Fig. 3) on rows/cols lo:hi, as a sequence of steps."""
+    if hi - lo <= base:
+        yield ("star", slice(lo, hi))
+        return
+    mid = lo + (hi - lo) // 2
+    one, two = slice(lo, mid), slice(mid, hi)
+    yield from _recursive_plan(lo, mid, base)  # A11 ← A11*
+    yield ("acc", (one, one), (one, two), (one, two))  # A12 ← A11 A12
+    yield ("acc", (two, one), (one, one), (two, one))  # A21 ← A21 A11
+    yield ("acc", (two, one), (one, two), (two, two))  # A22 ← A22 ⊕ A21 A12
+    yield from _recursive_plan(mid, hi, base)  # A22 ← A22*
+    yield ("acc", (two, two), (two, one), (two, one))  # A21 ← A22 A21
+    yield ("acc", (one, two), (two, two), (one, two))  # A12 ← A12 A22
+    yield ("acc", (one, two), (two, one), (one, one))  # A11 ← A11 ⊕ A12 A21
+
+
+def _plan(method: str, n: int, block: int) -> Iterator[Step]:
+    if method == "blocked":
+        return _blocked_plan(n, block)
+    if method == "recursive":
+        return _recursive_plan(0, n, block) if n else iter(())
+    raise ValueError(f"no dense plan for method {method!r}")
+
+
+def work(method: str, n: int, block: int = 128) -> int:
+    """Multiply-adds of a dense closure of n vertices (the units progress counts).
+
+    Example
+    -------
+    >>> work("floyd-warshall", 10), work("recursive", 10, block=5)
+    (1000, 1000)
+    """
+    if method == "floyd-warshall":
+        return n**3
+    return sum(step_cost(s, n) for s in _plan(method, n, block))
+
+
+def _execute(sr, D: Matrix, P: Matrix | None, steps, progress, total: int, label: str) -> None:
+    n = D.nrows
+    blocks = _Blocks(D, P)
+    with progress_for(progress, total, label) as bar:
+        for step in steps:
+            if step[0] == "star":
+                _star(sr, blocks, step[1])
+            else:
+                _acc(sr, blocks, *step[1:])
+            bar.step(step_cost(step, n))
+
+
 def floyd_warshall(sr, D: Matrix, P: Matrix | None, progress=None) -> None:
     """n rank-1 updates D ⊕= D(:,k) ⊗ D(k,:) (Harish Alg. 6 / Buluç Fig. 2)."""
     n = D.nrows
-    bar = Progress(progress, n, "floyd-warshall")
-    everything = slice(None)
-    blocks = _Blocks(D, P)
-    for k in range(n):
-        kk = slice(k, k + 1)
-        _acc(sr, blocks, (everything, kk), (kk, everything), (everything, everything))
-        bar.step()
+    al = slice(None)
+    steps = (("acc", (al, slice(k, k + 1)), (slice(k, k + 1), al), (al, al)) for k in range(n))
+    _execute(sr, D, P, steps, progress, n**3, "floyd-warshall")
 
 
 def blocked(sr, D: Matrix, P: Matrix | None, block: int, progress=None) -> None:
     """Katz & Kider's three passes per diagonal block: primary, its row and column, the rest."""
     n = D.nrows
-    starts = range(0, n, block)
-    bar = Progress(progress, len(starts), "blocked")
-    al = slice(None)
-    blocks = _Blocks(D, P)
-    for s in starts:
-        k = slice(s, min(n, s + block))
-        _star(sr, blocks, k)  # pass 1: the primary block
-        _acc(sr, blocks, (k, k), (k, al), (k, al))  # pass 2: its row ...
-        _acc(sr, blocks, (al, k), (k, k), (al, k))  # ... and its column
-        _acc(sr, blocks, (al, k), (k, al), (al, al))  # pass 3: everything else
-        bar.step()
+    total = work("blocked", n, block)
+    _execute(sr, D, P, _blocked_plan(n, block), progress, total, "blocked")
 
 
 def recursive(sr, D: Matrix, P: Matrix | None, base: int, progress=None) -> None:
     """R-Kleene (Buluç Fig. 3): in-place recursive closure on 2×2 blocks."""
     n = D.nrows
-    bar = Progress(progress, max(1, -(-n // base)), "recursive")
-    blocks = _Blocks(D, P)
-
-    def rk(lo: int, hi: int) -> None:
-        if hi - lo <= base:
-            _star(sr, blocks, slice(lo, hi))
-            bar.step()
-            return
-        mid = lo + (hi - lo) // 2
-        one, two = slice(lo, mid), slice(mid, hi)
-        rk(lo, mid)  # A11 ← A11*
-        _acc(sr, blocks, (one, one), (one, two), (one, two))  # A12 ← A11 A12
-        _acc(sr, blocks, (two, one), (one, one), (two, one))  # A21 ← A21 A11
-        _acc(sr, blocks, (two, one), (one, two), (two, two))  # A22 ← A22 ⊕ A21 A12
-        rk(mid, hi)  # A22 ← A22*
-        _acc(sr, blocks, (two, two), (two, one), (two, one))  # A21 ← A22 A21
-        _acc(sr, blocks, (one, two), (two, two), (one, two))  # A12 ← A12 A22
-        _acc(sr, blocks, (one, two), (two, one), (one, one))  # A11 ← A11 ⊕ A12 A21
-
-    if n:
-        rk(0, n)
+    total = work("recursive", n, base)
+    _execute(sr, D, P, _plan("recursive", n, base), progress, total, "recursive")

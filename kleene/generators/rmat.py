@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _size
+
 
 def rmat(scale: int, edge_factor: int = 16, *, a: float = 0.57, b: float = 0.19,
          c: float = 0.19, seed: int = 0, undirected: bool = False, device: str = "cpu",
@@ -54,12 +56,11 @@ def rmat(scale: int, edge_factor: int = 16, *, a: float = 0.57, b: float = 0.19,
     m = edge_factor << scale
     if device not in ("cpu", "gpu"):
         raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
+    _check_memory(scale, edge_factor, undirected, device)
     if device == "gpu":
         from ..ops.device import cupy_module
 
         xp = cupy_module()
-        if xp is None:
-            raise RuntimeError("rmat: device='gpu' needs CuPy and a CUDA GPU")
         uniform = xp.random.RandomState(seed).random_sample
     else:
         xp = np
@@ -78,3 +79,22 @@ def rmat(scale: int, edge_factor: int = 16, *, a: float = 0.57, b: float = 0.19,
     if undirected:
         src, dst = xp.concatenate([src, dst]), xp.concatenate([dst, src])
     return src, dst
+
+
+def _check_memory(scale: int, edge_factor: int, undirected: bool, device: str) -> None:
+    """Refuse an edge list that cannot fit before drawing it, naming the largest scale that does."""
+    if device == "gpu":
+        from ..ops.device import cupy_module
+
+        if cupy_module() is None:
+            raise RuntimeError("rmat: device='gpu' needs CuPy and a CUDA GPU")
+    copies = 2 if undirected else 1
+
+    def need(s: int) -> int:
+        return _size.RMAT_BYTES_PER_EDGE * copies * (edge_factor << s)
+
+    def fits(room: int) -> str:
+        return f"scale {_size.largest(lambda s: need(s) <= room, 0, 62)}"
+
+    what = f"rmat(scale={scale}, edge_factor={edge_factor})"
+    _size.check(what, 1 << scale, need(scale), device, fits, max_vertices=1 << 62)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..ops import Matrix
+from ..ops.device import module_for
+from . import _size
 
 SPECS = {
     "rmat": "rmat:SCALE[:EDGE_FACTOR] — Graph500 RMAT/Kronecker, undirected, weights 1..100",
@@ -23,48 +27,122 @@ def is_spec(text: str) -> bool:
 def from_spec(text: str, *, seed: int = 0, device: str = "cpu") -> Matrix:
     """The graph a spec names.
 
+    A spec too large for memory (or for int32 vertex ids) is refused before
+    anything is drawn, with the largest spec of its kind that fits.
+
     Example
     -------
     >>> from kleene.generators import from_spec
     >>> from_spec("grid:4x5").shape
     (20, 20)
+    >>> from_spec("rmat:40")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: rmat:40 is too large: 1099511627776 vertices, ... fits in this machine's host memory
     """
     kind, _, rest = text.partition(":")
-    args = [a for a in rest.split(":") if a]
+    if kind not in SPECS:
+        known = "; ".join(SPECS.values())
+        raise ValueError(f"unknown generator spec {text!r}; known: {known}")
     try:
-        if kind == "rmat":
-            from .rmat import rmat
-
-            scale = int(args[0])
-            ef = int(args[1]) if len(args) > 1 else 16
-            src, dst = rmat(scale, ef, seed=seed, undirected=True)
-            rng = np.random.default_rng(seed)
-            w = rng.integers(1, 100, src.size).astype(np.float32)
-            from ..ops.device import module_for
-
-            xp = module_for(device)
-            return Matrix.from_edges(xp.asarray(src), xp.asarray(dst), xp.asarray(w), 1 << scale)
-        if kind in ("random", "scalefree", "geometric"):
-            from .geometric import geometric_graph
-            from .harish import random_graph, scale_free_graph
-
-            n = int(float(args[0]))
-            deg = float(args[1]) if len(args) > 1 else 6
-            if kind == "geometric":
-                return geometric_graph(n, deg, seed=seed, device=device)
-            make = random_graph if kind == "random" else scale_free_graph
-            return make(n, int(deg), seed=seed, device=device)
-        if kind == "grid":
-            from .grid import grid_graph
-
-            r, _, c = args[0].lower().partition("x")
-            return grid_graph(int(r), int(c or r), seed=seed, device=device)
-        if kind == "er":
-            from .dense import erdos_renyi
-
-            p = float(args[1]) if len(args) > 1 else 1.0
-            return erdos_renyi(int(float(args[0])), p, seed=seed, device=device)
+        params = _parse(kind, [a for a in rest.split(":") if a])
     except (IndexError, ValueError) as e:
-        raise ValueError(f"bad generator spec {text!r} ({e}); expected {SPECS.get(kind)}") from None
-    known = "; ".join(SPECS.values())
-    raise ValueError(f"unknown generator spec {text!r}; known: {known}")
+        raise ValueError(f"bad generator spec {text!r} ({e}); expected {SPECS[kind]}") from None
+    module_for(device)  # no GPU: say so, not "too large for 0 bytes of GPU memory"
+    _check_size(text, kind, params, device)
+    return _build(kind, params, seed, device)
+
+
+def _parse(kind: str, args: list[str]) -> tuple:
+    """The numbers of a spec, checked for range (ValueError otherwise)."""
+    if kind == "rmat":
+        scale, ef = int(args[0]), (int(args[1]) if len(args) > 1 else 16)
+        _at_least(0, scale=scale, edge_factor=ef)
+        return scale, ef
+    if kind in ("random", "scalefree", "geometric"):
+        n, deg = int(float(args[0])), (float(args[1]) if len(args) > 1 else 6.0)
+        _at_least(0, N=n, AVG_DEGREE=deg)
+        return n, deg
+    if kind == "grid":
+        r, _, c = args[0].lower().partition("x")
+        rows, cols = int(r), int(c or r)
+        _at_least(1, ROWS=rows, COLS=cols)
+        return rows, cols
+    n, p = int(float(args[0])), (float(args[1]) if len(args) > 1 else 1.0)
+    _at_least(0, N=n)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"P must be in [0, 1], got {p}")
+    return n, p
+
+
+def _at_least(low: int, **values) -> None:
+    for name, v in values.items():
+        if v < low:
+            raise ValueError(f"{name} must be at least {low}, got {v:g}")
+
+
+def _check_size(text: str, kind: str, params: tuple, device: str) -> None:
+    """Refuse, before drawing anything, a graph that cannot be indexed or held."""
+    knob, cost, spec, lo, hi = _scaling(kind, params)
+    n, need = cost(knob)
+
+    def fits(room: int) -> str:
+        def ok(k: int) -> bool:
+            m, b = cost(k)
+            return m <= _size.MAX_VERTICES and b <= room
+
+        return spec(_size.largest(ok, lo, hi))
+
+    _size.check(text, n, need, device, fits)
+
+
+def _scaling(kind: str, params: tuple):
+    """How a spec grows with its size knob: (knob, knob → (vertices, bytes to build),
+    knob → spec text, knob's lowest and highest values)."""
+    if kind == "rmat":
+        scale, ef = params
+        tail = f":{ef}" if ef != 16 else ""
+        return (scale, lambda s: (1 << s, _size.sparse_bytes(1 << s, 2 * ef << s)),
+                lambda s: f"rmat:{s}{tail}", 0, 62)  # fmt: skip
+    if kind == "grid":
+        rows, cols = params  # the knob is the vertex count; what fits is said as a square
+        square = lambda k: f"grid:{math.isqrt(k)}x{math.isqrt(k)}"  # noqa: E731
+        return (rows * cols, lambda k: (k, _size.sparse_bytes(k, 4 * k)), square,
+                1, _size.MAX_VERTICES)  # fmt: skip
+    if kind == "er":
+        n, p = params
+        tail = f":{p:g}" if p != 1.0 else ""
+        return (n, lambda k: (k, _size.dense_bytes(k)), lambda k: f"er:{k}{tail}",
+                1, _size.MAX_VERTICES)  # fmt: skip
+    n, deg = params
+    tail = f":{deg:g}" if deg != 6.0 else ""
+    return (n, lambda k: (k, _size.sparse_bytes(k, int(k * deg))),
+            lambda k: f"{kind}:{k}{tail}", 1, _size.MAX_VERTICES)  # fmt: skip
+
+
+def _build(kind: str, params: tuple, seed: int, device: str) -> Matrix:
+    if kind == "rmat":
+        from .rmat import rmat
+
+        scale, ef = params
+        src, dst = rmat(scale, ef, seed=seed, undirected=True)
+        rng = np.random.default_rng(seed)
+        w = rng.integers(1, 100, src.size).astype(np.float32)
+        xp = module_for(device)
+        return Matrix.from_edges(xp.asarray(src), xp.asarray(dst), xp.asarray(w), 1 << scale)
+    if kind in ("random", "scalefree", "geometric"):
+        from .geometric import geometric_graph
+        from .harish import random_graph, scale_free_graph
+
+        n, deg = params
+        if kind == "geometric":
+            return geometric_graph(n, deg, seed=seed, device=device)
+        make = random_graph if kind == "random" else scale_free_graph
+        return make(n, int(deg), seed=seed, device=device)
+    if kind == "grid":
+        from .grid import grid_graph
+
+        return grid_graph(*params, seed=seed, device=device)
+    from .dense import erdos_renyi
+
+    n, p = params
+    return erdos_renyi(n, p, seed=seed, device=device)

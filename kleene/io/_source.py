@@ -18,6 +18,8 @@ import zlib
 from collections.abc import Callable
 from typing import IO
 
+from .. import progress as _progress
+
 PathLike = str | os.PathLike
 Progress = bool | Callable[[str], None] | None
 
@@ -26,7 +28,12 @@ _CHUNK = 1 << 24  # 16 MiB per read while reporting progress
 
 
 class Reporter:
-    """Turns ``progress=`` (False, True or a callable taking one message) into calls."""
+    """Turns ``progress=`` (False, True or a callable taking one message) into calls.
+
+    A callable gets every message. On stderr (``True``) messages start only once
+    the work has run ``kleene.progress.DELAY_S`` seconds: reading a small file
+    prints nothing.
+    """
 
     def __init__(self, progress: Progress, verb: str, name: str):
         self._sink: Callable[[str], None] | None
@@ -34,10 +41,16 @@ class Reporter:
             self._sink = _stderr_line
         elif callable(progress):
             self._sink = progress
-        else:
+        elif progress is None or progress is False:
             self._sink = None
+        else:
+            raise TypeError(
+                f"progress must be True, False or a callable taking a message, "
+                f"got {type(progress).__name__}"
+            )
         self._prefix = f"kleene.io.{verb} {name}"
         self._t0 = time.perf_counter()
+        self._shown = False
 
     @property
     def active(self) -> bool:
@@ -46,11 +59,13 @@ class Reporter:
     def __call__(self, message: str, *, final: bool = False) -> None:
         if self._sink is None:
             return
-        line = f"{self._prefix}: {message} [{time.perf_counter() - self._t0:.2f} s]"
-        if self._sink is _stderr_line:
-            _stderr_line(line, final=final)
-        else:
+        elapsed = time.perf_counter() - self._t0
+        line = f"{self._prefix}: {message} [{elapsed:.2f} s]"
+        if self._sink is not _stderr_line:
             self._sink(line)
+        elif self._shown or elapsed >= _progress.DELAY_S:  # read at call time: tests set it
+            self._shown = True
+            _stderr_line(line, final=final)
 
 
 _last_width = [0]

@@ -1,0 +1,120 @@
+"""Progress tells the truth: monotone, weighted by work, 100% exactly once and last,
+and quiet for short work."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import kleene
+import kleene.progress
+from kleene.algorithms import apsp_dense
+from kleene.generators import erdos_renyi, grid_graph
+from kleene.progress import Progress, progress_for
+from kleene.semiring import min_plus
+
+
+def _record():
+    seen: list[tuple[int, int]] = []
+    return seen, lambda done, total: seen.append((done, total))
+
+
+def _assert_truthful(seen):
+    """Monotone, one total, and (total, total) exactly once, as the last call."""
+    assert seen, "no progress reported"
+    done = [d for d, _ in seen]
+    totals = {t for _, t in seen}
+    assert len(totals) == 1
+    total = totals.pop()
+    assert done == sorted(done)
+    assert done[-1] == total and done.count(total) == 1
+    assert all(0 <= d <= total for d in done)
+
+
+@pytest.mark.parametrize("method", ["floyd-warshall", "blocked", "recursive",
+                                    "repeated-sssp", "johnson"])  # fmt: skip
+@pytest.mark.parametrize("preds", [False, True])
+def test_apsp_progress_is_monotone_and_ends_once(method, preds):
+    G = erdos_renyi(40, 0.1, seed=1)
+    seen, cb = _record()
+    kleene.apsp(G, method=method, block_size=8, return_predecessors=preds, progress=cb)
+    _assert_truthful(seen)
+
+
+@pytest.mark.parametrize("reflexive", [False, True])
+def test_transitive_closure_progress_covers_the_final_step(reflexive):
+    seen, cb = _record()
+    R = kleene.transitive_closure(grid_graph(5, 6), reflexive=reflexive, progress=cb)
+    _assert_truthful(seen)
+    assert R.all()  # a connected grid: every vertex reaches every other, and itself
+
+
+def test_recursive_progress_is_weighted_by_multiply_adds():
+    """Each step reports its share of the n³ work: 100% is not reached at the last
+    leaf closure (it used to be, halfway through the run), only after the products."""
+    n, base = 64, 8
+    D = kleene.Matrix.from_dense(np.full((n, n), np.inf), missing=None)
+    seen, cb = _record()
+    apsp_dense.recursive(min_plus, D, None, base, progress=cb)
+    _assert_truthful(seen)
+    assert seen[-1][1] == n**3 == apsp_dense.work("recursive", n, base)
+    steps = list(apsp_dense._recursive_plan(0, n, base))
+    assert len(seen) == len(steps)  # one report per closure or product
+    costs = np.cumsum([apsp_dense.step_cost(s, n) for s in steps])
+    assert [d for d, _ in seen] == costs.tolist()
+    last_leaf = max(i for i, s in enumerate(steps) if s[0] == "star")
+    assert seen[last_leaf][0] / n**3 < 0.9  # the top-level products are still to come
+
+
+def test_blocked_and_floyd_warshall_units():
+    n = 20
+    assert apsp_dense.work("floyd-warshall", n) == n**3
+    # per round of block b: b³ (closure) + 2·n·b² (row and column) + n²·b (the rest)
+    assert apsp_dense.work("blocked", n, 8) == sum(b**3 + 2 * n * b * b + n * n * b
+                                                   for b in (8, 8, 4))  # fmt: skip
+
+
+def test_progress_finish_once_and_close_on_error():
+    seen, cb = _record()
+    with Progress(cb, total=3) as bar:
+        bar.step(2)
+        bar.step(5)  # overshoot: clamped, and 100% waits for the end
+        bar.step()
+    assert seen == [(2, 3), (3, 3)]
+    seen.clear()
+    with pytest.raises(RuntimeError), Progress(cb, total=3) as bar:
+        bar.step()
+        raise RuntimeError("boom")
+    assert seen == [(1, 3)]  # no 100% for work that did not finish
+
+
+def test_progress_for_shares_an_existing_bar():
+    seen, cb = _record()
+    with progress_for(cb, 10, "outer") as outer:
+        with progress_for(outer, 4, "inner") as inner:
+            assert inner is outer
+            inner.step(4)
+        assert seen == [(4, 10)]  # the inner block does not finish the outer bar
+    assert seen == [(4, 10), (10, 10)]
+
+
+def test_bad_progress_argument():
+    with pytest.raises(TypeError, match="progress"):
+        Progress("yes", 3)
+
+
+def test_bar_is_quiet_for_short_work(capsys):
+    kleene.apsp(erdos_renyi(30, seed=0), progress=True)
+    assert capsys.readouterr().err == ""
+
+
+def test_bar_reaches_100_percent_once(capsys, monkeypatch):
+    monkeypatch.setattr(kleene.progress, "DELAY_S", 0.0)
+    monkeypatch.setattr(kleene.progress, "_LINE_S", 0.0)  # a line per step, off a terminal
+    kleene.apsp(erdos_renyi(30, seed=0), method="blocked", block_size=8, progress=True)
+    err = capsys.readouterr().err
+    assert err.count("100.0%") == 1 and re.search(r"100\.0%\s+\d+\.\ds$", err.rstrip())
+    percents = [float(line.split("%")[0].split()[-1]) for line in err.splitlines()]
+    assert percents == sorted(percents) and len(percents) > 2
