@@ -68,3 +68,29 @@ def test_block_takes_slices():
         D.block([0, 1], slice(0, 2))
     with pytest.raises(ValueError, match="dense-format"):
         kleene.Matrix.from_edges([0], [1], [1.0]).block(slice(0, 1), slice(0, 1))
+
+
+def test_from_scipy_takes_a_canonical_csr_as_is_and_copies_it():
+    import scipy.sparse as sp
+
+    S = sp.random(50, 50, density=0.1, format="csr", random_state=1)
+    assert S.has_canonical_format
+    A = kleene.Matrix.from_scipy(S)
+    assert (A.to_scipy() != S).nnz == 0
+    S.data[:] = -1.0  # the Matrix owns its arrays: the caller's edits do not leak in
+    assert (A.to_coo()[2] >= 0).all()
+    U = sp.csr_matrix((np.array([3.0, 1.0]), np.array([1, 1]), np.array([0, 2, 2])), (2, 2))
+    assert kleene.Matrix.from_scipy(U).to_coo()[2].tolist() == [1.0]  # duplicates: min
+
+
+def test_csr_transpose_matches_the_dense_transpose():
+    import scipy.sparse as sp
+
+    from kleene.ops import layout
+
+    S = sp.random(40, 30, density=0.2, format="csr", random_state=2)
+    ptr, idx, val = layout.csr_transpose(np, S.indptr, S.indices, S.data, S.shape)
+    T = sp.csr_matrix((val, idx, ptr), shape=(30, 40))
+    np.testing.assert_array_equal(T.toarray(), S.toarray().T)
+    assert ptr.dtype == np.int64 and idx.dtype == np.int32
+    assert all((np.diff(idx[ptr[i] : ptr[i + 1]]) > 0).all() for i in range(30))

@@ -183,6 +183,12 @@ class Matrix(OperationMethods):
         >>> kleene.Matrix.from_scipy(sp.eye(3, format="csr")).nvals
         3
         """
+        if _canonical_csr(s):  # sorted, no duplicates: the arrays as they are, no sort
+            xp = array_module(s.data)
+            shape = _check_shape(s.shape)
+            vals = s.data.copy() if dtype is None else s.data.astype(as_dtype(dtype))
+            indptr = s.indptr.astype(layout.OFFSET, copy=True)
+            return cls._from_csr(xp, indptr, s.indices.astype(layout.INDEX), vals, shape)
         coo = s.tocoo()
         xp = array_module(coo.data)
         vals = coo.data if dtype is None else coo.data.astype(as_dtype(dtype))
@@ -526,6 +532,16 @@ class Matrix(OperationMethods):
         from .operations import mxv
 
         return mxv(self, u, semiring, **kw)
+
+
+def _canonical_csr(s) -> bool:
+    """A CSR matrix that says its column indices are sorted with no duplicates."""
+    if getattr(s, "format", None) != "csr":
+        return False
+    try:
+        return bool(s.has_canonical_format)
+    except Exception:  # a library whose flag cannot be read: take the general path
+        return False
 
 
 def _compose(window, rows: slice, cols: slice, shape):
