@@ -233,15 +233,72 @@ def _choose(A: Matrix, sr: Semiring, negative: bool, preds: bool) -> str:
     dense = "blocked" if gpu and n <= _BLOCKED_MAX_GPU else "recursive"
     if sr is not min_plus:
         return dense
+    sparse = "johnson" if negative else "repeated-sssp"
     try:
         check_fits(n, A.dtype, preds, A.xp, method=dense)
     except MemoryError:
-        return "johnson" if negative else "repeated-sssp"
+        return sparse
     # On the GPU a dense closure beats repeated SSSP even on sparse graphs (n = 8192,
-    # degree 6: 61 ms against 3 s); on the CPU repeated SSSP wins on large sparse ones.
-    if not gpu and A.nvals < 0.01 * n * n and n > 4096:
-        return "johnson" if negative else "repeated-sssp"
-    return dense
+    # degree 6: 61 ms against 3 s: no fused Dijkstra there, batched Bellman-Ford).
+    if gpu:
+        return dense
+    cheaper = _cpu_sparse_s(n, A.nvals, negative) < _cpu_dense_s(n, A.dtype, preds)
+    return sparse if cheaper else dense  # the measured rule below
+
+
+# CPU: repeated SSSP (a compiled Dijkstra per source on all cores, kleene.ops.
+# multi_source_sssp) against the dense recursive closure (compiled min-plus blocks),
+# measured on the 2-core CI machine, median of 2 after a warm-up, seconds. Random
+# digraphs with m/n edges per vertex plus a Hamiltonian cycle (strongly connected,
+# so every closure is full), weights uniform in 1..100, float64 unless said:
+#
+#       n    m/n   recursive  repeated-sssp   with predecessors: recursive  repeated-sssp
+#     512      3     0.0081      0.0069                          0.031        0.0070
+#     512     32     0.0118      0.0130                          0.046        0.0125
+#     512    202     0.0138      0.0264                          0.067        0.0285
+#    1024      3     0.048       0.027                           0.174        0.044
+#    1024     33     0.061       0.055                           0.203        0.059
+#    1024     63     0.062       0.067                           0.221        0.069
+#    1024    227     0.075       0.125                           0.250        0.124
+#    1024      5     0.030 fp32  0.034                           0.193        0.044
+#    2048      3     0.363       0.127                           1.348        0.129
+#    2048     33     0.397       0.225                           1.482        0.236
+#    2048    242     0.423       0.520                           1.643        0.515
+#    2048     33     0.241 fp32  0.251                           1.395        0.259
+#    4096      9     3.64        0.802                           9.19         0.793
+#    4096    249     3.25        2.35                            8.99         2.51
+#    real graphs (recursive / repeated-sssp, then the same with predecessors):
+#    rome99 3353 (m/n 2.6) 0.94 / 0.27, 3.10 / 0.30; facebook 4039 undirected (m/n 44)
+#    2.47 / 0.49, 5.89 / 0.67; Gnutella08[:3000] (m/n 3) 0.59 / 0.073, 2.16 / 0.076.
+#
+# As a cost model (seconds): repeated SSSP n²·log2(n)·3.5 ns (heap work per source
+# and vertex) + n·m·0.45 ns (per source and edge), x1.5 for Johnson's potentials
+# and reweighting (n = 1024: 0.049 s against 0.041 s at m/n 10, 0.54 against 0.35
+# complete); recursive n³·0.045 ns + n²·8 ns in float64 (0.027 ns + 8 ns in
+# float32), n³·0.13 ns + n²·60 ns with predecessors (their repair). Auto takes the
+# cheaper: without predecessors Dijkstra rows up to m/n ≈ 43 at n = 1024, ≈ 138 at
+# 2048, ≈ 335 at 4096 (the dense closure below n ≈ 500); with predecessors (the
+# dense repair is costly) Dijkstra rows on all but the densest graphs. On the rows
+# above the choice costs at most 1.17x the faster method's time (n = 512, m/n = 3:
+# 8.1 ms against 6.9 ms). Re-measure when either kernel changes.
+_CPU_VERTEX_S = 3.5e-9  # per source, vertex and log2(n)
+_CPU_EDGE_S = 0.45e-9  # per source and stored edge
+_CPU_JOHNSON = 1.5
+_CPU_DENSE_S = {np.dtype(np.float32): 0.027e-9}  # per n³ step; 0.045 ns otherwise
+_CPU_DENSE_PAIR_S = 8e-9  # per n² pair: building D, the cycle check, the copy out
+_CPU_DENSE_PREDS_S = (0.13e-9, 60e-9)  # with predecessors, per n³ step and n² pair
+
+
+def _cpu_sparse_s(n: int, m: int, negative: bool) -> float:
+    s = n * (n * max(1, n.bit_length() - 1) * _CPU_VERTEX_S + m * _CPU_EDGE_S)
+    return s * (_CPU_JOHNSON if negative else 1.0)
+
+
+def _cpu_dense_s(n: int, dtype, preds: bool) -> float:
+    step, pair = _CPU_DENSE_S.get(np.dtype(dtype), 0.045e-9), _CPU_DENSE_PAIR_S
+    if preds:
+        step, pair = _CPU_DENSE_PREDS_S
+    return float(n) ** 3 * step + float(n) ** 2 * pair
 
 
 # ---- memory ----------------------------------------------------------------------

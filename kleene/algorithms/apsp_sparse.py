@@ -1,10 +1,25 @@
-"""Sparse APSP: repeated SSSP in batches of sources (Harish Alg. 7) and Johnson."""
+"""Sparse APSP: repeated SSSP in batches of sources (Harish Alg. 7) and Johnson.
+
+Both run ``kleene.ops.multi_source_sssp`` on a batch of sources at a time: on
+the CPU a compiled Dijkstra per source, the batch spread over the cores; on
+the GPU (no fused Dijkstra there) its composed multi-source Bellman-Ford.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..ops import Matrix, Vector, apply, gpu_memory_free, host_memory_free, mxm, reduce, to_host
+from ..ops import (
+    Matrix,
+    Vector,
+    apply,
+    gpu_memory_free,
+    host_memory_free,
+    multi_source_sssp,
+    mxm,
+    reduce,
+    to_host,
+)
 from ..progress import progress_for
 from .single_source import sssp
 
@@ -19,7 +34,9 @@ def bytes_per_pair(preds: bool) -> int:
 
 
 # Besides the result: a batch of up to 256 sources in flight (measured with
-# tracemalloc at about 200 bytes per source and vertex on the CPU), and slack.
+# tracemalloc at about 200 bytes per source and vertex on the CPU's composed path,
+# KLEENE_CPU=numpy; the fused Dijkstra writes into the result and needs only two
+# n-entry arrays per thread), and slack.
 BYTES_PER_VERTEX = 256 * 200
 FIXED_BYTES = 64 << 20
 
@@ -36,42 +53,58 @@ def work(method: str, n: int) -> int:
     return n + (max(1, n // 256) if method == "johnson" else 0)
 
 
-def repeated_sssp(A: Matrix, preds: bool, progress=None, method: str = "auto"):
-    """Distances (and predecessors) row block by row block, into host memory."""
-    n = A.nrows
-    dist = np.empty((n, n), dtype=np.float64)
-    pred = np.empty((n, n), dtype=np.int64) if preds else None
-    batch = _batch_size(A)
-    with progress_for(progress, work("repeated-sssp", n), "repeated-sssp") as bar:
-        for lo in range(0, n, batch):
-            srcs = list(range(lo, min(n, lo + batch)))
-            out = sssp(A, srcs, method=method, return_predecessors=preds)
-            if preds:
-                dist[lo : lo + len(srcs)] = to_host(out[0])
-                pred[lo : lo + len(srcs)] = to_host(out[1])
-            else:
-                dist[lo : lo + len(srcs)] = to_host(out)
-            bar.step(len(srcs))
-    return (dist, pred) if preds else dist
+def repeated_sssp(A: Matrix, preds: bool, progress=None):
+    """Distances (and predecessors) row block by row block, into host memory:
+    ``multi_source_sssp`` on a batch of sources at a time (on the CPU one compiled
+    Dijkstra per source, the batch spread over the cores). Weights must be >= 0."""
+    return _rows(A, preds, progress, "repeated-sssp", None)
 
 
 def johnson(A: Matrix, preds: bool, progress=None):
     """Johnson: potentials h from Bellman-Ford off a virtual source, w'(u,v) = w + h(u) - h(v) ≥ 0,
-    repeated SSSP on w', then d(u,v) = d'(u,v) - h(u) + h(v). A negative cycle raises."""
+    repeated SSSP on w', then d(u,v) = d'(u,v) - h(u) + h(v) (predecessors unchanged:
+    reweighting changes every path from u to v by the same h(u) - h(v)). A negative
+    cycle raises. Without negative weights h = 0: no Bellman-Ford, no reweighting."""
     n = A.nrows
     with progress_for(progress, work("johnson", n), "johnson") as bar:
-        shifted, hh = _reweighted(A)
+        shifted, h = _reweighted(A)
         bar.step(work("johnson", n) - n)
-        out = repeated_sssp(shifted, preds, bar, method="delta-stepping")
-        dist = out[0] if preds else out
-        dist += hh[None, :] - hh[:, None]
-    return (dist, out[1]) if preds else dist
+        return _rows(shifted, preds, bar, "johnson", h)
+
+
+def _rows(A: Matrix, preds: bool, progress, label: str, h):
+    """The (n, n) results a batch of sources at a time; with potentials ``h`` (host
+    array or None) each batch's distances are un-reweighted as they arrive."""
+    n = A.nrows
+    dist = np.empty((n, n), dtype=np.float64)
+    pred = np.empty((n, n), dtype=np.int64) if preds else None
+    batch = _batch_size(A)
+    host = A.xp is np
+    with progress_for(progress, n, label) as bar:
+        for lo in range(0, n, batch):
+            hi = min(n, lo + batch)
+            srcs = np.arange(lo, hi)
+            if host:  # written in place: no batch buffer, no copy
+                block = (dist[lo:hi], pred[lo:hi] if preds else None)
+                multi_source_sssp(A, srcs, predecessors=preds, out=block)
+            else:
+                d, p = multi_source_sssp(A, srcs, predecessors=preds)
+                dist[lo:hi] = to_host(d)
+                if preds:
+                    pred[lo:hi] = to_host(p)
+            if h is not None:
+                dist[lo:hi] += h[None, :] - h[lo:hi, None]
+            bar.step(hi - lo)
+    return (dist, pred) if preds else dist
 
 
 def _reweighted(A: Matrix):
-    """(A with non-negative weights w + h(u) - h(v), the potentials h on the host)."""
+    """(A with non-negative weights w + h(u) - h(v), the potentials h on the host);
+    (A, None) when no weight is negative (h = 0)."""
     n = A.nrows
     xp = A.xp
+    if not A.nvals or float(reduce(A, "min")) >= 0:
+        return A, None
     rows, cols, vals = A.to_coo()
     if vals.dtype != np.float64:  # potentials come back in float64
         vals = vals.astype(np.float64)

@@ -30,6 +30,7 @@ from .operations import (
     transpose,
     vxm,
 )
+from .sources import multi_source_sssp
 from .vector import Vector
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "Matrix",
     "mxm",
     "mxm_accumulate",
+    "multi_source_sssp",
     "mxv",
     "reduce",
     "relax",

@@ -14,9 +14,11 @@ each one this package does not export, the op layer runs its composed form
 defines what any fused version must compute.
 
 This package exports the fused frontier loops ``bfs_levels`` and ``bellman_ford``
-(``cpu/frontier.py``, compiled with Numba) when Numba imports; ``KLEENE_CPU=numpy``
-in the environment (read at import) leaves them out, so the composed NumPy forms,
-the reference, run everywhere.
+(``cpu/frontier.py``), the multi-source Dijkstra ``dijkstra_rows``
+(``cpu/sources.py``) and the dense closure kernels ``closure_dense`` and
+``mxm_dense_acc`` (``cpu/closure.py``), compiled with Numba, when Numba imports;
+``KLEENE_CPU=numpy`` in the environment (read at import) leaves them out, so the
+composed NumPy forms, the reference, run everywhere.
 """
 
 import os as _os
@@ -33,16 +35,22 @@ from .primitives import (
 )
 
 if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
-    bfs_levels = bellman_ford = None  # the NumPy reference path only
+    bfs_levels = bellman_ford = dijkstra_rows = None  # the NumPy reference path only
+    closure_dense = mxm_dense_acc = None
 else:
+    from .closure import closure_dense, mxm_dense_acc
     from .frontier import bellman_ford, bfs_levels
+    from .sources import dijkstra_rows
 
 __all__ = [
     "bellman_ford",
     "bfs_levels",
     "binary",
+    "closure_dense",
+    "dijkstra_rows",
     "index_unary",
     "mxm_dense",
+    "mxm_dense_acc",
     "mxv_pull",
     "reduce_all",
     "segment_reduce",
