@@ -50,11 +50,13 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
           per source, results in host memory (large sparse graphs);
         - "johnson": Bellman-Ford potentials, then repeated SSSP on reweighted
           non-negative edges (negative weights on sparse graphs);
-        - "auto": a dense method when the n×n result fits in memory ("blocked" on
-          the GPU up to n = 8192, "recursive" beyond it and on the CPU), except on
-          the CPU for large sparse graphs (n > 4096, under 1% of the pairs edges);
-          otherwise "johnson" for negative weights, "repeated-sssp" for
-          non-negative ones. Other semirings than min_plus: the dense method.
+        - "auto": on the GPU a dense method when the n×n result fits in memory
+          ("blocked" up to n = 8192, "recursive" beyond); on the CPU the cheaper
+          of "recursive" and repeated-sssp / johnson by a cost model measured on
+          the compiled kernels (Dijkstra rows for sparse graphs, and almost always
+          with predecessors); past memory "johnson" for negative weights,
+          "repeated-sssp" for non-negative ones. Other semirings than min_plus:
+          the dense method.
         The dense methods update the matrix in place and need an idempotent add
         (min, max, or): min_plus, max_min, min_max, max_times, lor_land.
     directed : bool

@@ -9,13 +9,14 @@ are shared among the threads with ``numba.prange``. A row depends on nothing but
 its source, so the results do not depend on the scheduling or the thread count.
 
 Predecessor rule (deterministic): the predecessor of v is the vertex whose scan
-first set v's final distance by a strict improvement. Dijkstra scans vertices in an order where each one's final
-distance is known when it is scanned, so ``pred[v]`` was scanned before v: the
-chains lead back to the source without cycles, even across zero-weight cycles,
-and ``dist[pred[v]] + w(pred[v], v) == dist[v]`` holds exactly (it is the sum
-that was stored). Where several vertices offer v the same distance, the one
-scanned first wins: the scan order (the heap's tie-breaking included) is a
-function of the graph's CSR and the source alone, not of threads or timing.
+first set v's final distance by a strict improvement. Dijkstra scans vertices in
+an order where each one's final distance is known when it is scanned, so
+``pred[v]`` was scanned before v: the chains lead back to the source without
+cycles, even across zero-weight cycles, and ``dist[pred[v]] + w(pred[v], v) ==
+dist[v]`` holds exactly (it is the sum that was stored). Where several vertices
+offer v the same distance, the one scanned first wins: the scan order (the
+heap's tie-breaking included) is a function of the graph's CSR and the source
+alone, not of threads or timing.
 
 Weights must be non-negative (``dijkstra_rows`` checks, in O(m)): callers with
 negative weights reweight first (Johnson). Without Numba ``dijkstra_rows`` is
