@@ -22,6 +22,8 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import strategies as st
 
+import kleene
+
 _DEFAULT = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 DATA_DIR = Path(os.environ.get("KLEENE_DATA", _DEFAULT))
 
@@ -147,3 +149,29 @@ def check_shortest_path_tree(g, dist, pred, source: int) -> None:
         root = np.where(root >= 0, root[np.maximum(root, 0)], -1)
     stray = np.flatnonzero(reached & (root != source))
     assert stray.size == 0, f"predecessor chains that miss the source (a cycle) from {stray[:10]}"
+
+
+def edge_weights(g) -> dict:
+    """{(i, j): lightest weight} of a scipy sparse graph (duplicates: the minimum)."""
+    w = {}
+    c = g.tocoo()
+    for a, b, x in zip(c.row, c.col, c.data, strict=True):
+        w[(int(a), int(b))] = min(w.get((int(a), int(b)), np.inf), x)
+    return w
+
+
+def check_all_paths(w, dist, pred, combine=sum):
+    """Every path ``reconstruct_path`` gives from ``pred`` exists and has length
+    ``dist`` (its edge weights in ``w`` folded with ``combine``)."""
+    n = dist.shape[0]
+    for i in range(n):
+        for j in range(n):
+            path = kleene.reconstruct_path(pred, i, j)
+            if i == j:
+                assert path == [i]
+            elif not np.isfinite(dist[i, j]):
+                assert path == []
+            else:
+                assert path[0] == i and path[-1] == j
+                total = combine(w[(a, b)] for a, b in zip(path, path[1:], strict=False))
+                assert np.isclose(total, dist[i, j]), (i, j, path)

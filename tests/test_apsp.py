@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from graph_data import check_shortest_path_tree, graphs, load_scipy
+from graph_data import check_all_paths, check_shortest_path_tree, edge_weights, graphs, load_scipy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import NegativeCycleError as ScipyNegativeCycle
@@ -21,29 +21,6 @@ def _host(a):
     return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
-def _weights(g):
-    w = {}
-    c = g.tocoo()
-    for a, b, x in zip(c.row, c.col, c.data, strict=True):
-        w[(int(a), int(b))] = min(w.get((int(a), int(b)), np.inf), x)
-    return w
-
-
-def check_all_paths(w, dist, pred, combine=sum):
-    n = dist.shape[0]
-    for i in range(n):
-        for j in range(n):
-            path = kleene.reconstruct_path(pred, i, j)
-            if i == j:
-                assert path == [i]
-            elif not np.isfinite(dist[i, j]):
-                assert path == []
-            else:
-                assert path[0] == i and path[-1] == j
-                total = combine(w[(a, b)] for a, b in zip(path, path[1:], strict=False))
-                assert np.isclose(total, dist[i, j]), (i, j, path)
-
-
 @settings(max_examples=30)
 @given(data=graphs(max_n=14), method=st.sampled_from(ALL), block=st.integers(1, 5))
 def test_apsp_matches_scipy(backend, data, method, block):
@@ -52,7 +29,7 @@ def test_apsp_matches_scipy(backend, data, method, block):
     dist, pred = kleene.apsp(A, method=method, return_predecessors=True, block_size=block)
     dist, pred = _host(dist), _host(pred)
     np.testing.assert_allclose(dist, shortest_path(ref_g))
-    check_all_paths(_weights(ref_g), dist, pred)
+    check_all_paths(edge_weights(ref_g), dist, pred)
     # triangle inequality over every edge
     c = ref_g.tocoo()
     assert np.all(dist[:, c.col] <= dist[:, c.row] + c.data + 1e-9)
@@ -73,7 +50,7 @@ def test_apsp_negative_weights_match_scipy(backend, data, method):
         return
     dist, pred = kleene.apsp(A, method=method, return_predecessors=True, block_size=3)
     np.testing.assert_allclose(_host(dist), ref)
-    check_all_paths(_weights(ref_g), _host(dist), _host(pred))
+    check_all_paths(edge_weights(ref_g), _host(dist), _host(pred))
 
 
 @settings(max_examples=20)

@@ -24,7 +24,13 @@ from scipy.sparse.csgraph import shortest_path
 
 pytest.importorskip("numba", reason="the fused CPU closures are compiled with numba")
 
-from graph_data import check_shortest_path_tree, graphs, load_scipy  # noqa: E402
+from graph_data import (  # noqa: E402
+    check_all_paths,
+    check_shortest_path_tree,
+    edge_weights,
+    graphs,
+    load_scipy,
+)
 
 import kleene  # noqa: E402
 import kleene.ops.cpu as cpu_backend  # noqa: E402
@@ -490,29 +496,6 @@ def fused(monkeypatch):
     return calls
 
 
-def check_all_paths(w, dist, pred):
-    n = dist.shape[0]
-    for i in range(n):
-        for j in range(n):
-            path = kleene.reconstruct_path(pred, i, j)
-            if i == j:
-                assert path == [i]
-            elif not np.isfinite(dist[i, j]):
-                assert path == []
-            else:
-                assert path[0] == i and path[-1] == j
-                total = sum(w[(a, b)] for a, b in zip(path, path[1:], strict=False))
-                assert np.isclose(total, dist[i, j]), (i, j, path)
-
-
-def _weights(g):
-    w = {}
-    c = g.tocoo()
-    for a, b, x in zip(c.row, c.col, c.data, strict=True):
-        w[(int(a), int(b))] = min(w.get((int(a), int(b)), np.inf), x)
-    return w
-
-
 @settings(max_examples=30)
 @given(data=graphs(max_n=14), method=st.sampled_from(DENSE), block=st.integers(1, 5))
 def test_apsp_on_fused_closures_matches_scipy(fused, data, method, block):
@@ -520,7 +503,7 @@ def test_apsp_on_fused_closures_matches_scipy(fused, data, method, block):
     dist, pred = kleene.apsp(kleene.Matrix.from_scipy(raw), method=method,
                              return_predecessors=True, block_size=block)  # fmt: skip
     np.testing.assert_array_equal(dist, shortest_path(ref_g))
-    check_all_paths(_weights(ref_g), dist, pred)
+    check_all_paths(edge_weights(ref_g), dist, pred)
     assert fused["mxm_dense_acc"] + fused["closure_dense"] > 0 or n == 0
 
 
@@ -539,7 +522,7 @@ def test_apsp_on_fused_closures_negative_weights_match_scipy(fused, data, method
         return
     dist, pred = kleene.apsp(A, method=method, return_predecessors=True, block_size=3)
     np.testing.assert_array_equal(dist, ref)
-    check_all_paths(_weights(ref_g), dist, pred)
+    check_all_paths(edge_weights(ref_g), dist, pred)
 
 
 def test_apsp_on_fused_closures_matches_scipy_on_a_rome99_sized_graph(fused):
