@@ -218,10 +218,10 @@ def _weights(A: Matrix, sr: Semiring) -> Matrix:
         want = np.dtype(np.float64)
     if A.dtype == want:
         return A
-    rows, cols, vals = A.to_coo()
-    if want == np.bool_:  # reachability: every stored entry is an edge, zero weights too
-        vals = A.xp.ones(vals.shape, dtype=bool)
-    return Matrix.from_edges(rows, cols, vals.astype(want), A.nrows, ncols=A.ncols)
+    if want != np.bool_:
+        return A.astype(want)
+    rows, cols, vals = A.to_coo()  # reachability: every stored entry is an edge, zero too
+    return Matrix.from_edges(rows, cols, A.xp.ones(vals.shape, dtype=bool), A.nrows, ncols=A.ncols)
 
 
 # Largest n where blocked beats recursive on the GPU (H200, fp32: per-launch costs of

@@ -65,7 +65,7 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         method = "delta-stepping"
     A = as_graph(G, directed=directed)
     if A.dtype != np.float64:
-        A = _as_float(A)
+        A = A.astype(np.float64)
     srcs = check_source(source, A.nrows)
     negative = A.nvals > 0 and float(reduce(A, "min")) < 0
     if method == "auto":
@@ -95,12 +95,6 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         ]
         return dist, A.xp.stack(preds) if preds else A.xp.zeros((0, A.nrows), np.int64)
     return dist, predecessors_from_distances(A, d, int(srcs[0]))
-
-
-def _as_float(A: Matrix) -> Matrix:
-    """A float64 copy (integer or Boolean weights become float distances)."""
-    rows, cols, vals = A.to_coo()
-    return Matrix.from_edges(rows, cols, vals.astype(np.float64), A.nrows, ncols=A.ncols)
 
 
 def _start(A: Matrix, srcs, multi: bool):

@@ -500,6 +500,18 @@ class Matrix(OperationMethods):
             return Matrix._from_csr(self._xp, *self._csr(), self._shape)
         raise ValueError(f"format must be 'dense' or 'csr', got {format!r}")
 
+    def astype(self, dtype) -> Matrix:
+        """A copy with values cast to ``dtype``, same structure and format.
+
+        >>> import kleene
+        >>> kleene.Matrix.from_edges([0], [1], [3]).astype("float64").dtype
+        dtype('float64')
+        """
+        d = as_dtype(dtype)
+        copy = [None if a is None else a.copy() for a in
+                (self._present, self._indptr, self._indices)]  # fmt: skip
+        return Matrix._new(self._xp, d, self._shape, self._fmt, self._values.astype(d), *copy)
+
     def dup(self) -> Matrix:
         """A deep copy."""
         copy = [None if a is None else a.copy() for a in

@@ -64,7 +64,7 @@ def multi_source_sssp(A: Matrix, sources, *, predecessors: bool = False,
     if A.has_nan():
         raise ValueError(f"{opname}: A has NaN weights")
     if A.nvals and A.dtype.kind != "b":
-        least = reduce(A, "min")
+        least = A.cached("min_value", lambda: reduce(A, "min"))
         if least < 0:
             raise ValueError(
                 f"{opname}: weights must be non-negative (the least is {least}); "
@@ -72,7 +72,9 @@ def multi_source_sssp(A: Matrix, sources, *, predecessors: bool = False,
             )
     loop = _fused_loop(opname, A, "dijkstra_rows", fused)
     if loop is None:
-        dist, pred = _composed(_as_float(A), srcs, bool(predecessors), fused)
+        dist, pred = _composed(
+            A if A.dtype == np.float64 else A.astype(np.float64), srcs, bool(predecessors), fused
+        )
         return _into(opname, out, dist, pred)
     ptr, idx, w = A._csr()
     return loop(ptr, idx, w, srcs, bool(predecessors), out=out)
@@ -103,14 +105,6 @@ def _sources(opname: str, sources, n: int) -> np.ndarray:
     if bad.any():
         raise IndexError(f"{opname}: source {s[bad][0]} is out of range for {n} vertices")
     return s
-
-
-def _as_float(A: Matrix) -> Matrix:
-    """A with float64 weights (integer or Boolean weights become float distances)."""
-    if A.dtype == np.float64:
-        return A
-    rows, cols, vals = A.to_coo()
-    return Matrix.from_edges(rows, cols, vals.astype(np.float64), A.nrows, ncols=A.ncols)
 
 
 def _composed(A: Matrix, srcs: np.ndarray, want_pred: bool, fused: bool | None):
