@@ -1,7 +1,8 @@
 """The fused multi-source Dijkstra of the CPU back end (kleene.ops.cpu.sources, Numba)
 against its composed twin, scipy, and itself; and the sparse APSP methods built on it.
 
-``kleene.ops.multi_source_sssp`` runs ``dijkstra_rows`` by default on the CPU and
+``kleene.ops.multi_source_sssp`` runs ``sssp_rows`` (``cpu/sources.py``: ``dijkstra_rows``)
+by default on the CPU and
 multi-source Bellman-Ford over public operations with ``fused=False``: the
 distances must be equal (integer weights add exactly in any order), and both
 predecessor arrays must be shortest-path trees (ties are broken differently, so
@@ -36,19 +37,19 @@ from kleene.ops.cpu import sources as cs  # noqa: E402
 from kleene.semiring import max_min, min_plus  # noqa: E402
 
 SPARSE = ("repeated-sssp", "johnson", "auto")
-# KLEENE_CPU=numpy leaves the back end without dijkstra_rows: the composed form then
+# KLEENE_CPU=numpy leaves the back end without sssp_rows: the composed form then
 # runs everywhere, too slowly for the real graphs.
 needs_fused = pytest.mark.skipif(
-    cpu.dijkstra_rows is None, reason="KLEENE_CPU=numpy: the back end has no fused Dijkstra"
+    cpu.sssp_rows is None, reason="KLEENE_CPU=numpy: the back end has no fused Dijkstra"
 )  # (the twin test calls the kernel directly, so it runs either way)
 
 
 @pytest.fixture(params=["fused", "composed"])
 def path(request, monkeypatch):
     """Run the sparse APSP through the fused Dijkstra, or through the composed form
-    (the back end without ``dijkstra_rows``, as with KLEENE_CPU=numpy)."""
+    (the back end without ``sssp_rows``, as with KLEENE_CPU=numpy)."""
     if request.param == "composed":
-        monkeypatch.setattr(cpu, "dijkstra_rows", None)
+        monkeypatch.setattr(cpu, "sssp_rows", None)
     return request.param
 
 

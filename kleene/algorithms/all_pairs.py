@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import NegativeCycleError
+from ..errors import NegativeCycleError, names_gpu_memory
 from ..ops import (
     Matrix,
     Vector,
@@ -34,6 +34,7 @@ _DENSE = ("floyd-warshall", "blocked", "recursive")
 _SPARSE = ("repeated-sssp", "johnson")
 
 
+@names_gpu_memory("apsp")
 def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors: bool = False,
          semiring="min_plus", block_size: int | None = None, progress=None):  # fmt: skip
     """All-pairs best paths: the closure A* of the graph over a semiring.
@@ -438,6 +439,7 @@ def _check_cycles(D: Matrix, sr: Semiring) -> None:
         raise NegativeCycleError(f"apsp: the graph has a {kind} through vertex {i}")
 
 
+@names_gpu_memory("transitive_closure")
 def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, method: str = "auto",
                        progress=None):  # fmt: skip
     """Reachability: R[i, j] is True when a path of one or more edges leads from i to j.

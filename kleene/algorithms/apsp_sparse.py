@@ -2,7 +2,8 @@
 
 Both run ``kleene.ops.multi_source_sssp`` on a batch of sources at a time: on
 the CPU a compiled Dijkstra per source, the batch spread over the cores; on
-the GPU (no fused Dijkstra there) its composed multi-source Bellman-Ford.
+the GPU a fused bit-packed multi-source Bellman-Ford, as many sources per call as
+fit in GPU memory (a few thousand vertices: every source in one call).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from ..progress import progress_for
 from .single_source import sssp
 
 # Each batched source costs about this many bytes per vertex on the device
-# (distances, frontier, candidates, masks).
+# (distances, frontier, candidates, masks; the GPU's fused sssp_rows: the batch's
+# distances and predecessors, 16 B, and as much scratch).
 _BYTES_PER_SOURCE_VERTEX = 48
 
 
@@ -42,9 +44,15 @@ FIXED_BYTES = 64 << 20
 
 
 def _batch_size(A: Matrix) -> int:
-    free = host_memory_free() if A.xp is np else gpu_memory_free()
     n = max(A.nrows, 1)
-    return int(max(1, min(n, 256, (0.25 * free) // (n * _BYTES_PER_SOURCE_VERTEX))))
+    if A.xp is np:
+        free = host_memory_free()
+        return int(max(1, min(n, 256, (0.25 * free) // (n * _BYTES_PER_SOURCE_VERTEX))))
+    # GPU: one fused call runs its sources in as few launches as memory allows, so
+    # the batch is as large as a quarter of the free memory holds (fewer calls and
+    # host copies; rome99's 3,353 sources are one call).
+    free = gpu_memory_free()
+    return int(max(1, min(n, (0.25 * free) // (n * _BYTES_PER_SOURCE_VERTEX))))
 
 
 def work(method: str, n: int) -> int:
@@ -89,13 +97,23 @@ def _rows(A: Matrix, preds: bool, progress, label: str, h):
                 multi_source_sssp(A, srcs, predecessors=preds, out=block)
             else:
                 d, p = multi_source_sssp(A, srcs, predecessors=preds)
-                dist[lo:hi] = to_host(d)
+                _to_rows(dist[lo:hi], d)
                 if preds:
-                    pred[lo:hi] = to_host(p)
+                    _to_rows(pred[lo:hi], p)
             if h is not None:
                 dist[lo:hi] += h[None, :] - h[lo:hi, None]
             bar.step(hi - lo)
     return (dist, pred) if preds else dist
+
+
+def _to_rows(target: np.ndarray, block) -> None:
+    """A device block copied straight into its host rows (no host temporary: on a
+    few thousand vertices the copies, not the search, dominated)."""
+    get = getattr(block, "get", None)
+    if get is None:
+        target[...] = to_host(block)
+    else:
+        get(out=target)
 
 
 def _reweighted(A: Matrix):

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import Matrix, apply, ewise_mult, frontier_bfs, mxm
-from ..semiring import any_pair, min_first
+from ..errors import names_gpu_memory
+from ..ops import frontier_bfs, frontier_bfs_multi
 from .graph_input import as_graph, check_source
 
 METHODS = ("auto", "push", "pull", "direction-optimizing")
 
 
+@names_gpu_memory("bfs")
 def bfs(G, source, *, method: str = "auto", directed: bool = True,
         return_predecessors: bool = False):  # fmt: skip
     """Breadth-first levels (and parents) from ``source``.
@@ -24,8 +25,10 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     ----------
     G : kleene.Matrix, scipy/cupyx sparse matrix, or dense array (inf = no edge)
     source : int or sequence of int
-        A list gives multi-source BFS: one batched product per level for all
-        sources, and (k, n) results.
+        A list gives multi-source BFS and (k, n) results, row b from
+        ``source[b]``: ``kleene.ops.frontier_bfs_multi``, one batched product
+        per level for all sources (on the GPU 64 sources per bit-packed word,
+        MS-BFS); ``method`` applies to a single source only.
     method : {"auto", "push", "pull", "direction-optimizing"}
         "push" scatters from a sparse frontier, "pull" gathers over the
         transpose for unvisited vertices only, "direction-optimizing" switches
@@ -54,43 +57,15 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     """
     if method not in METHODS:
         raise ValueError(f"bfs: method must be one of {METHODS}, got {method!r}")
-    A = as_graph(G, directed=directed)
+    A = as_graph(G, directed=directed, pattern=True)  # levels need no weights
     srcs = check_source(source, A.nrows)
     if np.ndim(source) > 0:
-        return _bfs_multi(A, srcs, return_predecessors)
+        lv, par = frontier_bfs_multi(A, srcs, parents=return_predecessors,
+                                     symmetric=not directed)  # fmt: skip
+        return (lv, par) if return_predecessors else lv
     levels, parents = frontier_bfs(A, int(srcs[0]), parents=return_predecessors, method=method,
                                    symmetric=not directed)  # fmt: skip
     lv = levels.to_dense(missing=-1)
     if not return_predecessors:
-        return lv
-    return lv, parents.to_dense(missing=-1)
-
-
-def _bfs_multi(A: Matrix, srcs, want_parents: bool):
-    """All sources at once: the frontier is a (k, n) matrix, one mxm per level."""
-    xp, n, k = A.xp, A.nrows, srcs.size
-    rows = xp.arange(k, dtype=np.int64)
-    cols = xp.asarray(srcs)
-    levels = Matrix.from_edges(rows, cols, xp.zeros(k, np.int64), k, ncols=n, dup="min")
-    if want_parents:
-        ids = Matrix.from_dense(xp.broadcast_to(xp.arange(n, dtype=np.int64), (k, n)), missing=None)
-        parents = Matrix.empty((k, n), np.int64, device=A.device)
-        F = Matrix.from_edges(rows, cols, cols, k, ncols=n, dup="min")
-        semiring = min_first
-    else:
-        F = Matrix.from_edges(rows, cols, None, k, ncols=n, dup="min")
-        semiring = any_pair
-    depth = 0
-    while True:
-        depth += 1
-        F = mxm(F, A, semiring, mask=~levels.S, replace=True)
-        if not F.nvals:
-            break
-        apply(F, "second", right=np.int64(depth), out=levels, mask=F.S)
-        if want_parents:
-            apply(F, "identity", out=parents, mask=F.S)
-            F = ewise_mult(F, ids, "second")
-    lv = levels.to_dense(missing=-1)
-    if not want_parents:
         return lv
     return lv, parents.to_dense(missing=-1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import Matrix, array_module, ewise_add, is_cupy_array, transpose
+from ..ops import Matrix, array_module, is_cupy_array, symmetrize
 
 
 def _is_sparse(G) -> bool:
@@ -12,18 +12,23 @@ def _is_sparse(G) -> bool:
     return hasattr(G, "tocoo") and (mod.startswith("scipy.sparse") or mod.startswith("cupyx"))
 
 
-def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "G") -> Matrix:
+def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "G",
+             pattern: bool = False) -> Matrix:  # fmt: skip
     """A square Matrix with edge i→j stored at (i, j), in format ``fmt`` (None: as given).
 
     ``G`` may be a kleene Matrix, a scipy.sparse / cupyx.scipy.sparse matrix (stored
     values are weights, explicit zeros are zero-weight edges, duplicates keep the
-    minimum) or a dense NumPy/CuPy array (inf = no edge). ``directed=False`` adds
-    every edge in both directions (the lighter one wins).
+    minimum) or a dense NumPy/CuPy array (inf = no edge). A canonical CSR is
+    borrowed, not copied or sorted (the algorithms never write their input).
+    ``directed=False`` adds every edge in both directions (the lighter one wins),
+    unless the graph is already symmetric (``kleene.ops.is_symmetric``; with
+    ``pattern=True``, for callers that read only the edges and not their weights,
+    a symmetric pattern is enough).
     """
     if isinstance(G, Matrix):
         A = G
     elif _is_sparse(G):
-        A = Matrix.from_scipy(G)
+        A = Matrix.from_scipy(G, copy=False)
     elif isinstance(G, np.ndarray) or is_cupy_array(G) or isinstance(G, list):
         xp = array_module(G)
         a = xp.asarray(G)
@@ -42,7 +47,7 @@ def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "
     if A.has_nan():
         raise ValueError(f"{name} has NaN edge weights")
     if not directed:
-        A = ewise_add(A, transpose(A), "min")
+        A = symmetrize(A, pattern=pattern)
     if fmt is not None and A.format != fmt:
         A = A.to_format(fmt)
     return A

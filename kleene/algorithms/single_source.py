@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import NegativeCycleError
+from ..errors import NegativeCycleError, names_gpu_memory
 from ..ops import (
     Matrix,
     Vector,
@@ -20,6 +20,7 @@ from .shortest_tree import predecessors_from_distances
 METHODS = ("auto", "bellman-ford", "delta-stepping")
 
 
+@names_gpu_memory("sssp")
 def sssp(G, source, *, method: str = "auto", directed: bool = True,
          return_predecessors: bool = False, delta: float | None = None):  # fmt: skip
     """Shortest-path distances from ``source`` (inf where unreachable).
@@ -64,10 +65,14 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         delta = _check_delta(delta, method)
         method = "delta-stepping"
     A = as_graph(G, directed=directed)
-    if A.dtype != np.float64:
-        A = A.astype(np.float64)
     srcs = check_source(source, A.nrows)
-    negative = A.nvals > 0 and float(reduce(A, "min")) < 0
+    multi = np.ndim(source) > 0
+    # float32 weights stay float32 where a fused loop reads them (distances still add
+    # in float64); every other path, and the predecessor pass, works on float64.
+    lean = A.dtype == np.float32 and not multi and method in ("auto", "bellman-ford")
+    if A.dtype != np.float64 and not lean:
+        A = A.astype(np.float64)
+    negative = A.nvals > 0 and float(A.cached("min_value", lambda: reduce(A, "min"))) < 0
     if method == "auto":
         # Frontier Bellman-Ford: fewer whole-vector passes per step than the bucket
         # bookkeeping of delta-stepping (measured on CPU: NY road 4 s vs 13 s).
@@ -77,7 +82,6 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
             "sssp: delta-stepping needs non-negative weights; use method='bellman-ford' "
             "for negative weights"
         )
-    multi = np.ndim(source) > 0
     if method == "bellman-ford" and not multi:
         d = frontier_bellman_ford(A, int(srcs[0]))
     elif method == "bellman-ford":
@@ -94,6 +98,8 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
             for i, s in enumerate(srcs)
         ]
         return dist, A.xp.stack(preds) if preds else A.xp.zeros((0, A.nrows), np.int64)
+    if A.dtype != np.float64:
+        A = A.astype(np.float64)  # tight edges compare float64 sums
     return dist, predecessors_from_distances(A, d, int(srcs[0]))
 
 

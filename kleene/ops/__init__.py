@@ -14,7 +14,7 @@ from .device import (
     is_cupy_array,
     to_host,
 )
-from .frontier import frontier_bellman_ford, frontier_bfs, relax
+from .frontier import frontier_bellman_ford, frontier_bfs, frontier_bfs_multi, relax
 from .mask import Mask
 from .matrix import Matrix
 from .operations import (
@@ -31,6 +31,7 @@ from .operations import (
     vxm,
 )
 from .sources import multi_source_sssp
+from .symmetry import is_symmetric, symmetrize
 from .vector import Vector
 
 __all__ = [
@@ -43,10 +44,12 @@ __all__ = [
     "extract",
     "frontier_bellman_ford",
     "frontier_bfs",
+    "frontier_bfs_multi",
     "gpu_available",
     "gpu_memory_free",
     "host_memory_free",
     "is_cupy_array",
+    "is_symmetric",
     "Mask",
     "Matrix",
     "mxm",
@@ -56,6 +59,7 @@ __all__ = [
     "reduce",
     "relax",
     "select",
+    "symmetrize",
     "to_host",
     "transpose",
     "Vector",

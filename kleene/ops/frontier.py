@@ -6,6 +6,9 @@ and runs a back end's fused loop instead when there is one (CUDA:
 ``bfs_levels``/``bellman_ford``, all levels in one cooperative launch, see
 ``cuda/frontier.py``), which must give the same results (tests/gpu/test_frontier.py
 checks the two against each other). ``fused=False`` forces the composed form.
+``frontier_bfs_multi`` runs many sources at once: a (k, n) frontier matrix and
+one masked ``mxm`` per level composed, 64 sources per bit-packed word fused
+(CUDA ``bfs_multi``, ``cuda/multi_frontier.py``; tests/gpu/test_multi_frontier.py).
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from ..errors import NegativeCycleError
 from ..semiring import any_pair, min_first
 from . import direction
 from .checks import as_container
-from .device import backend
+from .device import backend, to_host
 from .elementwise import apply, ewise_mult
 from .matrix import Matrix
-from .multiply import mxm, transposed_csr, vxm
+from .multiply import mxm, transposed_pattern, vxm
+from .structure import reduce
 from .vector import Vector
 
 BFS_METHODS = ("auto", "push", "pull", "direction-optimizing")
@@ -59,9 +63,48 @@ def frontier_bfs(A: Matrix, source: int, *, parents: bool = False, method: str =
     if loop is None:
         return _composed_bfs(A, s, parents, method)
     ptr, idx, _ = A._csr()
-    tptr, tidx = (ptr, idx) if method == "push" else transposed_csr(A)[:2]
+    tptr, tidx = (ptr, idx) if method == "push" else transposed_pattern(A)
     levels, par = loop(ptr, idx, tptr, tidx, A.nrows, s, parents, method)
     return _reached(A.xp, levels), (_reached(A.xp, par) if parents else None)
+
+
+def frontier_bfs_multi(A: Matrix, sources, *, parents: bool = False, symmetric: bool = False,
+                       fused: bool | None = None):  # fmt: skip
+    """BFS levels (and parents) from each of ``sources`` at once, over the pattern of ``A``.
+
+    Composed form: the frontier is a (k, n) matrix F (row b: the search from
+    ``sources[b]``), per level ``F = mxm(F, A, any_pair, mask=~levels.S,
+    replace=True)`` then ``levels<F.S> = depth`` (with parents: ``min_first``, so
+    each vertex gets its smallest-numbered parent, and ``parents<F.S> = F``). The
+    fused GPU loop (``bfs_multi``) runs 64 sources per bit-packed word per vertex
+    (MS-BFS), pushing or pulling per level by Beamer's rule, with the same results.
+    ``sources``: an int or a sequence of ints (repeats allowed). ``symmetric=True``
+    promises Aᵀ = A (no transpose is built). ``fused`` as in ``frontier_bfs``.
+
+    Returns (levels, parents): dense (k, n) int64 arrays on A's device with -1
+    where a vertex is unreachable (levels) or has no parent (parents: the sources
+    and unreachable vertices); parents is None unless asked. A result that does
+    not fit in GPU memory raises MemoryError naming the bytes needed and free.
+
+    Example
+    -------
+    >>> import kleene
+    >>> A = kleene.Matrix.from_edges([0, 1, 1], [1, 2, 3], n=5)
+    >>> levels, parents = kleene.ops.frontier_bfs_multi(A, [0, 1, 0], parents=True)
+    >>> levels.tolist()
+    [[0, 1, 2, 2, -1], [-1, 0, 1, 1, -1], [0, 1, 2, 2, -1]]
+    >>> parents[1].tolist()
+    [-1, -1, 1, 1, -1]
+    """
+    src = _square_and_sources("frontier_bfs_multi", A, sources)
+    if symmetric:  # A's own CSR serves as its transpose
+        A.cached("csr_T", A._csr)
+    loop = _fused_loop("frontier_bfs_multi", A, "bfs_multi", fused)
+    if loop is None:
+        return _composed_bfs_multi(A, src, parents)
+    ptr, idx, _ = A._csr()
+    tptr, tidx = transposed_pattern(A)  # pull levels and parents scan in-edges
+    return loop(ptr, idx, tptr, tidx, A.nrows, A.xp.asarray(src), parents)
 
 
 def frontier_bellman_ford(A: Matrix, source: int, *, fused: bool | None = None) -> Vector:
@@ -85,7 +128,7 @@ def frontier_bellman_ford(A: Matrix, source: int, *, fused: bool | None = None) 
     if loop is None:
         return _composed_bellman_ford(A, s)
     ptr, idx, w = A._csr()
-    dist, negative = loop(ptr, idx, w, A.nrows, s)
+    dist, negative = loop(ptr, idx, w, A.nrows, s, nonnegative=least_value(A) >= 0)
     if negative:
         raise _negative_cycle()
     return Vector._new(A.xp, dist.dtype, dist.size, "dense", dist)  # fresh: no copy
@@ -114,6 +157,13 @@ def relax(frontier, A: Matrix, d, *, semiring="min_plus"):
     return f
 
 
+def least_value(A: Matrix) -> float:
+    """A's least stored value (inf when empty; 0 for Boolean), cached until a write."""
+    if A.dtype.kind == "b" or not A.nvals:
+        return 0.0 if A.dtype.kind == "b" else float("inf")
+    return float(A.cached("min_value", lambda: reduce(A, "min")))
+
+
 def _square_and_source(opname: str, A, source) -> int:
     as_container(opname, "A", A, (Matrix,))
     if A.nrows != A.ncols:
@@ -123,6 +173,21 @@ def _square_and_source(opname: str, A, source) -> int:
     if not 0 <= int(source) < A.nrows:
         raise IndexError(f"{opname}: source {source} is out of range for {A.nrows} vertices")
     return int(source)
+
+
+def _square_and_sources(opname: str, A, sources) -> np.ndarray:
+    """``sources`` (an int or a 1-D sequence of ints) as an int64 NumPy array, checked."""
+    as_container(opname, "A", A, (Matrix,))
+    if A.nrows != A.ncols:
+        raise ValueError(f"{opname}: A must be square, got shape {A.shape}")
+    arr = to_host(sources)
+    if (arr.dtype.kind not in "iu" and arr.size) or arr.ndim > 1:  # [] is float64
+        raise TypeError(f"{opname}: sources must be integer vertex ids, got {sources!r}")
+    flat = arr.astype(np.int64).ravel()
+    bad = flat[(flat < 0) | (flat >= A.nrows)]
+    if bad.size:
+        raise IndexError(f"{opname}: source {bad[0]} is out of range for {A.nrows} vertices")
+    return flat
 
 
 def _fused_loop(opname: str, A: Matrix, name: str, fused: bool | None):
@@ -173,6 +238,33 @@ def _composed_bfs(A: Matrix, s: int, want_parents: bool, method: str):
             apply(q, "identity", out=parents, mask=q.S)
             q = ewise_mult(q, ids, "second")  # next frontier carries its own ids
     return levels, parents
+
+
+def _composed_bfs_multi(A: Matrix, srcs: np.ndarray, want_parents: bool):
+    """All sources at once: the frontier is a (k, n) matrix, one masked mxm per level."""
+    xp, n, k = A.xp, A.nrows, srcs.size
+    rows = xp.arange(k, dtype=np.int64)
+    cols = xp.asarray(srcs)
+    levels = Matrix.from_edges(rows, cols, xp.zeros(k, np.int64), k, ncols=n)
+    parents = None
+    if want_parents:
+        ids = Matrix.from_dense(xp.broadcast_to(xp.arange(n, dtype=np.int64), (k, n)), missing=None)
+        parents = Matrix.empty((k, n), np.int64, device=A.device)
+        F, semiring = Matrix.from_edges(rows, cols, cols, k, ncols=n), min_first
+    else:
+        F, semiring = Matrix.from_edges(rows, cols, None, k, ncols=n), any_pair
+    depth = 0
+    while True:
+        depth += 1
+        F = mxm(F, A, semiring, mask=~levels.S, replace=True)
+        if not F.nvals:
+            break
+        apply(F, "second", right=np.int64(depth), out=levels, mask=F.S)
+        if want_parents:
+            apply(F, "identity", out=parents, mask=F.S)
+            F = ewise_mult(F, ids, "second")  # next frontier carries its own ids
+    lv = levels.to_dense(missing=-1)
+    return lv, (parents.to_dense(missing=-1) if want_parents else None)
 
 
 def _composed_bellman_ford(A: Matrix, s: int) -> Vector:

@@ -42,6 +42,12 @@ def segment_of(xp, offsets, total=None):
     ``np.repeat(arange(n), counts)`` without a repeat on device arrays (CuPy's
     repeat takes only host counts).
     """
+    if xp is np:
+        counts = np.diff(offsets)
+        return np.repeat(np.arange(counts.size, dtype=OFFSET), counts)
+    expand = getattr(backend(xp), "expand_rows", None)
+    if expand is not None:  # one coalesced write per entry, no search
+        return expand(offsets, total)
     total = int(offsets[-1]) if total is None else total
     pos = xp.arange(total, dtype=OFFSET)
     return (xp.searchsorted(offsets[1:], pos, side="right")).astype(OFFSET)
@@ -100,13 +106,20 @@ def _csr_transpose_host(indptr, indices, values, shape):
 
 
 def _csr_transpose_sorted(xp, indptr, indices, values, shape):
+    """A stable sort by column (CUB's radix sort on the GPU), the row ids gathered."""
     nrows, ncols = shape
-    rows = offsets_to_rows(xp, indptr)
+    expand = getattr(backend(xp), "expand_rows", None)
+    if expand is not None and nrows <= np.iinfo(INDEX).max:
+        rows = expand(indptr, indices.size, INDEX)  # the row ids as they will be stored
+    else:
+        rows = offsets_to_rows(xp, indptr)
     order = xp.argsort(indices, kind="stable")
     # Sliced: CuPy's bincount of an empty array has length 1 even for minlength=0.
-    counts = xp.bincount(indices.astype(OFFSET), minlength=ncols)[:ncols]
+    counts = xp.bincount(indices, minlength=ncols)[:ncols]
     t_indptr = counts_to_offsets(xp, counts)
-    return t_indptr, rows[order].astype(INDEX), values[order]
+    t_indices = rows[order].astype(INDEX, copy=False)
+    del rows
+    return t_indptr, t_indices, values[order]
 
 
 def check_indices(xp, idx, bound: int, what: str):

@@ -173,11 +173,16 @@ class Matrix(OperationMethods):
         return cls._from_csr(xp, indptr, idx.astype(layout.INDEX), vals.copy(), (n, n))
 
     @classmethod
-    def from_scipy(cls, s, *, dtype=None, dup="min") -> Matrix:
+    def from_scipy(cls, s, *, dtype=None, dup="min", copy: bool = True) -> Matrix:
         """A CSR matrix from a scipy.sparse (CPU) or cupyx.scipy.sparse (GPU) matrix.
 
         Stored entries, explicit zeros included, become entries; duplicates are
-        combined with ``dup`` (default min).
+        combined with ``dup`` (default min). A CSR in canonical format (sorted
+        indices, no duplicates: ``s.has_canonical_format``) is taken as it is, with
+        no sort and at most one copy per array. ``copy=False`` borrows its arrays
+        where their dtypes already fit (int32 column indices, int64 row pointers):
+        nothing is copied, and ``s`` must not change while the matrix is used
+        (kleene's algorithms borrow their input this way: they never write it).
 
         >>> import scipy.sparse as sp, kleene
         >>> kleene.Matrix.from_scipy(sp.eye(3, format="csr")).nvals
@@ -186,9 +191,11 @@ class Matrix(OperationMethods):
         if _canonical_csr(s):  # sorted, no duplicates: the arrays as they are, no sort
             xp = array_module(s.data)
             shape = _check_shape(s.shape)
-            vals = s.data.copy() if dtype is None else s.data.astype(as_dtype(dtype))
-            indptr = s.indptr.astype(layout.OFFSET, copy=True)
-            return cls._from_csr(xp, indptr, s.indices.astype(layout.INDEX), vals, shape)
+            d = s.data.dtype if dtype is None else as_dtype(dtype)
+            vals = s.data.astype(d, copy=copy)
+            indptr = s.indptr.astype(layout.OFFSET, copy=copy)
+            indices = s.indices.astype(layout.INDEX, copy=copy)
+            return cls._from_csr(xp, indptr, indices, vals, shape)
         coo = s.tocoo()
         xp = array_module(coo.data)
         vals = coo.data if dtype is None else coo.data.astype(as_dtype(dtype))

@@ -16,6 +16,7 @@ from .checks import (
 from .device import backend
 from .entries import Bitmap, Keys
 from .matrix import Matrix
+from .symmetry import is_symmetric
 from .vector import Vector
 from .write import finish
 
@@ -147,9 +148,28 @@ def _spgemm(xp, A, B, sr: Semiring, dtype):
     return Keys(keys[starts], be.segment_reduce(sr.add, prod, offsets, dtype))
 
 
-def transposed_csr(A: Matrix):
-    """CSR arrays (indptr, indices, values) of Aᵀ, cached on A's storage until a write."""
-    return A.cached("csr_T", lambda: layout.csr_transpose(A.xp, *A._csr(), A.shape))
+def transposed_csr(A: Matrix, *, build: bool = False):
+    """CSR arrays (indptr, indices, values) of Aᵀ, cached on A's storage until a write.
+
+    On the GPU a square CSR matrix that equals its transpose (one fingerprint pass,
+    ``is_symmetric``) serves as its own: no second copy is built. ``build=True``
+    always builds it (what ``is_symmetric`` compares against where it cannot
+    fingerprint).
+    """
+
+    def compute():
+        if not build and A.xp is not np and A._fmt == "csr" and is_symmetric(A):
+            return A._csr()
+        return layout.csr_transpose(A.xp, *A._csr(), A.shape)
+
+    return A.cached("csr_T", compute)
+
+
+def transposed_pattern(A: Matrix):
+    """(indptr, indices) of Aᵀ's pattern: A's own when its pattern is symmetric."""
+    if A._fmt == "csr" and is_symmetric(A, values=False):
+        return A._csr()[:2]
+    return transposed_csr(A)[:2]
 
 
 def _vector_parts(xp, u: Vector):

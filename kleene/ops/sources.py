@@ -3,11 +3,16 @@
 ``multi_source_sssp`` is defined by its composed form — multi-source Bellman-Ford
 over min_plus (a (k, n) frontier matrix relaxed by ``relax`` until it empties) and,
 for predecessors, the BFS tree of each row's tight edges — and runs a back end's
-fused ``dijkstra_rows`` instead when there is one (CPU: ``cpu/sources.py``, one
-Dijkstra per source, the sources spread over the cores). Both give the same
-distances up to the rounding of different summation orders (exactly the same on
-integer weights); their predecessors may differ where shortest paths tie, but
-each is a shortest-path tree (tests/test_cpu_sources.py checks both).
+fused ``sssp_rows`` instead when there is one (CPU: ``cpu/sources.py``, one
+Dijkstra per source, the sources spread over the cores; CUDA: ``cuda/sources.py``,
+bit-packed multi-source Bellman-Ford, 64 sources per frontier word, all rounds in
+one cooperative launch). All give the same distances up to the rounding of
+different summation orders (exactly the same on integer weights; the CUDA and
+composed forms both reach the least float sum, added along the path, over the
+paths, so they agree exactly on any weights). The CPU's predecessors may differ
+where shortest paths tie, but each is a shortest-path tree (tests/test_cpu_sources.py
+checks both); the CUDA ones follow the composed rule exactly
+(tests/gpu/test_sources_gpu.py).
 ``fused=False`` forces the composed form.
 """
 
@@ -19,10 +24,9 @@ from ..semiring import Semiring, binary, monoid
 from .checks import as_container
 from .device import is_cupy_array, to_host
 from .elementwise import ewise_mult, select
-from .frontier import _fused_loop, frontier_bfs, relax
+from .frontier import _fused_loop, frontier_bfs, least_value, relax
 from .matrix import Matrix
 from .multiply import mxm
-from .structure import reduce
 from .vector import Vector
 
 # (any, eq): for a one-term product, "is this entry equal to the diagonal entry".
@@ -40,7 +44,7 @@ def multi_source_sssp(A: Matrix, sources, *, predecessors: bool = False,
     also return, per row, each vertex's predecessor on a shortest path (-1 for
     the source and unreachable vertices); the chains lead back to the source,
     also across zero-weight cycles. ``fused``: None runs the back end's fused
-    ``dijkstra_rows`` when it has one, False the composed form, True requires
+    ``sssp_rows`` when it has one, False the composed form, True requires
     the fused one. ``out``: optional (dist, pred or None) C-contiguous arrays on
     A's device to write the results into (e.g. row blocks of an (n, n) result;
     the fused loop writes there directly, sparing an allocation and a copy).
@@ -63,14 +67,13 @@ def multi_source_sssp(A: Matrix, sources, *, predecessors: bool = False,
     srcs = _sources(opname, sources, A.nrows)
     if A.has_nan():
         raise ValueError(f"{opname}: A has NaN weights")
-    if A.nvals and A.dtype.kind != "b":
-        least = A.cached("min_value", lambda: reduce(A, "min"))
-        if least < 0:
-            raise ValueError(
-                f"{opname}: weights must be non-negative (the least is {least}); "
-                "reweight first (Johnson: kleene.apsp(..., method='johnson'))"
-            )
-    loop = _fused_loop(opname, A, "dijkstra_rows", fused)
+    least = least_value(A)
+    if least < 0:
+        raise ValueError(
+            f"{opname}: weights must be non-negative (the least is {least}); "
+            "reweight first (Johnson: kleene.apsp(..., method='johnson'))"
+        )
+    loop = _fused_loop(opname, A, "sssp_rows", fused)
     if loop is None:
         dist, pred = _composed(
             A if A.dtype == np.float64 else A.astype(np.float64), srcs, bool(predecessors), fused

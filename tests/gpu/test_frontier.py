@@ -136,3 +136,51 @@ def test_fused_runs_are_identical_on_rmat():
         lv, par = (x.get() for x in kleene.bfs(A, 1, return_predecessors=True, directed=False))
         assert np.array_equal(lv, lv0) and np.array_equal(par, par0)
         assert np.array_equal(kleene.sssp(A, 1).get(), d0)
+
+
+def _hub_graph(negative: bool, seed: int = 5):
+    """Four hubs of 5,000 out-edges each (over the heavy threshold, so their edges
+    are spread over the grid) in a sparse random graph; ``negative``: a DAG (edges go
+    to higher ids) with weights in [-1, 10), so no negative cycle."""
+    rng = np.random.default_rng(seed)
+    n = 20000
+    src = np.concatenate([np.repeat(np.arange(4), 5000), rng.integers(0, n, 60000)])
+    dst = np.concatenate([rng.integers(0, n, 20000), rng.integers(0, n, 60000)])
+    if negative:
+        keep = src < dst
+        src, dst = src[keep], dst[keep]
+    w = rng.uniform(-1.0 if negative else 1.0, 10.0, src.size)
+    return kleene.Matrix.from_edges(src, dst, w, n).to_scipy(), n
+
+
+def _dag_distances(g, n: int, s: int) -> np.ndarray:
+    """Shortest distances on a DAG whose edges go to higher ids (one pass in id order)."""
+    d = np.full(n, np.inf)
+    d[s] = 0.0
+    for u in range(s, n):
+        if np.isfinite(d[u]):
+            lo, hi = g.indptr[u], g.indptr[u + 1]
+            np.minimum.at(d, g.indices[lo:hi], d[u] + g.data[lo:hi])
+    return d
+
+
+@pytest.mark.parametrize("negative", [False, True])
+@pytest.mark.parametrize("source", [0, 7])  # a hub (heavy from the start), a light vertex
+def test_bellman_ford_with_hubs(negative, source):
+    g, n = _hub_graph(negative)
+    A = kleene.Matrix.from_scipy(g).to("gpu")
+    want = _dag_distances(g, n, source) if negative else shortest_path(g, indices=source)
+    for dtype in (np.float64, np.float32):
+        B = A if dtype == np.float64 else A.astype(np.float32)
+        w = g.astype(dtype) if dtype == np.float32 else g
+        expect = want if dtype == np.float64 else (
+            _dag_distances(w.astype(np.float64), n, source) if negative
+            else shortest_path(w.astype(np.float64), indices=source))  # fmt: skip
+        got = kleene.ops.frontier_bellman_ford(B, source).to_dense().get()
+        np.testing.assert_allclose(got, expect, rtol=1e-12)
+        again = kleene.ops.frontier_bellman_ford(B, source).to_dense().get()
+        np.testing.assert_array_equal(got, again)  # atomics: the same every run
+        with _PerLevel():
+            np.testing.assert_array_equal(
+                kleene.ops.frontier_bellman_ford(B, source).to_dense().get(), got
+            )

@@ -14,8 +14,8 @@ each one this package does not export, the op layer runs its composed form
 defines what any fused version must compute.
 
 This package exports the fused frontier loops ``bfs_levels`` and ``bellman_ford``
-(``cpu/frontier.py``), the multi-source Dijkstra ``dijkstra_rows``
-(``cpu/sources.py``) and the dense closure kernels ``closure_dense`` and
+(``cpu/frontier.py``), the multi-source shortest paths ``sssp_rows``
+(``cpu/sources.py``: one Dijkstra per source) and the dense closure kernels ``closure_dense`` and
 ``mxm_dense_acc`` (``cpu/closure.py``), compiled with Numba, when Numba imports;
 ``KLEENE_CPU=numpy`` in the environment (read at import) leaves them out, so the
 composed NumPy forms, the reference, run everywhere.
@@ -35,25 +35,25 @@ from .primitives import (
 )
 
 if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
-    bfs_levels = bellman_ford = dijkstra_rows = None  # the NumPy reference path only
+    bfs_levels = bellman_ford = sssp_rows = None  # the NumPy reference path only
     closure_dense = mxm_dense_acc = None
 else:
     from .closure import closure_dense, mxm_dense_acc
     from .frontier import bellman_ford, bfs_levels
-    from .sources import dijkstra_rows
+    from .sources import dijkstra_rows as sssp_rows
 
 __all__ = [
     "bellman_ford",
     "bfs_levels",
     "binary",
     "closure_dense",
-    "dijkstra_rows",
     "index_unary",
     "mxm_dense",
     "mxm_dense_acc",
     "mxv_pull",
     "reduce_all",
     "segment_reduce",
+    "sssp_rows",
     "unary",
     "vxm_push",
 ]

@@ -274,9 +274,10 @@ def _bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, paren
     return state.astype(np.int64), None
 
 
-def _bellman_ford(indptr, indices, weights, n: int, source: int):
+def _bellman_ford(indptr, indices, weights, n: int, source: int, nonnegative: bool = False):
     """Shortest distances (float64, inf unreachable) from ``source`` and whether a
-    negative cycle is reachable (the n-th round still improved something)."""
+    negative cycle is reachable (the n-th round still improved something).
+    ``nonnegative`` (every weight >= 0) is the GPU loop's hint; one thread needs none."""
     n = int(n)
     s = _source("bellman_ford", n, source)
     ptr, idx = _csr("bellman_ford", indptr, indices, n)

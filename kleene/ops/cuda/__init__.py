@@ -32,6 +32,11 @@ _HOME = {
     "vxm_push": "sparse",
     "bfs_levels": "frontier",
     "bellman_ford": "frontier",
+    "bfs_multi": "multi_frontier",
+    "sssp_rows": "sources",
+    "expand_rows": "structure",
+    "symmetry_sums": "structure",
+    "union_min": "structure",
 }
 
 __all__ = sorted(_HOME)

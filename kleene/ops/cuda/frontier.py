@@ -153,36 +153,58 @@ def _bfs_by_level(ptr, idx, tptr, tidx, n, source, levels, par, qa, qb, p, metho
         q_in, q_out = q_out, q_in
 
 
-def bellman_ford(indptr, indices, weights, n: int, source: int):
+def bellman_ford(indptr, indices, weights, n: int, source: int, nonnegative: bool = False):
     """Shortest distances (float64, inf unreachable) from ``source`` and whether a
-    negative cycle is reachable (the n-th round still improved something)."""
+    negative cycle is reachable (the n-th round still improved something).
+
+    ``nonnegative``: the caller knows every weight is >= 0 (then each update is one
+    integer atomicMin). Frontier vertices of high out-degree have their edges spread
+    over the grid, as in BFS.
+    """
     ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
-    w = jit.contiguous(weights, np.float64)
+    lean = getattr(weights, "dtype", None) == np.float32  # read as stored: no float64 copy
+    w = jit.contiguous(weights, np.float32 if lean else np.float64)
+    kind = f"{'float' if lean else 'double'}, {'true' if nonnegative else 'false'}"
+    nnz = int(idx.size)
+    heavy = _heavy_threshold(nnz)
     dist = cupy.full(n, np.inf, dtype=np.float64)
     dist[source] = 0.0
     stamp = cupy.full(n, -1, dtype=np.int32)
     qa = cupy.empty(max(n, 1), dtype=np.int32)
     qa[0] = source
     qb = cupy.empty_like(qa)
-    work = cupy.zeros(8, dtype=np.int32)  # counts[0:3], barrier[3:5], state[5:7]
-    counts, bar, state = work[0:3], work[3:5].view(np.uint32), work[5:7]
-    args = (ptr, idx, w, np.int32(n), dist, stamp, qa, qb, counts, bar, state)
-    if _cooperative("kl_bf_run", args):
+    hcap = max(1, min(n, nnz // (heavy + 1) + 1))
+    hva, hvb = cupy.empty(hcap, dtype=np.int32), cupy.empty(hcap, dtype=np.int32)
+    hoa, hob = cupy.empty(hcap, dtype=np.int64), cupy.empty(hcap, dtype=np.int64)
+    # counts (3 int32) | barrier (2 uint32) | state (2 int32) | pad | hcounts (3) | edges (3)
+    work = cupy.zeros(16, dtype=np.uint64)
+    w32 = work.view(np.int32)
+    counts, bar, state = w32[0:3], w32[3:5].view(np.uint32), w32[5:7]
+    hcounts, edges = work[4:7], work[7:10]
+    beg, end = (int(x) for x in ptr[source : source + 2].get())
+    if end - beg > heavy:  # the source starts on the heavy list
+        hva[0], hoa[0] = source, 0
+        hcounts[0] = ((end - beg) << 24) + 1  # kernels/frontier.cu: KL_SLOT_BITS
+    args = (ptr, idx, w, np.int32(n), np.int64(heavy), dist, stamp, qa, qb, hva, hvb, hoa, hob,
+            counts, hcounts, edges, bar, state)  # fmt: skip
+    if _cooperative(f"kl_bf_run<{kind}>", args):
         negative = int(state[1].get()) > 0
     else:
-        negative = _bf_by_round(ptr, idx, w, n, dist, stamp, qa, qb)
+        negative = _bf_by_round(ptr, idx, w, kind, n, dist, stamp, qa, qb)
     return dist, negative
 
 
-def _bf_by_round(ptr, idx, w, n, dist, stamp, qa, qb) -> bool:
+def _bf_by_round(ptr, idx, w, kind: str, n, dist, stamp, qa, qb) -> bool:
     counts = cupy.zeros(2, dtype=np.int32)
+    scratch = cupy.zeros(2, dtype=np.uint64)
     counts[0] = 1
     nq, q_in, q_out = 1, qa, qb
     for rnd in range(1, n + 1):
         counts[1] = 0
-        _function(False, "kl_bf_step")(
+        _function(False, f"kl_bf_step<{kind}>")(
             (_step_blocks(nq, 32),), (_THREADS,),
-            (ptr, idx, w, q_in, counts[0:1], q_out, counts[1:2], dist, stamp, np.int32(rnd)),
+            (ptr, idx, w, q_in, counts[0:1], q_out, counts[1:2], scratch, dist, stamp,
+             np.int32(rnd)),
         )  # fmt: skip
         nq = int(counts[1].get())
         if not nq:

@@ -9,7 +9,7 @@ in CI (``tests/test_cuda_compile.py``), so a broken template fails without a GPU
 
 One module per kernel family, like the launchers in :mod:`kleene.ops.cuda`:
 ``common`` (Spec, prelude, render), ``dense``, ``checks`` (the fast path's range
-checks), ``closure``, ``sparse``, ``reduce``, ``elementwise``, ``frontier``, and
+checks), ``closure``, ``sparse``, ``reduce``, ``elementwise``, ``frontier``, ``structure``, and
 ``catalog`` (every built-in specialisation). The names are re-exported here.
 """
 
@@ -41,6 +41,7 @@ from .elementwise import Elementwise, binary_kernel, index_unary_kernel, unary_k
 from .frontier import FRONTIER_RUN, FRONTIER_STEP, frontier_spec
 from .reduce import segment_reduce_spec
 from .sparse import LONG_NT, LONG_UNROLL, PUSH_KINDS, mxv_spec, push_kind, vxm_spec
+from .structure import STRUCTURE_NAMES, SYMMETRY_VALUE_TYPES, structure_spec
 
 __all__ = [
     "BLOCK",
@@ -71,6 +72,9 @@ __all__ = [
     "common_header",
     "ctype",
     "frontier_spec",
+    "structure_spec",
+    "STRUCTURE_NAMES",
+    "SYMMETRY_VALUE_TYPES",
     "index_unary_kernel",
     "mxm_config",
     "mxm_fast_kind",

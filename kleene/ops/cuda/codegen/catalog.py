@@ -10,8 +10,11 @@ from .common import Spec
 from .dense import mxm_fast_kind, mxm_spec
 from .elementwise import binary_kernel, index_unary_kernel, unary_kernel
 from .frontier import frontier_spec
+from .multi_frontier import multi_frontier_spec
 from .reduce import segment_reduce_spec
+from .sources import sources_spec
 from .sparse import mxv_spec, vxm_spec
+from .structure import structure_spec
 
 
 def builtin_specs() -> list[Spec]:
@@ -49,7 +52,8 @@ def builtin_specs() -> list[Spec]:
         for d in SUPPORTED_DTYPES:
             thunk = np.int64 if op.thunk_type == "index" else d
             specs.append(index_unary_kernel(op, d, thunk).check)
-    specs += [frontier_spec(True), frontier_spec(False)]
+    specs += [frontier_spec(True), frontier_spec(False), structure_spec(), multi_frontier_spec()]
+    specs += [sources_spec(True), sources_spec(False)]
     seen: dict[tuple, Spec] = {}
     for s in specs:
         seen.setdefault(s.key, s)

@@ -8,10 +8,16 @@ from ... import direction
 from .common import Prelude, Spec
 
 _BOOLS = ("false", "true")
-FRONTIER_RUN = (*(f"kl_bfs_run<{p}, {m}>" for p in _BOOLS for m in (0, 1, 2)), "kl_bf_run")
+# Bellman-Ford reads float32 or float64 weights as stored (distances in float64), and
+# takes one atomicMin per update where every weight is non-negative.
+BF_WEIGHTS = ("float", "double")
+FRONTIER_RUN = (
+    *(f"kl_bfs_run<{p}, {m}>" for p in _BOOLS for m in (0, 1, 2)),
+    *(f"kl_bf_run<{w}, {nn}>" for w in BF_WEIGHTS for nn in _BOOLS),
+)
 FRONTIER_STEP = (
     *(f"kl_bfs_step<{p}, {q}>" for p in _BOOLS for q in _BOOLS),
-    "kl_bf_step",
+    *(f"kl_bf_step<{w}, {nn}>" for w in BF_WEIGHTS for nn in _BOOLS),
     "kl_bfs_init",
 )
 
@@ -19,7 +25,8 @@ FRONTIER_STEP = (
 @cache
 def frontier_spec(cooperative: bool) -> Spec:
     """BFS/Bellman-Ford frontier kernels: the whole-run ones (launched cooperatively)
-    or the one-level ones. Fixed types (int32 ids and levels, float64 distances).
+    or the one-level ones. Fixed types (int32 ids and levels, float64 distances;
+    float32 or float64 weights).
 
     Beamer's switches come from :mod:`kleene.ops.direction`, the one place they live,
     so the kernels and the host loops switch at the same counts.

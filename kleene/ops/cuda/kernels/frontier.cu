@@ -321,55 +321,132 @@ __device__ __forceinline__ double kl_atomic_min_f64(double* p, double v) {
   return __longlong_as_double((long long)old);
 }
 
-// One relaxation from the frontier: a warp per vertex u, lanes over its edges;
-// an improved v joins the next frontier once (stamp[v] = round).
+// d = min(d, v) where every distance is non-negative (non-negative weights from a
+// source at +0.0): such doubles order as their bits read as signed 64-bit integers,
+// so one atomicMin does it, with no CAS loop to retry under contention at hubs.
+template <bool NONNEG>
+__device__ __forceinline__ double kl_dist_min(double* p, double v) {
+  if (NONNEG)
+    return __longlong_as_double(
+        atomicMin(reinterpret_cast<long long*>(p), __double_as_longlong(v)));
+  return kl_atomic_min_f64(p, v);
+}
+
+// Relax edge u -> v (weight wv) from distance du: an improved v joins the next
+// frontier once per round (stamp[v] = round).
+template <bool NONNEG>
+__device__ __forceinline__ bool kl_bf_edge(double du, double wv, int v, double* dist, int* stamp,
+                                           int round) {
+  const double nd = du + wv;
+  if (nd < __ldcg(dist + v) && nd < kl_dist_min<NONNEG>(dist + v, nd))
+    return atomicExch(stamp + v, round) != round;
+  return false;
+}
+
+// One relaxation from the light frontier vertices (out-degree <= heavy): a warp per
+// vertex u, lanes over its edges. Weights W (float or double) are read as stored;
+// distances add in double. Heavy vertices are on the heavy list (kl_relax_heavy).
+template <typename W, bool NONNEG>
 __device__ __forceinline__ void kl_relax(const long long* __restrict__ indptr,
                                          const int* __restrict__ indices,
-                                         const double* __restrict__ w, const int* q_in, int n_in,
-                                         int* q_out, int* count_out, double* dist, int* stamp,
-                                         int round, int warp, int nwarps) {
+                                         const W* __restrict__ w, const int* q_in, int n_in,
+                                         long long heavy, const kl_next& nx, double* dist,
+                                         int* stamp, int round, int warp, int nwarps) {
   const int lane = threadIdx.x & 31;
   for (int i = warp; i < n_in; i += nwarps) {
     const int u = __ldcg(q_in + i);
+    const long long beg = indptr[u], end = indptr[u + 1];
+    if (end - beg > heavy) continue;
     const double du = __ldcg(dist + u);
-    const long long end = indptr[u + 1];
-    for (long long e0 = indptr[u]; e0 < end; e0 += 32) {
+    for (long long e0 = beg; e0 < end; e0 += 32) {
       const long long e = e0 + lane;
       bool fresh = false;
       int v = 0;
       if (e < end) {
         v = indices[e];
-        const double nd = du + w[e];
-        if (nd < __ldcg(dist + v) && nd < kl_atomic_min_f64(dist + v, nd))
-          fresh = atomicExch(stamp + v, round) != round;
+        fresh = kl_bf_edge<NONNEG>(du, (double)w[e], v, dist, stamp, round);
       }
-      kl_append(fresh, v, q_out, count_out);
+      kl_append_v(fresh, v, indptr, heavy, nx);
     }
+  }
+}
+
+// The heavy frontier vertices' edges laid end to end, 32 consecutive per warp (as
+// kl_bfs_push_heavy): an RMAT hub's million edges spread over the whole grid.
+template <typename W, bool NONNEG>
+__device__ __forceinline__ void kl_relax_heavy(const long long* __restrict__ indptr,
+                                               const int* __restrict__ indices,
+                                               const W* __restrict__ w, const int* hv,
+                                               const long long* ho, unsigned long long hpacked,
+                                               long long heavy, const kl_next& nx, double* dist,
+                                               int* stamp, int round, int warp, int nwarps) {
+  const int lane = threadIdx.x & 31;
+  const int hn = (int)(hpacked & KL_SLOT_MASK);
+  const long long total = (long long)(hpacked >> KL_SLOT_BITS);
+  for (long long p0 = (long long)warp * 32; p0 < total; p0 += (long long)nwarps * 32) {
+    int lo = 0, hi = hn - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (__ldcg(ho + mid) <= p0) lo = mid;
+      else hi = mid - 1;
+    }
+    const long long p = p0 + lane;
+    bool fresh = false;
+    int v = 0;
+    if (p < total) {
+      int k = lo;
+      if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;
+      const int u = __ldcg(hv + k);
+      const long long e = indptr[u] + (p - __ldcg(ho + k));
+      v = indices[e];
+      fresh = kl_bf_edge<NONNEG>(__ldcg(dist + u), (double)w[e], v, dist, stamp, round);
+    }
+    kl_append_v(fresh, v, indptr, heavy, nx);
   }
 }
 
 // Bellman-Ford from one source in one cooperative launch: at most max_rounds
 // relaxations. On entry dist is inf but dist[source] = 0, stamp all -1, qa[0] =
-// source, counts zero, bar[0..2) zero. On exit state[0] = rounds run, state[1] = the last
-// frontier's size (non-zero after max_rounds = n rounds: a negative cycle).
+// source, hcounts[0] the source's heavy-list entry (hva/hoa[0]) or 0, the other
+// counters and bar[0..2) zero. Per-round counters rotate by round % 3 and the queues
+// and heavy lists alternate, as in kl_bfs_run. On exit state[0] = rounds run,
+// state[1] = the last frontier's size (non-zero after max_rounds = n rounds: a
+// negative cycle).
+template <typename W, bool NONNEG>
 __global__ void __launch_bounds__(KL_FT, 2)
 kl_bf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
-          const double* __restrict__ w, int max_rounds, double* dist, int* stamp, int* qa,
-          int* qb, int* counts, unsigned* bar, int* state) {
+          const W* __restrict__ w, int max_rounds, long long heavy, double* dist, int* stamp,
+          int* qa, int* qb, int* hva, int* hvb, long long* hoa, long long* hob, int* counts,
+          unsigned long long* hcounts, unsigned long long* edges, unsigned* bar, int* state) {
   const int warp = (int)((blockIdx.x * (long long)KL_FT + threadIdx.x) >> 5);
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
-  int *q_in = qa, *q_out = qb;
+  int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb;
+  long long *ho_in = hoa, *ho_out = hob;
   int nq = 1, round = 0;
   while (nq > 0 && round < max_rounds) {
     ++round;
-    int* count_out = counts + round % 3;
-    if (blockIdx.x == 0 && threadIdx.x == 0) counts[(round + 1) % 3] = 0;
-    kl_relax(indptr, indices, w, q_in, nq, q_out, count_out, dist, stamp, round, warp, nwarps);
+    const int in = (round - 1) % 3, out = round % 3, next = (round + 1) % 3;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {  // nobody touches the next round's yet
+      counts[next] = 0;
+      hcounts[next] = 0;
+      edges[next] = 0;
+    }
+    const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out};
+    kl_relax_heavy<W, NONNEG>(indptr, indices, w, hv_in, ho_in, __ldcg(hcounts + in), heavy, nx,
+                              dist, stamp, round, warp, nwarps);
+    kl_relax<W, NONNEG>(indptr, indices, w, q_in, nq, heavy, nx, dist, stamp, round, warp,
+                        nwarps);
     kl_grid_sync(bar);
-    nq = __ldcg(count_out);
+    nq = __ldcg(counts + out);
     int* t = q_in;
     q_in = q_out;
     q_out = t;
+    t = hv_in;
+    hv_in = hv_out;
+    hv_out = t;
+    long long* o = ho_in;
+    ho_in = ho_out;
+    ho_out = o;
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     state[0] = round;
@@ -377,15 +454,19 @@ kl_bf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
   }
 }
 
-// One round (the non-cooperative fallback).
+// One round (the non-cooperative fallback): no heavy list; scratch[0] is the unused
+// heavy counter, scratch[1] the unused out-degree sum.
+template <typename W, bool NONNEG>
 __global__ void __launch_bounds__(KL_FT)
 kl_bf_step(const long long* __restrict__ indptr, const int* __restrict__ indices,
-           const double* __restrict__ w, const int* q_in, const int* count_in, int* q_out,
-           int* count_out, double* dist, int* stamp, int round) {
+           const W* __restrict__ w, const int* q_in, const int* count_in, int* q_out,
+           int* count_out, unsigned long long* scratch, double* dist, int* stamp, int round) {
   const int warp = (int)((blockIdx.x * (long long)KL_FT + threadIdx.x) >> 5);
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
-  kl_relax(indptr, indices, w, q_in, __ldcg(count_in), q_out, count_out, dist, stamp, round,
-           warp, nwarps);
+  const long long no_heavy = 0x7fffffffffffffffLL;
+  const kl_next nx = {q_out, count_out, nullptr, nullptr, scratch, scratch + 1};
+  kl_relax<W, NONNEG>(indptr, indices, w, q_in, __ldcg(count_in), no_heavy, nx, dist, stamp,
+                      round, warp, nwarps);
 }
 
 #undef KL_FT

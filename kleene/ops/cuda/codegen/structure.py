@@ -1,0 +1,27 @@
+"""Structure kernels (kernels/structure.cu): CSR row expansion, symmetry sums and the
+row-wise union of a CSR with its transpose."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from .common import Prelude, Spec
+
+# Value types the symmetry sums and the union read (others take the composed path;
+# see kleene.ops.symmetry).
+SYMMETRY_VALUE_TYPES = ("bool", "int", "long long", "float", "double")
+STRUCTURE_NAMES = (
+    "kl_expand_rows<int>",
+    "kl_expand_rows<long long>",
+    "kl_symmetry_sums<bool, false>",
+    *(f"kl_symmetry_sums<{t}, true>" for t in SYMMETRY_VALUE_TYPES),
+    "kl_union_min<bool, false>",
+    *(f"kl_union_min<{t}, true>" for t in SYMMETRY_VALUE_TYPES),
+)
+
+
+@cache
+def structure_spec() -> Spec:
+    """The structure kernels: fixed types, one specialisation."""
+    p = Prelude()
+    return Spec("structure", ("structure",), p.text(), ("structure.cu",), (), STRUCTURE_NAMES)

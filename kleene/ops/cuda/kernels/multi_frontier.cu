@@ -1,0 +1,397 @@
+// Batched multi-source BFS with bit-packed frontiers (kleene.ops.cuda.multi_frontier).
+//
+// MS-BFS (Then et al., VLDB 2015): up to 64 searches share one pass over the graph.
+// Per vertex v one 64-bit word per array holds a bit per source of the group: `seen`
+// (reached so far), `cur` (reached at the previous level: the frontier) and `next`
+// (reached at this level). One level is the Boolean product next = cur (any.pair) A
+// under the complement of seen, with replace, done on the words: a push scatters
+// cur[u] & ~seen[v] into next[v] with atomicOr; a pull ORs cur over v's in-edges
+// (rows of A^T) and stops once every bit v still needs is found.
+//
+// Results do not depend on scheduling: a bit of seen[v] is claimed by exactly one
+// atomicOr (the one that finds it clear), which writes that bit's level (every
+// claimant in a level would write the same depth); next, seen and levels are thus
+// fixed by the level alone. Parents are a separate pass per level: each newly
+// reached v scans its in-edges in ascending order and gives each of its new bits
+// the first in-neighbour whose frontier word has it (the smallest id one level up,
+// what the min.first product gives). Only the order of vertices in a queue varies.
+//
+// `levels` / `parents` point at the group's first row of the (k, n) int64 results
+// (row b is source b of the group): row-major, b * n + v.
+#define KL_MS_T 256                 // threads per block
+#define KL_MS_LIGHT 32              // pull: in-degrees up to this scan in one thread,
+#define KL_MS_DEFER 512             // up to this one warp; above, deferred to the whole grid
+#define KL_MS_SLOT_BITS 24
+#define KL_MS_SLOT_MASK ((1ull << KL_MS_SLOT_BITS) - 1ull)
+
+typedef unsigned long long kl_bits;
+
+// Bitwise OR over the warp (all 32 lanes call).
+__device__ __forceinline__ kl_bits kl_ms_warp_or(kl_bits x) {
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) x |= __shfl_xor_sync(KL_FULL_MASK, x, off);
+  return x;
+}
+
+// One level's output frontier: the vertices whose new word is non-zero (q), those of
+// out-degree above `heavy` also on a heavy list whose packed counter holds (edges so
+// far << 24 | count), so one atomic gives a slot and the vertex's offset in the heavy
+// edge space (offsets grow with the slot: a binary search maps an edge to its vertex).
+// head: [0] count, [1] heavy packed counter, [2] m_f (sum of out-degrees), [3] OR of
+// the new words (the sources whose search is still alive).
+struct kl_ms_out {
+  int* q;
+  int* hv;
+  long long* ho;
+  kl_bits* head;
+};
+
+// Append the flagged lanes' v to the output frontier. All 32 lanes call.
+__device__ __forceinline__ void kl_ms_append(bool flag, int v,
+                                             const long long* __restrict__ indptr,
+                                             long long heavy, const kl_ms_out& out) {
+  const unsigned mask = __ballot_sync(KL_FULL_MASK, flag);
+  if (!mask) return;
+  const int lane = threadIdx.x & 31;
+  long long deg = 0;
+  if (flag) {
+    deg = indptr[v + 1] - indptr[v];
+    if (deg > heavy) {
+      const kl_bits packed = atomicAdd(out.head + 1, ((kl_bits)deg << KL_MS_SLOT_BITS) + 1ull);
+      const long long slot = (long long)(packed & KL_MS_SLOT_MASK);
+      out.hv[slot] = v;
+      out.ho[slot] = (long long)(packed >> KL_MS_SLOT_BITS);
+    }
+  }
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) deg += __shfl_xor_sync(KL_FULL_MASK, deg, off);
+  kl_bits base = 0;
+  if (lane == 0) {
+    atomicAdd(out.head + 2, (kl_bits)deg);
+    base = atomicAdd(out.head, (kl_bits)__popc(mask));
+  }
+  base = __shfl_sync(KL_FULL_MASK, base, 0);
+  if (flag) out.q[base + __popc(mask & ((1u << lane) - 1u))] = v;
+}
+
+// The warp's OR of the new words goes into head[3]. All 32 lanes call.
+__device__ __forceinline__ void kl_ms_alive(kl_bits act, kl_bits* head) {
+  act = kl_ms_warp_or(act);
+  if ((threadIdx.x & 31) == 0 && act) atomicOr(head + 3, act);
+}
+
+// Push edge u -> v with u's frontier word f at level `depth`: claim v's bits of f not
+// yet seen, write their level; true when v's next word was empty (v joins the queue).
+__device__ __forceinline__ bool kl_ms_visit(int v, kl_bits f, kl_bits* seen, kl_bits* next,
+                                            long long* levels, long long n, long long depth,
+                                            kl_bits& act) {
+  kl_bits bits = f & ~__ldcg(seen + v);
+  if (!bits) return false;
+  bits &= ~atomicOr(seen + v, bits);  // the bits this thread claimed
+  if (!bits) return false;
+  act |= bits;
+  const kl_bits prev = atomicOr(next + v, bits);
+  for (kl_bits b = bits; b; b &= b - 1ull) levels[(long long)(__ffsll((long long)b) - 1) * n + v] = depth;
+  return prev == 0ull;
+}
+
+// Level 0 of a group: thread b (of 64) seeds source b. seen, cur, next zero; head zero.
+__global__ void kl_ms_init(const long long* __restrict__ indptr, const long long* sources, int kg,
+                           long long n, long long heavy, int want_parents, kl_bits* seen,
+                           kl_bits* cur, long long* levels, long long* parents, int* q, int* hv,
+                           long long* ho, kl_bits* head) {
+  const int b = threadIdx.x;
+  bool fresh = false;
+  int s = 0;
+  if (b < kg) {
+    s = (int)sources[b];
+    const kl_bits bit = 1ull << b;
+    atomicOr(seen + s, bit);
+    fresh = atomicOr(cur + s, bit) == 0ull;
+    atomicOr(head + 3, bit);
+    levels[(long long)b * n + s] = 0;
+    if (want_parents) parents[(long long)b * n + s] = -1;
+  }
+  const kl_ms_out out = {q, hv, ho, head};
+  kl_ms_append(fresh, s, indptr, heavy, out);
+}
+
+// Push: light frontier vertices a warp each (lanes over out-edges); heavy ones (on the
+// input's heavy list) have their edges laid end to end, 32 consecutive per warp, so a
+// hub is spread over the grid instead of one warp.
+__global__ void __launch_bounds__(KL_MS_T)
+kl_ms_push(const long long* __restrict__ indptr, const int* __restrict__ indices, long long n,
+           long long heavy, const kl_bits* __restrict__ cur, kl_bits* seen, kl_bits* next,
+           long long* levels, const int* __restrict__ q_in, const int* __restrict__ hv_in,
+           const long long* __restrict__ ho_in, const kl_bits* __restrict__ head_in, int* q,
+           int* hv, long long* ho, kl_bits* head, long long depth) {
+  const int lane = threadIdx.x & 31;
+  const long long warp = (blockIdx.x * (long long)KL_MS_T + threadIdx.x) >> 5;
+  const long long nwarps = gridDim.x * (long long)KL_MS_T >> 5;
+  const kl_ms_out out = {q, hv, ho, head};
+  kl_bits act = 0;
+  const kl_bits hpacked = head_in[1];
+  const int hn = (int)(hpacked & KL_MS_SLOT_MASK);
+  const long long total = (long long)(hpacked >> KL_MS_SLOT_BITS);
+  for (long long p0 = warp * 32; p0 < total; p0 += nwarps * 32) {
+    // The warp finds p0's vertex (broadcast loads); a lane's p is in it or the next
+    // one, since heavy vertices have more than 32 edges.
+    int lo = 0, hi = hn - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (ho_in[mid] <= p0) lo = mid;
+      else hi = mid - 1;
+    }
+    const long long p = p0 + lane;
+    bool fresh = false;
+    int v = 0;
+    if (p < total) {
+      int j = lo;
+      if (j + 1 < hn && ho_in[j + 1] <= p) ++j;
+      const int u = hv_in[j];
+      v = indices[indptr[u] + (p - ho_in[j])];
+      fresh = kl_ms_visit(v, cur[u], seen, next, levels, n, depth, act);
+    }
+    kl_ms_append(fresh, v, indptr, heavy, out);
+  }
+  const long long nq = (long long)head_in[0];
+  for (long long i = warp; i < nq; i += nwarps) {
+    const int u = q_in[i];
+    const long long beg = indptr[u], end = indptr[u + 1];
+    if (end - beg > heavy) continue;  // on the heavy list
+    const kl_bits f = cur[u];
+    for (long long e0 = beg; e0 < end; e0 += 32) {
+      const long long e = e0 + lane;
+      bool fresh = false;
+      int v = 0;
+      if (e < end) {
+        v = indices[e];
+        fresh = kl_ms_visit(v, f, seen, next, levels, n, depth, act);
+      }
+      kl_ms_append(fresh, v, indptr, heavy, out);
+    }
+  }
+  kl_ms_alive(act, head);
+}
+
+// Pull: a thread per vertex v (32 consecutive per warp) ORs the frontier words of its
+// in-neighbours, keeping the bits it still needs (alive sources not yet seen), and stops
+// once it has them all. In-degrees above KL_MS_LIGHT are scanned by the whole warp, one
+// vertex after another. next[v] is written for every v (no clearing needed); levels are
+// written bit by bit, a warp's 32 vertices at once (coalesced rows).
+__global__ void __launch_bounds__(KL_MS_T)
+kl_ms_pull(const long long* __restrict__ indptr, const long long* __restrict__ t_indptr,
+           const int* __restrict__ t_indices, long long n, long long heavy,
+           const kl_bits* __restrict__ cur, kl_bits* seen, kl_bits* next, long long* levels,
+           const kl_bits* __restrict__ head_in, int* q, int* hv, long long* ho, kl_bits* head,
+           long long depth, int* dv, long long* dof, kl_bits* dneed, kl_bits* dacc,
+           kl_bits* dhead) {
+  const int lane = threadIdx.x & 31;
+  const long long warp = (blockIdx.x * (long long)KL_MS_T + threadIdx.x) >> 5;
+  const long long nwarps = gridDim.x * (long long)KL_MS_T >> 5;
+  const kl_ms_out out = {q, hv, ho, head};
+  const kl_bits alive = head_in[3];
+  kl_bits act = 0;
+  for (long long v0 = warp * 32; v0 < n; v0 += nwarps * 32) {
+    const long long vl = v0 + lane;
+    const int v = (int)vl;
+    kl_bits need = 0, acc = 0, sv = 0;
+    long long beg = 0, end = 0;
+    if (vl < n) {
+      sv = seen[v];
+      need = alive & ~sv;
+      if (need) {
+        beg = t_indptr[v];
+        end = t_indptr[v + 1];
+      }
+    }
+    const bool light = end - beg <= KL_MS_LIGHT;
+    // A hub's in-edges go to the grid (kl_ms_pull_deferred, then kl_ms_pull_finish):
+    // one warp scanning a few hubs' million edges would hold up the whole level.
+    const bool defer = need && end - beg > KL_MS_DEFER;
+    if (defer) {
+      const kl_bits packed = atomicAdd(dhead, ((kl_bits)(end - beg) << KL_MS_SLOT_BITS) + 1ull);
+      const long long slot = (long long)(packed & KL_MS_SLOT_MASK);
+      dv[slot] = v;
+      dof[slot] = (long long)(packed >> KL_MS_SLOT_BITS);
+      dneed[slot] = need;
+      dacc[slot] = 0ull;
+      need = 0;  // finished by kl_ms_pull_finish, which writes next[v] again
+    }
+    if (need && light) {
+      for (long long e = beg; e < end; ++e) {
+        acc |= cur[t_indices[e]];
+        if ((acc & need) == need) break;
+      }
+    }
+    unsigned wide = __ballot_sync(KL_FULL_MASK, need && !light);
+    while (wide) {  // the warp together, on each heavy vertex in turn
+      const int j = __ffs(wide) - 1;
+      wide &= wide - 1u;
+      const long long jb = __shfl_sync(KL_FULL_MASK, beg, j);
+      const long long je = __shfl_sync(KL_FULL_MASK, end, j);
+      const kl_bits jneed = __shfl_sync(KL_FULL_MASK, need, j);
+      kl_bits a = 0;
+      for (long long e0 = jb; e0 < je; e0 += 128) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {  // four gathers in flight per lane
+          const long long e = e0 + r * 32 + lane;
+          if (e < je) a |= cur[t_indices[e]];
+        }
+        a = kl_ms_warp_or(a);
+        if ((a & jneed) == jneed) break;
+      }
+      if (lane == j) acc = a;
+    }
+    acc &= need;
+    if (vl < n) {
+      next[v] = acc;
+      if (acc) seen[v] = sv | acc;  // v's words are this thread's alone in a pull level
+    }
+    act |= acc;
+    for (kl_bits w = kl_ms_warp_or(acc); w; w &= w - 1ull) {
+      const int b = __ffsll((long long)w) - 1;
+      if ((acc >> b) & 1ull) levels[(long long)b * n + vl] = depth;
+    }
+    kl_ms_append(acc != 0ull, v, indptr, heavy, out);
+  }
+  kl_ms_alive(act, head);
+}
+
+// Deferred pull vertices (hubs): their in-edges laid end to end (offsets from the packed
+// counter, as the push heavy list), 32 consecutive per warp; each warp ORs what it finds
+// into the vertex's dacc word, and skips edges once dacc has all the vertex needs.
+__global__ void __launch_bounds__(KL_MS_T)
+kl_ms_pull_deferred(const long long* __restrict__ t_indptr, const int* __restrict__ t_indices,
+                    const kl_bits* __restrict__ cur, const int* __restrict__ dv,
+                    const long long* __restrict__ dof, const kl_bits* __restrict__ dneed,
+                    kl_bits* dacc, const kl_bits* __restrict__ dhead) {
+  const int lane = threadIdx.x & 31;
+  const long long warp = (blockIdx.x * (long long)KL_MS_T + threadIdx.x) >> 5;
+  const long long nwarps = gridDim.x * (long long)KL_MS_T >> 5;
+  const kl_bits packed = dhead[0];
+  const int hn = (int)(packed & KL_MS_SLOT_MASK);
+  const long long total = (long long)(packed >> KL_MS_SLOT_BITS);
+  for (long long p0 = warp * 32; p0 < total; p0 += nwarps * 32) {
+    int lo = 0, hi = hn - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (dof[mid] <= p0) lo = mid;
+      else hi = mid - 1;
+    }
+    const long long p = p0 + lane;
+    int j = lo;
+    kl_bits h = 0;
+    if (p < total) {
+      if (j + 1 < hn && dof[j + 1] <= p) ++j;
+      const kl_bits need = dneed[j];
+      if ((__ldcg(dacc + j) & need) != need)
+        h = cur[t_indices[t_indptr[dv[j]] + (p - dof[j])]] & need;
+    }
+    const kl_bits a_lo = kl_ms_warp_or(j == lo ? h : 0ull);  // the warp spans slots lo, lo + 1
+    const kl_bits a_hi = kl_ms_warp_or(j == lo ? 0ull : h);
+    if (lane == 0 && a_lo) atomicOr(dacc + lo, a_lo);
+    if (lane == 0 && a_hi) atomicOr(dacc + lo + 1, a_hi);
+  }
+}
+
+// The deferred vertices' results, as kl_ms_pull writes its own (a thread per slot).
+__global__ void __launch_bounds__(KL_MS_T)
+kl_ms_pull_finish(const long long* __restrict__ indptr, long long n, long long heavy,
+                  kl_bits* seen, kl_bits* next, long long* levels, const int* __restrict__ dv,
+                  const kl_bits* __restrict__ dneed, const kl_bits* __restrict__ dacc,
+                  const kl_bits* __restrict__ dhead, int* q, int* hv, long long* ho,
+                  kl_bits* head, long long depth) {
+  const int lane = threadIdx.x & 31;
+  const long long warp = (blockIdx.x * (long long)KL_MS_T + threadIdx.x) >> 5;
+  const long long nwarps = gridDim.x * (long long)KL_MS_T >> 5;
+  const kl_ms_out out = {q, hv, ho, head};
+  const long long hn = (long long)(dhead[0] & KL_MS_SLOT_MASK);
+  kl_bits act = 0;
+  for (long long i0 = warp * 32; i0 < hn; i0 += nwarps * 32) {
+    const long long i = i0 + lane;
+    kl_bits acc = 0;
+    int v = 0;
+    if (i < hn) {
+      v = dv[i];
+      acc = dacc[i] & dneed[i];
+      next[v] = acc;
+      if (acc) seen[v] |= acc;
+      for (kl_bits b = acc; b; b &= b - 1ull)
+        levels[(long long)(__ffsll((long long)b) - 1) * n + v] = depth;
+    }
+    act |= acc;
+    kl_ms_append(acc != 0ull, v, indptr, heavy, out);
+  }
+  kl_ms_alive(act, head);
+}
+
+// Parents of one level: a warp per newly reached vertex v (q), lanes over its in-edges in
+// ascending order, 32 at a time; within a chunk the lanes are taken in order, so each
+// new bit of v gets the smallest in-neighbour whose frontier word (cur) has it.
+__global__ void __launch_bounds__(KL_MS_T)
+kl_ms_parents(const long long* __restrict__ t_indptr, const int* __restrict__ t_indices,
+              long long n, const kl_bits* __restrict__ cur, const kl_bits* __restrict__ next,
+              const int* __restrict__ q, const kl_bits* __restrict__ head, long long* parents) {
+  const int lane = threadIdx.x & 31;
+  const long long warp = (blockIdx.x * (long long)KL_MS_T + threadIdx.x) >> 5;
+  const long long nwarps = gridDim.x * (long long)KL_MS_T >> 5;
+  const long long nq = (long long)head[0];
+  for (long long i = warp; i < nq; i += nwarps) {
+    const int v = q[i];
+    kl_bits rem = next[v];
+    const long long end = t_indptr[v + 1];
+    for (long long e0 = t_indptr[v]; e0 < end && rem; e0 += 32) {
+      const long long e = e0 + lane;
+      int u = 0;
+      kl_bits h = 0;
+      if (e < end) {
+        u = t_indices[e];
+        h = cur[u] & rem;
+      }
+      unsigned who = __ballot_sync(KL_FULL_MASK, h != 0ull);
+      while (who) {
+        const int j = __ffs(who) - 1;
+        who &= who - 1u;
+        const kl_bits hj = __shfl_sync(KL_FULL_MASK, h, j) & rem;
+        const int uj = __shfl_sync(KL_FULL_MASK, u, j);
+        if ((hj >> lane) & 1ull) parents[(long long)lane * n + v] = uj;
+        if ((hj >> (lane + 32)) & 1ull) parents[(long long)(lane + 32) * n + v] = uj;
+        rem &= ~hj;
+      }
+    }
+  }
+}
+
+// Zero buf[q[i]] for the q's head[0] entries: the frontier's non-zero words, so the
+// buffer can take a push level's atomicOr.
+__global__ void __launch_bounds__(KL_MS_T)
+kl_ms_clear(kl_bits* buf, const int* __restrict__ q, const kl_bits* __restrict__ head) {
+  const long long nq = (long long)head[0];
+  const long long stride = gridDim.x * (long long)KL_MS_T;
+  for (long long i = blockIdx.x * (long long)KL_MS_T + threadIdx.x; i < nq; i += stride)
+    buf[q[i]] = 0ull;
+}
+
+// After the last level: -1 for every (b, v) with bit b not in seen[v] (rows b < kg),
+// levels and, with parents, parents; a warp's 32 vertices per row at once.
+__global__ void __launch_bounds__(KL_MS_T)
+kl_ms_unreached(const kl_bits* __restrict__ seen, long long n, int kg, long long* levels,
+                long long* parents, int want_parents) {
+  const long long stride = gridDim.x * (long long)KL_MS_T;
+  for (long long v = blockIdx.x * (long long)KL_MS_T + threadIdx.x; v < n; v += stride) {
+    const kl_bits s = seen[v];
+    for (int b = 0; b < kg; ++b) {
+      if (!((s >> b) & 1ull)) {
+        levels[(long long)b * n + v] = -1;
+        if (want_parents) parents[(long long)b * n + v] = -1;
+      }
+    }
+  }
+}
+
+#undef KL_MS_T
+#undef KL_MS_LIGHT
+#undef KL_MS_DEFER
+#undef KL_MS_SLOT_BITS
+#undef KL_MS_SLOT_MASK

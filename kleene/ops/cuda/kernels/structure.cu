@@ -1,0 +1,119 @@
+// Structure kernels (kleene.ops.cuda.structure): the row of every stored entry of a
+// CSR, and the fingerprint sums that say whether a CSR equals its transpose.
+//
+// Both walk the CSR one warp per row (grid-stride over rows), lanes over the row's
+// entries: coalesced reads of indices/values, no binary search per entry.
+
+// rows[e] = the row holding entry e, for every e in [offsets[0], offsets[n]) (R: int
+// where the row ids fit, halving the array, else long long).
+template <typename R>
+__global__ void kl_expand_rows(const long long* __restrict__ offsets, long long n,
+                               R* __restrict__ rows) {
+  const int lane = threadIdx.x & 31;
+  const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < n; i += nwarps) {
+    const long long lo = offsets[i], hi = offsets[i + 1];
+    for (long long e = lo + lane; e < hi; e += 32) rows[e] = (R)i;
+  }
+}
+
+// splitmix64's finaliser: a bijection on 64-bit words that mixes every input bit.
+__device__ __forceinline__ unsigned long long kl_mix(unsigned long long z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// A value's bits, equal for equal values (+0.0 and -0.0 alike; NaN is rejected earlier).
+template <typename V>
+__device__ __forceinline__ unsigned long long kl_value_bits(V v) {
+  return (unsigned long long)(long long)v;
+}
+template <>
+__device__ __forceinline__ unsigned long long kl_value_bits<double>(double v) {
+  return (unsigned long long)__double_as_longlong(v + 0.0);
+}
+template <>
+__device__ __forceinline__ unsigned long long kl_value_bits<float>(float v) {
+  return (unsigned long long)__double_as_longlong((double)v + 0.0);
+}
+
+// out[0] += sum over entries (i, j) of h(i, j) - h(j, i), out[1] the same with the
+// value mixed in (when VALUES), all mod 2**64 (unsigned wrap-around: the sums do not
+// depend on the order of the additions). For a matrix equal to its transpose each
+// entry (i, j, w) has its mirror (j, i, w), so both sums are exactly 0; otherwise
+// the multisets {h(i, j)} and {h(j, i)} differ and a sum is 0 only by a 64-bit
+// coincidence of the salted hash.
+template <typename V, bool VALUES>
+__global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
+                                 const int* __restrict__ indices, const V* __restrict__ values,
+                                 long long n, unsigned long long salt,
+                                 unsigned long long* out) {
+  const int lane = threadIdx.x & 31;
+  const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+  unsigned long long sp = 0, sv = 0;
+  for (long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < n; i += nwarps) {
+    const long long lo = indptr[i], hi = indptr[i + 1];
+    const unsigned long long ui = (unsigned long long)i;
+    for (long long e = lo + lane; e < hi; e += 32) {
+      const unsigned long long j = (unsigned long long)(unsigned)indices[e];
+      const unsigned long long f = kl_mix(salt ^ ((ui << 32) | j));
+      const unsigned long long b = kl_mix(salt ^ ((j << 32) | ui));
+      sp += f - b;
+      if (VALUES) {
+        const unsigned long long w = kl_mix(kl_value_bits<V>(values[e]) + salt);
+        sv += kl_mix(f ^ w) - kl_mix(b ^ w);
+      }
+    }
+  }
+  for (int o = 16; o; o >>= 1) {
+    sp += __shfl_down_sync(0xffffffffu, sp, o);
+    sv += __shfl_down_sync(0xffffffffu, sv, o);
+  }
+  if (lane == 0) {
+    atomicAdd(out, sp);
+    if (VALUES) atomicAdd(out + 1, sv);
+  }
+}
+
+// Row-wise union of two CSRs with sorted rows (A and its transpose, for an
+// undirected graph): C = A ∪ B, the lesser value where both hold an entry (VALUES),
+// or the pattern alone. One thread per row walks both sorted rows in step: the
+// count pass (c_ptr null) writes each row's size into counts, the write pass
+// writes the merged row at c_ptr[i].
+template <typename V, bool VALUES>
+__global__ void kl_union_min(const long long* __restrict__ a_ptr, const int* __restrict__ a_idx,
+                             const V* __restrict__ a_val, const long long* __restrict__ b_ptr,
+                             const int* __restrict__ b_idx, const V* __restrict__ b_val,
+                             long long n, long long* __restrict__ counts,
+                             const long long* __restrict__ c_ptr, int* __restrict__ c_idx,
+                             V* __restrict__ c_val) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    long long p = a_ptr[i], q = b_ptr[i];
+    const long long pe = a_ptr[i + 1], qe = b_ptr[i + 1];
+    long long out = c_ptr ? c_ptr[i] : 0;
+    const long long first = out;
+    while (p < pe || q < qe) {
+      const int ja = p < pe ? a_idx[p] : 0x7fffffff;
+      const int jb = q < qe ? b_idx[q] : 0x7fffffff;
+      const int j = ja < jb ? ja : jb;
+      if (c_ptr) {
+        c_idx[out] = j;
+        if (VALUES) {
+          V v;
+          if (ja == jb) {
+            v = a_val[p] < b_val[q] ? a_val[p] : b_val[q];
+          } else {
+            v = ja < jb ? a_val[p] : b_val[q];
+          }
+          c_val[out] = v;
+        }
+      }
+      ++out;
+      if (ja == j) ++p;
+      if (jb == j) ++q;
+    }
+    if (!c_ptr) counts[i] = out - first;
+  }
+}

@@ -1,0 +1,158 @@
+"""Batched multi-source BFS with bit-packed frontiers (kernels/multi_frontier.cu).
+
+MS-BFS (Then et al., VLDB 2015): the sources go in groups of 64, one uint64 word
+per vertex per group for each of ``seen``, the frontier and the next frontier, so
+one pass over a frontier vertex's edges serves every search of the group that has
+it in its frontier. Each level is pushed (atomicOr into the next words) or pulled
+(each vertex ORs its in-neighbours' words until it has every bit it still needs),
+chosen per level by Beamer's rule (:mod:`kleene.ops.direction`) on the union
+frontier. One launch per kernel and one host read per level; levels (and parents)
+go straight into the (k, n) int64 results.
+"""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+from .. import direction
+from ..device import gpu_memory_free
+from . import jit
+from .codegen.multi_frontier import multi_frontier_spec
+
+_THREADS = 256
+_GROUP = 64  # sources per word
+_METHODS = ("auto", "direction-optimizing", "push", "pull")
+# Frontier vertices with more out-edges than this are spread over the grid (push).
+_HEAVY = 128
+# Pull: vertices with more in-edges than this are deferred to the whole grid (KL_MS_DEFER).
+_DEFER = 512
+
+
+def _function(name: str):
+    return jit.function(multi_frontier_spec(), name)
+
+
+def _blocks(items: int, per_item_threads: int) -> int:
+    cap = jit.sm_count(jit.device_id()) * 8
+    return jit.blocks_for(items * per_item_threads, _THREADS, cap=cap)
+
+
+def _check_memory(k: int, n: int, nnz: int, parents: bool) -> None:
+    """MemoryError naming the bytes needed and free when results and work space do not fit."""
+    result = k * n * 8 * (2 if parents else 1)
+    heavy = nnz // (max(_HEAVY, nnz >> 24) + 1) + 1
+    work = 3 * 8 * n + 2 * 4 * n + 2 * 12 * min(n, heavy) + 28 * min(n, nnz // _DEFER + 1)
+    free = gpu_memory_free()
+    if result + work > free:
+        what = "levels and parents" if parents else "levels"
+        raise MemoryError(
+            f"bfs_multi: {k} sources x {n} vertices need {result + work} bytes on the GPU "
+            f"({result} for the int64 {what}, {work} of work space), {free} bytes free; "
+            f"run fewer sources per call (about {max(0, (free - work) // (result // k))} fit)"
+        )
+
+
+def bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: bool = False,
+              method: str = "auto"):  # fmt: skip
+    """BFS from each of ``sources`` (int64, repeats allowed): (levels, parents), (k, n)
+    int64 CuPy arrays with -1 where unreachable / no parent; parents None unless asked.
+
+    Row b is the search from ``sources[b]``. ``t_indptr``/``t_indices`` are Aᵀ's CSR
+    (A's own for a symmetric graph), for pull levels and parents. A vertex's parent is
+    its smallest-numbered in-neighbour one level up (what ``min_first`` gives).
+    ``method``: "push", "pull", or "direction-optimizing" (= "auto", Beamer's switch
+    on the union of the group's frontiers). Raises MemoryError when the results and
+    the work space do not fit in free GPU memory.
+    """
+    if method not in _METHODS:
+        raise ValueError(f"bfs_multi: method must be one of {_METHODS}, got {method!r}")
+    ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
+    tptr, tidx = jit.contiguous(t_indptr, np.int64), jit.contiguous(t_indices, np.int32)
+    src = jit.contiguous(sources, np.int64)
+    k, nnz = int(src.size), int(idx.size)
+    _check_memory(k, n, nnz, parents)
+    levels = cupy.empty((k, n), dtype=np.int64)
+    par = cupy.empty((k, n), dtype=np.int64) if parents else None
+    if k == 0 or n == 0:
+        return levels, par
+    heavy = max(_HEAVY, nnz >> 24)  # the heavy list's packed counter holds 2**24 slots
+    hcap = max(1, min(n, nnz // (heavy + 1) + 1))
+    seen = cupy.empty(n, dtype=np.uint64)
+    fa, fb = cupy.empty(n, dtype=np.uint64), cupy.empty(n, dtype=np.uint64)
+    qa, qb = cupy.empty(n, dtype=np.int32), cupy.empty(n, dtype=np.int32)
+    hva, hvb = cupy.empty(hcap, dtype=np.int32), cupy.empty(hcap, dtype=np.int32)
+    hoa, hob = cupy.empty(hcap, dtype=np.int64), cupy.empty(hcap, dtype=np.int64)
+    head = cupy.empty((2, 4), dtype=np.uint64)  # per buffer: count, heavy, m_f, alive bits
+    bufs = ((fa, qa, hva, hoa, head[0]), (fb, qb, hvb, hob, head[1]))
+    dcap = max(1, min(n, nnz // (_DEFER + 1) + 1))
+    dv, dof = cupy.empty(dcap, dtype=np.int32), cupy.empty(dcap, dtype=np.int64)
+    dneed, dacc = cupy.empty(dcap, dtype=np.uint64), cupy.empty(dcap, dtype=np.uint64)
+    deferred = (dv, dof, dneed, dacc, cupy.empty(1, dtype=np.uint64))
+    for g0 in range(0, k, _GROUP):
+        kg = min(_GROUP, k - g0)
+        lv = levels[g0 : g0 + kg]
+        pr = par[g0 : g0 + kg] if parents else None
+        for a in (seen, fa, fb, head):
+            a.fill(0)
+        _function("kl_ms_init")(
+            (1,), (_GROUP,),
+            (ptr, src[g0:], np.int32(kg), np.int64(n), np.int64(heavy), np.int32(parents), seen,
+             fa, lv, pr if parents else lv, qa, hva, hoa, head[0]),
+        )  # fmt: skip
+        _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, lv, pr)
+        _function("kl_ms_unreached")(
+            (_blocks(n, 1),), (_THREADS,),
+            (seen, np.int64(n), np.int32(kg), lv, pr if parents else lv, np.int32(parents)),
+        )  # fmt: skip
+    return levels, par
+
+
+def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, lv, pr) -> None:
+    """The levels of one group, after kl_ms_init seeded buffer 0: one read per level."""
+    nnz = int(idx.size)
+    nq, _, mf, _ = (int(x) for x in bufs[0][4].get())
+    explored, pull, depth, cur = mf, False, 0, 0
+    while nq:
+        depth += 1
+        if method in ("auto", "direction-optimizing"):
+            pull = direction.next_direction(pull, mf, nnz - explored, nq, n)
+        else:
+            pull = method == "pull"
+        f_in, q_in, hv_in, ho_in, h_in = bufs[cur]
+        f_out, q_out, hv_out, ho_out, h_out = bufs[1 - cur]
+        if not pull:  # the output takes atomicOr: clear its non-zero words (its last queue)
+            _function("kl_ms_clear")((_blocks(n, 1),), (_THREADS,), (f_out, q_out, h_out))
+        h_out.fill(0)
+        d = np.int64(depth)
+        if pull:
+            dv, dof, dneed, dacc, dhead = deferred
+            dhead.fill(0)
+            _function("kl_ms_pull")(
+                (_blocks(n, 1),), (_THREADS,),
+                (ptr, tptr, tidx, np.int64(n), np.int64(heavy), f_in, seen, f_out, lv, h_in,
+                 q_out, hv_out, ho_out, h_out, d, dv, dof, dneed, dacc, dhead),
+            )  # fmt: skip
+            _function("kl_ms_pull_deferred")(
+                (_blocks(int(tidx.size), 1),), (_THREADS,),
+                (tptr, tidx, f_in, dv, dof, dneed, dacc, dhead),
+            )  # fmt: skip
+            _function("kl_ms_pull_finish")(
+                (_blocks(dv.size, 1),), (_THREADS,),
+                (ptr, np.int64(n), np.int64(heavy), seen, f_out, lv, dv, dneed, dacc, dhead,
+                 q_out, hv_out, ho_out, h_out, d),
+            )  # fmt: skip
+        else:
+            _function("kl_ms_push")(
+                (_blocks(max(nq, mf // 32), 32),), (_THREADS,),
+                (ptr, idx, np.int64(n), np.int64(heavy), f_in, seen, f_out, lv, q_in, hv_in,
+                 ho_in, h_in, q_out, hv_out, ho_out, h_out, d),
+            )  # fmt: skip
+        if pr is not None:
+            _function("kl_ms_parents")(
+                (_blocks(n, 32),), (_THREADS,),
+                (tptr, tidx, np.int64(n), f_in, f_out, q_out, h_out, pr),
+            )  # fmt: skip
+        nq, _, mf, _ = (int(x) for x in h_out.get())
+        explored += mf
+        cur = 1 - cur

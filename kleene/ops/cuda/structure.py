@@ -1,0 +1,101 @@
+"""Structure kernels on the GPU (kernels/structure.cu): CSR row ids and symmetry sums.
+
+``expand_rows`` replaces a binary search per entry (``searchsorted`` over the row
+pointers) by one coalesced write per entry. ``symmetry_sums`` is the one pass
+behind :func:`kleene.ops.is_symmetric`.
+"""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+from . import codegen, jit
+
+_THREADS = 256
+_VALUE_TYPES = {
+    np.dtype(np.bool_): "bool",
+    np.dtype(np.int32): "int",
+    np.dtype(np.int64): "long long",
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+}
+
+
+def _blocks(rows: int) -> int:
+    """One warp per row, grid-stride beyond a few waves of the device."""
+    return jit.blocks_for(rows * 32, _THREADS, cap=jit.sm_count(jit.device_id()) * 16)
+
+
+def expand_rows(offsets, total: int | None = None, dtype=np.int64):
+    """For each position in [0, offsets[-1]), the segment (row) holding it, as ``dtype``
+    (int64, or int32 where the row ids fit: half the memory)."""
+    offsets = jit.contiguous(offsets, np.int64)
+    n = offsets.size - 1
+    total = int(offsets[-1]) if total is None else int(total)
+    dtype = np.dtype(dtype)
+    if dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise TypeError(f"expand_rows: rows are int32 or int64, not {dtype}")
+    rows = cupy.empty(total, dtype=dtype)
+    if total and n > 0:
+        name = "kl_expand_rows<int>" if dtype == np.int32 else "kl_expand_rows<long long>"
+        fn = jit.function(codegen.structure_spec(), name)
+        fn((_blocks(n),), (_THREADS,), (offsets, np.int64(n), rows))
+    return rows
+
+
+def symmetry_sums(indptr, indices, values, salt: int):
+    """(pattern sum, value sum) as Python ints: both 0 when the CSR equals its transpose.
+
+    ``values`` None: the pattern only (the value sum is 0). See kernels/structure.cu.
+    """
+    ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
+    n = ptr.size - 1
+    out = cupy.zeros(2, dtype=np.uint64)
+    if n <= 0 or idx.size == 0:
+        return 0, 0
+    if values is None:
+        name, vals = "kl_symmetry_sums<bool, false>", jit.dummy_bool()
+    else:
+        vals = jit.contiguous(values)
+        ctype = _VALUE_TYPES.get(vals.dtype)
+        if ctype is None:
+            raise TypeError(f"symmetry_sums: no kernel for {vals.dtype} values")
+        name = f"kl_symmetry_sums<{ctype}, true>"
+    fn = jit.function(codegen.structure_spec(), name)
+    fn((_blocks(n),), (_THREADS,), (ptr, idx, vals, np.int64(n), np.uint64(salt), out))
+    pattern, weighted = (int(x) for x in out.get())
+    return pattern, weighted
+
+
+def union_min(a, b, n: int, values: bool = True):
+    """CSR (indptr, indices, values or None) of the row-wise union of CSRs ``a`` and ``b``
+    (each (indptr, indices, values) with sorted rows): the lesser value where both
+    hold an entry; ``values=False`` merges the patterns only. Two passes, no sort."""
+    a_ptr, b_ptr = jit.contiguous(a[0], np.int64), jit.contiguous(b[0], np.int64)
+    a_idx, b_idx = jit.contiguous(a[1], np.int32), jit.contiguous(b[1], np.int32)
+    if values:
+        a_val = jit.contiguous(a[2])
+        b_val = jit.contiguous(b[2], a_val.dtype)
+        ctype = _VALUE_TYPES.get(a_val.dtype)
+        if ctype is None:
+            raise TypeError(f"union_min: no kernel for {a_val.dtype} values")
+        name = f"kl_union_min<{ctype}, true>"
+    else:
+        a_val = b_val = jit.dummy_bool()
+        name = "kl_union_min<bool, false>"
+    fn = jit.function(codegen.structure_spec(), name)
+    grid = (jit.blocks_for(max(n, 1), _THREADS, cap=jit.sm_count(jit.device_id()) * 16),)
+    counts = cupy.empty(max(n, 0), dtype=np.int64)
+    null = np.uint64(0)  # the count pass: no output arrays yet
+    fn(grid, (_THREADS,), (a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, np.int64(n), counts,
+                           null, null, null))  # fmt: skip
+    c_ptr = cupy.zeros(n + 1, dtype=np.int64)
+    cupy.cumsum(counts, out=c_ptr[1:])
+    del counts
+    nnz = int(c_ptr[-1])
+    c_idx = cupy.empty(nnz, dtype=np.int32)
+    c_val = cupy.empty(nnz, dtype=a_val.dtype) if values else jit.dummy_bool()
+    fn(grid, (_THREADS,), (a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, np.int64(n), c_ptr,
+                           c_ptr, c_idx, c_val))  # fmt: skip
+    return c_ptr, c_idx, (c_val if values else None)

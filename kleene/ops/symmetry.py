@@ -1,0 +1,101 @@
+"""Whether a matrix equals its transpose, decided without building the transpose where
+the back end can (the test that lets undirected and symmetric graphs skip Aᵀ), and
+A ∪ Aᵀ for the graphs that do not."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .checks import as_container
+from .device import backend
+from .matrix import Matrix
+
+# Salt of the GPU fingerprint: fixed per process (so cached answers agree), unknown
+# to whoever builds the input (so no input is a planned collision).
+_SALT = int.from_bytes(os.urandom(8), "little")
+
+
+def is_symmetric(A: Matrix, *, values: bool = True) -> bool:
+    """Whether ``A`` equals its transpose (``values=False``: its pattern does).
+
+    Cached on A until its next write. On the CPU the answer compares A with its
+    transpose (which is then cached for pull products). On the GPU it is one pass
+    over A: salted 64-bit hashes of every entry (i, j[, w]) and of its mirror (j, i[,
+    w]) are summed; the two sums are equal for a symmetric matrix, so "not
+    symmetric" is exact, and a non-symmetric matrix passes only by a 2**-64
+    coincidence. A non-square matrix is not symmetric.
+
+    Example
+    -------
+    >>> import kleene
+    >>> A = kleene.Matrix.from_edges([0, 1], [1, 0], [2.0, 3.0])
+    >>> kleene.ops.is_symmetric(A), kleene.ops.is_symmetric(A, values=False)
+    (False, True)
+    """
+    as_container("is_symmetric", "A", A, (Matrix,))
+    if A.nrows != A.ncols:
+        return False
+    if A.dtype.kind == "b":
+        values = False  # a Boolean matrix's stored values are its pattern
+    if values and not is_symmetric(A, values=False):
+        return False
+    key = "symmetric" if values else "pattern_symmetric"
+    return bool(A.cached(key, lambda: _decide(A, values)))
+
+
+def _decide(A: Matrix, values: bool) -> bool:
+    xp = A.xp
+    ptr, idx, val = A._csr()
+    sums = getattr(backend(xp), "symmetry_sums", None)
+    if sums is not None:
+        try:
+            pattern, weighted = sums(ptr, idx, val if values else None, _SALT)
+            return pattern == 0 and weighted == 0
+        except TypeError:  # a value type without a kernel: compare with the transpose
+            pass
+    from .multiply import transposed_csr  # here: multiply asks this module too
+
+    tptr, tidx, tval = transposed_csr(A, build=True)
+    same = bool(xp.array_equal(ptr, tptr)) and bool(xp.array_equal(idx, tidx))
+    return same and (not values or bool(xp.array_equal(val, tval)))
+
+
+def symmetrize(A: Matrix, *, pattern: bool = False) -> Matrix:
+    """A ∪ Aᵀ: every edge in both directions, the lesser value where both exist.
+
+    Composed form: ``ewise_add(A, transpose(A), "min")``. A matrix that already
+    equals its transpose (``is_symmetric``; with ``pattern=True`` its pattern
+    suffices, for callers that ignore the values) is returned as it is. On the GPU
+    a CSR is merged row by row with its transpose in two passes (count, write),
+    with no sort and no key arrays; ``pattern=True`` then returns a Boolean matrix.
+
+    Example
+    -------
+    >>> import kleene
+    >>> A = kleene.Matrix.from_edges([0, 1], [1, 0], [5.0, 3.0], n=3)
+    >>> kleene.ops.symmetrize(A).to_dense(missing=0).tolist()
+    [[0.0, 3.0, 0.0], [3.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    """
+    as_container("symmetrize", "A", A, (Matrix,))
+    if A.nrows != A.ncols:
+        raise ValueError(f"symmetrize: A must be square, got shape {A.shape}")
+    if is_symmetric(A, values=not pattern):
+        return A
+    merge = getattr(backend(A.xp), "union_min", None)
+    if merge is not None and A._fmt == "csr" and A.dtype in _MERGED:
+        from .multiply import transposed_csr
+
+        ptr, idx, val = merge(A._csr(), transposed_csr(A, build=True), A.nrows, not pattern)
+        if pattern:
+            val = A.xp.ones(idx.size, dtype=np.bool_)
+        return Matrix._from_csr(A.xp, ptr, idx, val, A.shape)
+    from .operations import ewise_add, transpose
+
+    return ewise_add(A, transpose(A), "min")
+
+
+_MERGED = {np.dtype(t) for t in (np.bool_, np.int32, np.int64, np.float32, np.float64)}
+
+__all__ = ["is_symmetric", "symmetrize"]

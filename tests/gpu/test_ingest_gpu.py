@@ -1,0 +1,147 @@
+"""The GPU side of ingestion: row expansion, symmetry fingerprints, borrowed cupyx
+CSRs, float32 Bellman-Ford, and undirected graphs that are already symmetric.
+Skipped without CuPy or a GPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+pytestmark = pytest.mark.gpu
+
+cupy = pytest.importorskip("cupy")
+try:
+    if cupy.cuda.runtime.getDeviceCount() < 1:
+        pytest.skip("cupy sees no CUDA GPU", allow_module_level=True)
+except Exception as e:  # a broken CUDA install
+    pytest.skip(f"cupy sees no CUDA GPU ({type(e).__name__})", allow_module_level=True)
+
+import cupyx.scipy.sparse as csp  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from scipy.sparse.csgraph import dijkstra  # noqa: E402
+
+import kleene  # noqa: E402
+from kleene.ops import Matrix, is_symmetric, layout  # noqa: E402
+from kleene.ops.cuda import structure  # noqa: E402
+
+
+def _csr(n, density, seed, dtype=np.float64):
+    g = sp.random(n, n, density=density, random_state=seed, format="csr", dtype=dtype)
+    g.data = (g.data * 9 + 1).astype(dtype)
+    g.sum_duplicates()
+    return g
+
+
+@pytest.mark.parametrize("counts", [[0], [3, 0, 0, 5], [1] * 1000, [0, 70000, 2, 0, 33]])
+def test_expand_rows_matches_repeat(counts):
+    c = np.asarray(counts, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(c)])
+    got = structure.expand_rows(cupy.asarray(offsets)).get()
+    np.testing.assert_array_equal(got, np.repeat(np.arange(c.size), c))
+    got = structure.expand_rows(cupy.asarray(offsets), dtype=np.int32).get()
+    np.testing.assert_array_equal(got, np.repeat(np.arange(c.size), c))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64, np.bool_])
+@given(seed=st.integers(0, 10**6), kind=st.sampled_from(["sym", "pattern", "one-off", "rand"]))
+def test_fingerprint_agrees_with_the_cpu(dtype, seed, kind):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    g = sp.random(n, n, density=0.2, random_state=seed, format="csr")
+    g.data = rng.integers(1, 4, g.nnz).astype(np.float64)
+    if kind != "rand":
+        g = (g + g.T).tocsr()
+    if kind == "pattern":  # symmetric pattern, one weight changed
+        if g.nnz:
+            g.data[rng.integers(g.nnz)] += 1
+    if kind == "one-off" and n > 1:  # one extra entry without its mirror
+        g = g.tolil()
+        g[0, n - 1] = 0 if g[n - 1, 0] == 0 else g[0, n - 1]
+        g[n - 1, 0] = 0
+        g = g.tocsr()
+    g.sum_duplicates()
+    g = g.astype(dtype)
+    host = Matrix.from_scipy(g)
+    # cupyx holds only float/bool data: the device matrix from its CSR arrays
+    dev = Matrix.from_csr(*(cupy.asarray(a) for a in (g.indptr, g.indices, g.data)), g.shape)
+    for values in (True, False):
+        assert is_symmetric(dev, values=values) == is_symmetric(host, values=values)
+
+
+def test_borrowed_cupyx_csr_is_not_copied_or_sorted(monkeypatch):
+    g = csp.csr_matrix(_csr(500, 0.02, 1))
+    g.indptr = g.indptr.astype(np.int64)
+    A = Matrix.from_scipy(g, copy=False)
+    assert A._csr()[1].data.ptr == g.indices.data.ptr
+    assert A._csr()[2].data.ptr == g.data.data.ptr
+
+    def refuse(*a, **k):
+        raise AssertionError("a canonical CSR was sorted again")
+
+    monkeypatch.setattr(layout, "coo_to_csr", refuse)
+    lv = kleene.bfs(g, 0)
+    assert int(lv[0]) == 0
+
+
+def test_symmetric_graph_serves_as_its_own_transpose():
+    h = _csr(400, 0.02, 2)
+    h = (h + h.T).tocsr()
+    A = Matrix.from_scipy(csp.csr_matrix(h))
+    from kleene.ops.multiply import transposed_csr
+
+    t = transposed_csr(A)
+    assert t[1].data.ptr == A._csr()[1].data.ptr  # no second copy
+    for method in ("pull", "direction-optimizing"):
+        np.testing.assert_array_equal(
+            kleene.bfs(A, 3, method=method).get(), kleene.bfs(h, 3, method=method)
+        )
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_float32_weights_on_the_gpu(directed):
+    h = _csr(3000, 0.002, 3, dtype=np.float32)
+    g = csp.csr_matrix(h)
+    d = kleene.sssp(g, 0, directed=directed)
+    assert d.dtype == np.float64
+    np.testing.assert_allclose(d.get(), dijkstra(h.astype(np.float64), indices=0,
+                                                 directed=directed))  # fmt: skip
+    d2 = kleene.sssp(g.astype(np.float64), 0, directed=directed)
+    np.testing.assert_array_equal(d.get(), d2.get())
+
+
+def test_undirected_matches_scipy_symmetric_or_not():
+    h = _csr(2000, 0.003, 4)
+    for graph in (h, (h + h.T).tocsr()):
+        g = csp.csr_matrix(graph)
+        np.testing.assert_allclose(kleene.sssp(g, 0, directed=False).get(),
+                                   dijkstra(graph, indices=0, directed=False))  # fmt: skip
+        reach = kleene.bfs(g, 0, directed=False).get() >= 0
+        assert (reach == np.isfinite(dijkstra(graph, indices=0, directed=False))).all()
+
+
+def test_out_of_memory_is_named():
+    n = 1 << 22
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    k = int(free // (n * 8)) * 4 + 64  # more (k, n) int64 rows than the device holds
+    A = Matrix.from_edges(cupy.arange(n - 1), cupy.arange(1, n), n=n)
+    with pytest.raises(MemoryError, match="bfs"):
+        kleene.bfs(A, list(range(k)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64, np.bool_])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_symmetrize_merge_matches_the_composed_union(dtype, seed):
+    h = _csr(700, 0.01, 10 + seed).astype(dtype)
+    h[5, :] = 3  # a heavy row, and its column in the transpose
+    h = h.tocsr()
+    h.sum_duplicates()
+    A = Matrix.from_csr(*(cupy.asarray(a) for a in (h.indptr, h.indices, h.data)), h.shape)
+    S = kleene.ops.symmetrize(A)
+    expect = kleene.ewise_add(A, kleene.transpose(A), "min")
+    assert S.isequal(expect)
+    P = kleene.ops.symmetrize(A, pattern=True)
+    assert P.dtype == np.bool_ and P.nvals == expect.nvals
+    np.testing.assert_array_equal(P.to_coo()[0].get(), expect.to_coo()[0].get())
+    np.testing.assert_array_equal(P.to_coo()[1].get(), expect.to_coo()[1].get())

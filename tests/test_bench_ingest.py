@@ -1,0 +1,58 @@
+"""benchmarks/bench_ingest.py (issue 11's end-to-end benchmark): a CPU smoke run on RMAT-8."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+ROWS = {
+    "bfs_csr", "bfs_csr_undirected", "sssp_csr", "sssp_csr_undirected", "bfs_csr_4",
+    "from_scipy", "bfs_M", "sssp_M", "bfs_M_64", "sssp_M_64", "first_call",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_ingest", BENCH / "bench_ingest.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        out = tmp_path_factory.mktemp("ingest") / "ingest_cpu.json"
+        mod.main(["--device", "cpu", "--scales", "8", "--repeats", "1", "--out", str(out)])
+    finally:
+        sys.path.remove(str(BENCH))
+    return out
+
+
+def test_every_row_has_a_time(smoke):
+    doc = json.loads(smoke.read_text())
+    rows = doc["rows"]
+    assert {r["key"] for r in rows} == ROWS and len(rows) == len(ROWS)
+    for r in rows:
+        assert r["scale"] == 8
+        assert isinstance(r["median ms"], float) and r["median ms"] > 0, r
+        assert r["call peak GiB"] == "n/a" and r["CSR GiB"] > 0, r
+    by = {r["key"]: r for r in rows}
+    assert by["bfs_M"]["GTEPS (nnz)"] == pytest.approx(2 * by["bfs_M"]["GTEPS (nnz/2)"])
+    for key in ("bfs_M_64", "sssp_M_64"):
+        assert by[key]["x one source"] > 0 and by[key]["target"].startswith("<=")
+    assert isinstance(by["first_call"]["warm ms (same process)"], float)
+
+
+def test_metadata_and_outputs(smoke):
+    doc = json.loads(smoke.read_text())
+    assert doc["benchmark"] == "ingest" and doc["device"] == "cpu" and doc["scales"] == [8]
+    env = doc["environment"]
+    for key in ("date", "python", "kleene", "numpy", "scipy", "gpu"):
+        assert env[key], key
+    (graph,) = doc["graphs"]
+    assert graph["n"] == 256 and graph["nnz"] > 0 and graph["csr bytes"] > 0
+    assert "[1, 64)" in doc["conventions"]["weights"]
+    md = smoke.with_suffix(".md").read_text()
+    assert "## RMAT-8" in md and "kleene.bfs(M, [64 sources])" in md
