@@ -305,6 +305,12 @@ class Matrix(OperationMethods):
     def _scan_nan(self) -> bool:
         xp = self._xp
         if self._fmt != "dense":
+            if xp is not np:
+                from .symmetry import scan_csr  # one GPU pass answers symmetry too
+
+                nan = scan_csr(self)
+                if nan is not None:
+                    return nan
             return bool(xp.isnan(self._values).any())
         nan = xp.isnan(self._values)  # one pass, no compaction of a dense matrix
         present = self._present

@@ -45,13 +45,30 @@ def is_symmetric(A: Matrix, *, values: bool = True) -> bool:
     return bool(A.cached(key, lambda: _decide(A, values)))
 
 
+def scan_csr(A: Matrix):
+    """One pass over a CSR on a back end with the fingerprint kernel: whether A has a
+    NaN value, with both symmetry answers cached on A as a by-product (the input checks
+    of a graph and the symmetry test share the read). None where it cannot."""
+    sums = getattr(backend(A.xp), "symmetry_sums", None)
+    if sums is None or A._fmt != "csr" or A.nrows != A.ncols:
+        return None
+    ptr, idx, val = A._csr()
+    try:
+        pattern, weighted, nans = sums(ptr, idx, val, _SALT)
+    except TypeError:  # a value type without a kernel
+        return None
+    A.cached("pattern_symmetric", lambda: pattern == 0)
+    A.cached("symmetric", lambda: pattern == 0 and weighted == 0)
+    return nans > 0
+
+
 def _decide(A: Matrix, values: bool) -> bool:
     xp = A.xp
     ptr, idx, val = A._csr()
     sums = getattr(backend(xp), "symmetry_sums", None)
     if sums is not None:
         try:
-            pattern, weighted = sums(ptr, idx, val if values else None, _SALT)
+            pattern, weighted, _ = sums(ptr, idx, val if values else None, _SALT)
             return pattern == 0 and weighted == 0
         except TypeError:  # a value type without a kernel: compare with the transpose
             pass

@@ -68,11 +68,24 @@ def test_fingerprint_agrees_with_the_cpu(dtype, seed, kind):
     dev = Matrix.from_csr(*(cupy.asarray(a) for a in (g.indptr, g.indices, g.data)), g.shape)
     for values in (True, False):
         assert is_symmetric(dev, values=values) == is_symmetric(host, values=values)
+    # the NaN check's pass answers both questions too, on a fresh matrix
+    fresh = Matrix.from_csr(*(cupy.asarray(a) for a in (g.indptr, g.indices, g.data)), g.shape)
+    assert not fresh.has_nan()
+    for values in (True, False):
+        assert is_symmetric(fresh, values=values) == is_symmetric(host, values=values)
+
+
+def test_nan_found_by_the_fused_scan():
+    h = _csr(5000, 0.001, 8)
+    h.data[h.nnz // 2] = np.nan
+    A = Matrix.from_scipy(csp.csr_matrix(h))
+    assert A.has_nan()
+    with pytest.raises(ValueError, match="NaN"):
+        kleene.bfs(csp.csr_matrix(h), 0)
 
 
 def test_borrowed_cupyx_csr_is_not_copied_or_sorted(monkeypatch):
-    g = csp.csr_matrix(_csr(500, 0.02, 1))
-    g.indptr = g.indptr.astype(np.int64)
+    g = csp.csr_matrix(_csr(500, 0.02, 1))  # int32 indptr: only it is converted (n + 1)
     A = Matrix.from_scipy(g, copy=False)
     assert A._csr()[1].data.ptr == g.indices.data.ptr
     assert A._csr()[2].data.ptr == g.data.data.ptr

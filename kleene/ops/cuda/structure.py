@@ -13,6 +13,7 @@ import numpy as np
 from . import codegen, jit
 
 _THREADS = 256
+_SCAN_CHUNK = 1024  # kernels/structure.cu: KL_SCAN_CHUNK
 _VALUE_TYPES = {
     np.dtype(np.bool_): "bool",
     np.dtype(np.int32): "int",
@@ -45,15 +46,15 @@ def expand_rows(offsets, total: int | None = None, dtype=np.int64):
 
 
 def symmetry_sums(indptr, indices, values, salt: int):
-    """(pattern sum, value sum) as Python ints: both 0 when the CSR equals its transpose.
+    """(pattern sum, value sum, NaN count) as Python ints, in one pass over the CSR:
+    both sums are 0 when it equals its transpose (see kernels/structure.cu).
 
-    ``values`` None: the pattern only (the value sum is 0). See kernels/structure.cu.
+    ``values`` None: the pattern only (the value sum and NaN count are 0).
     """
     ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
     n = ptr.size - 1
-    out = cupy.zeros(2, dtype=np.uint64)
     if n <= 0 or idx.size == 0:
-        return 0, 0
+        return 0, 0, 0
     if values is None:
         name, vals = "kl_symmetry_sums<bool, false>", jit.dummy_bool()
     else:
@@ -62,10 +63,13 @@ def symmetry_sums(indptr, indices, values, salt: int):
         if ctype is None:
             raise TypeError(f"symmetry_sums: no kernel for {vals.dtype} values")
         name = f"kl_symmetry_sums<{ctype}, true>"
+    out = cupy.zeros(3, dtype=np.uint64)
     fn = jit.function(codegen.structure_spec(), name)
-    fn((_blocks(n),), (_THREADS,), (ptr, idx, vals, np.int64(n), np.uint64(salt), out))
-    pattern, weighted = (int(x) for x in out.get())
-    return pattern, weighted
+    chunks = -(-int(idx.size) // _SCAN_CHUNK)
+    grid = jit.blocks_for(chunks * 32, _THREADS, cap=jit.sm_count(jit.device_id()) * 16)
+    fn((grid,), (_THREADS,), (ptr, idx, vals, np.int64(n), np.uint64(salt), out))
+    pattern, weighted, nans = (int(x) for x in out.get())
+    return pattern, weighted, nans
 
 
 def union_min(a, b, n: int, values: bool = True):

@@ -38,12 +38,29 @@ __device__ __forceinline__ unsigned long long kl_value_bits<float>(float v) {
   return (unsigned long long)__double_as_longlong((double)v + 0.0);
 }
 
+// The first row r in [lo, hi] with indptr[r] <= e < indptr[r + 1] (lo's row start <= e).
+__device__ __forceinline__ long long kl_row_of(const long long* __restrict__ indptr, long long lo,
+                                               long long hi, long long e) {
+  while (lo < hi) {
+    const long long mid = (lo + hi + 1) >> 1;
+    if (indptr[mid] <= e) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+#define KL_SCAN_CHUNK 1024  // entries per warp task
+
 // out[0] += sum over entries (i, j) of h(i, j) - h(j, i), out[1] the same with the
 // value mixed in (when VALUES), all mod 2**64 (unsigned wrap-around: the sums do not
-// depend on the order of the additions). For a matrix equal to its transpose each
-// entry (i, j, w) has its mirror (j, i, w), so both sums are exactly 0; otherwise
-// the multisets {h(i, j)} and {h(j, i)} differ and a sum is 0 only by a 64-bit
-// coincidence of the salted hash.
+// depend on the order of the additions); out[2] += the number of NaN values. For a
+// matrix equal to its transpose each entry (i, j, w) has its mirror (j, i, w), so both
+// sums are exactly 0; otherwise the multisets {h(i, j)} and {h(j, i)} differ and a sum
+// is 0 only by a 64-bit coincidence of the salted hash.
+// Balanced over entries, not rows: a warp takes KL_SCAN_CHUNK consecutive entries,
+// finds the rows of its first and last entry (two searches, broadcast loads), and each
+// lane walks the row pointers forward from there, so a hub of millions of entries is
+// spread over the whole grid.
 template <typename V, bool VALUES>
 __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
                                  const int* __restrict__ indices, const V* __restrict__ values,
@@ -51,17 +68,26 @@ __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
                                  unsigned long long* out) {
   const int lane = threadIdx.x & 31;
   const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-  unsigned long long sp = 0, sv = 0;
-  for (long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < n; i += nwarps) {
-    const long long lo = indptr[i], hi = indptr[i + 1];
-    const unsigned long long ui = (unsigned long long)i;
-    for (long long e = lo + lane; e < hi; e += 32) {
+  const long long nnz = indptr[n];
+  const long long chunks = (nnz + KL_SCAN_CHUNK - 1) / KL_SCAN_CHUNK;
+  unsigned long long sp = 0, sv = 0, nans = 0;
+  for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < chunks;
+       c += nwarps) {
+    const long long e0 = c * KL_SCAN_CHUNK;
+    const long long e1 = e0 + KL_SCAN_CHUNK < nnz ? e0 + KL_SCAN_CHUNK : nnz;
+    const long long r0 = kl_row_of(indptr, 0, n - 1, e0);
+    long long i = r0;
+    for (long long e = e0 + lane; e < e1; e += 32) {
+      while (indptr[i + 1] <= e) ++i;
+      const unsigned long long ui = (unsigned long long)i;
       const unsigned long long j = (unsigned long long)(unsigned)indices[e];
       const unsigned long long f = kl_mix(salt ^ ((ui << 32) | j));
       const unsigned long long b = kl_mix(salt ^ ((j << 32) | ui));
       sp += f - b;
       if (VALUES) {
-        const unsigned long long w = kl_mix(kl_value_bits<V>(values[e]) + salt);
+        const V x = values[e];
+        if (x != x) ++nans;  // NaN (never true for integer types)
+        const unsigned long long w = kl_mix(kl_value_bits<V>(x) + salt);
         sv += kl_mix(f ^ w) - kl_mix(b ^ w);
       }
     }
@@ -69,10 +95,14 @@ __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
   for (int o = 16; o; o >>= 1) {
     sp += __shfl_down_sync(0xffffffffu, sp, o);
     sv += __shfl_down_sync(0xffffffffu, sv, o);
+    nans += __shfl_down_sync(0xffffffffu, nans, o);
   }
   if (lane == 0) {
     atomicAdd(out, sp);
-    if (VALUES) atomicAdd(out + 1, sv);
+    if (VALUES) {
+      atomicAdd(out + 1, sv);
+      if (nans) atomicAdd(out + 2, nans);
+    }
   }
 }
 
@@ -117,3 +147,5 @@ __global__ void kl_union_min(const long long* __restrict__ a_ptr, const int* __r
     if (!c_ptr) counts[i] = out - first;
   }
 }
+
+#undef KL_SCAN_CHUNK
