@@ -27,19 +27,27 @@ def _random_csr(n: int, density: float, seed: int, dtype=np.float64) -> sp.csr_m
     return g
 
 
-@pytest.fixture
-def no_sort(monkeypatch):
-    """Fail any conversion that sorts entries (COO to CSR, sort-and-combine)."""
+def _refuse_sorting_the_graph(monkeypatch, nnz: int):
+    """Fail any conversion that sorts the graph's entries (COO to CSR, or a
+    sort-and-combine of that many keys; the composed BFS sorts its small frontiers)."""
 
     def refuse(*args, **kwargs):
         raise AssertionError("a canonical CSR was sorted again")
 
+    sort_and_combine = layout.sort_and_combine
+
+    def guarded(xp, keys, *rest, **kwargs):
+        if keys.size >= nnz:
+            refuse()
+        return sort_and_combine(xp, keys, *rest, **kwargs)
+
     monkeypatch.setattr(layout, "coo_to_csr", refuse)
-    monkeypatch.setattr(layout, "sort_and_combine", refuse)
+    monkeypatch.setattr(layout, "sort_and_combine", guarded)
 
 
-def test_canonical_csr_is_not_resorted(no_sort):
+def test_canonical_csr_is_not_resorted(monkeypatch):
     g = _random_csr(200, 0.03, 1)
+    _refuse_sorting_the_graph(monkeypatch, g.nnz)
     A = Matrix.from_scipy(g)
     assert A.nvals == g.nnz
     lv = kleene.bfs(g, 0)
@@ -179,3 +187,11 @@ def test_symmetrize_matches_the_composed_union():
     assert kleene.ops.symmetrize(S) is S  # already symmetric: returned as it is
     with pytest.raises(ValueError, match="square"):
         kleene.ops.symmetrize(Matrix.from_edges([0], [1], [1.0], 2, ncols=3))
+
+
+def test_float32_bellman_ford_composed_equals_fused():
+    g = _random_csr(200, 0.03, 9, dtype=np.float32)
+    A = Matrix.from_scipy(g)
+    composed = kleene.ops.frontier_bellman_ford(A, 0, fused=False).to_dense()
+    np.testing.assert_array_equal(kleene.ops.frontier_bellman_ford(A, 0).to_dense(), composed)
+    np.testing.assert_allclose(composed, dijkstra(g.astype(np.float64), indices=0))

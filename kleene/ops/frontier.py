@@ -126,7 +126,7 @@ def frontier_bellman_ford(A: Matrix, source: int, *, fused: bool | None = None) 
     s = _square_and_source("frontier_bellman_ford", A, source)
     loop = _fused_loop("frontier_bellman_ford", A, "bellman_ford", fused)
     if loop is None:
-        return _composed_bellman_ford(A, s)
+        return _composed_bellman_ford(A if A.dtype == np.float64 else A.astype(np.float64), s)
     ptr, idx, w = A._csr()
     dist, negative = loop(ptr, idx, w, A.nrows, s, nonnegative=least_value(A) >= 0)
     if negative:
