@@ -18,15 +18,15 @@ from hypothesis import strategies as st
 
 pytestmark = pytest.mark.gpu
 
-cupy = pytest.importorskip("cupy")
-try:
-    if cupy.cuda.runtime.getDeviceCount() < 1:
-        pytest.skip("cupy sees no CUDA GPU", allow_module_level=True)
-except Exception as e:  # a broken CUDA install
-    pytest.skip(f"cupy sees no CUDA GPU ({type(e).__name__})", allow_module_level=True)
-
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # cuda_cases, beside this file
+from cuda_cases import gpu_missing  # noqa: E402
+
+if gpu_missing():
+    pytest.skip(gpu_missing(), allow_module_level=True)
+
 
 from scipy.sparse.csgraph import shortest_path  # noqa: E402
 

@@ -11,7 +11,7 @@
 // round trip; the *_step kernels do one level each (the fallback where a
 // cooperative launch is not available). Mutable state (levels, dist, queues,
 // counters) is read with __ldcg: L1 is not coherent between SMs within a launch.
-// The barrier is our own (no cooperative_groups header, so the template can sit
+// The barrier (grid.cuh) is our own (no cooperative_groups header, so the template can sit
 // in a namespace like every other); the cooperative launch only guarantees that
 // all blocks are resident at once, which the barrier needs.
 //
@@ -40,27 +40,6 @@ __device__ __forceinline__ void kl_append(bool flag, int v, int* q, int* count) 
   if (lane == 0) base = atomicAdd(count, __popc(mask));
   base = __shfl_sync(KL_FULL_MASK, base, 0);
   if (flag) q[base + __popc(mask & ((1u << lane) - 1u))] = v;
-}
-
-// Grid-wide barrier: bar[0] counts arrivals, bar[1] is the generation. The last
-// block to arrive resets the count and bumps the generation; the others spin on it.
-__device__ __forceinline__ void kl_grid_sync(unsigned* bar) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    volatile unsigned* gen = bar + 1;
-    const unsigned g = *gen;  // cannot move on before this block arrives
-    __threadfence();
-    if (atomicAdd(bar, 1u) == gridDim.x - 1) {
-      atomicExch(bar, 0u);
-      __threadfence();
-      atomicAdd(bar + 1, 1u);
-    } else {
-      while (*gen == g) {
-      }
-    }
-    __threadfence();
-  }
-  __syncthreads();
 }
 
 // ---- BFS ---------------------------------------------------------------------
@@ -158,12 +137,7 @@ __device__ __forceinline__ void kl_bfs_push_heavy(const long long* __restrict__ 
   for (long long p0 = (long long)warp * 32; p0 < total; p0 += (long long)nwarps * 32) {
     // The warp finds p0's vertex (same addresses: broadcast loads); a lane's p is in
     // it or the next one, since heavy vertices have more than 32 edges.
-    int lo = 0, hi = hn - 1;
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) >> 1;
-      if (__ldcg(ho + mid) <= p0) lo = mid;
-      else hi = mid - 1;
-    }
+    const int lo = kl_heavy_slot(ho, hn, p0);
     const long long p = p0 + lane;
     bool fresh = false;
     int v = 0;
@@ -384,12 +358,7 @@ __device__ __forceinline__ void kl_relax_heavy(const long long* __restrict__ ind
   const int hn = (int)(hpacked & KL_SLOT_MASK);
   const long long total = (long long)(hpacked >> KL_SLOT_BITS);
   for (long long p0 = (long long)warp * 32; p0 < total; p0 += (long long)nwarps * 32) {
-    int lo = 0, hi = hn - 1;
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) >> 1;
-      if (__ldcg(ho + mid) <= p0) lo = mid;
-      else hi = mid - 1;
-    }
+    const int lo = kl_heavy_slot(ho, hn, p0);
     const long long p = p0 + lane;
     bool fresh = false;
     int v = 0;

@@ -136,12 +136,7 @@ kl_ms_push(const long long* __restrict__ indptr, const int* __restrict__ indices
   for (long long p0 = warp * 32; p0 < total; p0 += nwarps * 32) {
     // The warp finds p0's vertex (broadcast loads); a lane's p is in it or the next
     // one, since heavy vertices have more than 32 edges.
-    int lo = 0, hi = hn - 1;
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) >> 1;
-      if (ho_in[mid] <= p0) lo = mid;
-      else hi = mid - 1;
-    }
+    const int lo = kl_heavy_slot(ho_in, hn, p0);
     const long long p = p0 + lane;
     bool fresh = false;
     int v = 0;
@@ -273,12 +268,7 @@ kl_ms_pull_deferred(const long long* __restrict__ t_indptr, const int* __restric
   const int hn = (int)(packed & KL_MS_SLOT_MASK);
   const long long total = (long long)(packed >> KL_MS_SLOT_BITS);
   for (long long p0 = warp * 32; p0 < total; p0 += nwarps * 32) {
-    int lo = 0, hi = hn - 1;
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) >> 1;
-      if (dof[mid] <= p0) lo = mid;
-      else hi = mid - 1;
-    }
+    const int lo = kl_heavy_slot(dof, hn, p0);
     const long long p = p0 + lane;
     int j = lo;
     kl_bits h = 0;

@@ -61,27 +61,6 @@ struct kl_ms_next {
   unsigned long long* hcount;
 };
 
-// Grid-wide barrier: bar[0] counts arrivals, bar[1] is the generation. The last
-// block to arrive resets the count and bumps the generation; the others spin on it.
-__device__ __forceinline__ void kl_ms_grid_sync(unsigned* bar) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    volatile unsigned* gen = bar + 1;
-    const unsigned g = *gen;  // cannot move on before this block arrives
-    __threadfence();
-    if (atomicAdd(bar, 1u) == gridDim.x - 1) {
-      atomicExch(bar, 0u);
-      __threadfence();
-      atomicAdd(bar + 1, 1u);
-    } else {
-      while (*gen == g) {
-      }
-    }
-    __threadfence();
-  }
-  __syncthreads();
-}
-
 // Put virtual vertex v (out-degree deg) on the heavy list when deg > heavy: one atomic
 // gives its slot and the offset of its first chunk (offsets grow with the slot).
 __device__ __forceinline__ void kl_ms_heavy_push(int v, long long deg, long long heavy,
@@ -198,12 +177,7 @@ __device__ __forceinline__ void kl_ms_round(const kl_ms_graph& g, unsigned long 
   const int hn = (int)(hpacked & KL_MS_SLOT_MASK);
   const long long chunks = (long long)(hpacked >> KL_MS_SLOT_BITS);
   for (long long p = warp; p < chunks; p += nwarps) {
-    int lo = 0, hi = hn - 1;  // the last slot whose first chunk is <= p (same for all lanes)
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) >> 1;
-      if (__ldcg(ho_in + mid) <= p) lo = mid;
-      else hi = mid - 1;
-    }
+    const int lo = kl_heavy_slot(ho_in, hn, p);  // the slot of chunk p (all lanes)
     const int u = __ldcg(hv_in + lo);
     const int r = u % g.n;
     const long long beg = g.indptr[r] + (p - __ldcg(ho_in + lo)) * KL_MS_CHUNK;
@@ -266,7 +240,7 @@ kl_msp_run(const long long* __restrict__ indptr, const int* __restrict__ indices
     ++round;
     kl_ms_round<MODE>(g, words, queues, hv, ho, hcap, nv, counts, hcounts, round, n_prev, n_in,
                       s_du[wib], s_pos[wib], warp, nwarps);
-    kl_ms_grid_sync(bar);
+    kl_grid_sync(bar);
     n_prev = n_in;
     n_in = __ldcg(counts + round % 3);
   }
