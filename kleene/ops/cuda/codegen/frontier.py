@@ -36,4 +36,6 @@ def frontier_spec(cooperative: bool) -> Spec:
     p.define("KL_TO_PUSH", direction.TO_PUSH)
     names = FRONTIER_RUN if cooperative else FRONTIER_STEP
     key = ("frontier", "run" if cooperative else "step")
-    return Spec("frontier", key, p.text(), ("grid.cuh", "frontier.cu",), tuple(p.macros), names, cooperative)
+    return Spec(
+        "frontier", key, p.text(), ("grid.cuh", "frontier.cu"), tuple(p.macros), names, cooperative
+    )

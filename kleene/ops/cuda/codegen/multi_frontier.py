@@ -24,4 +24,6 @@ def multi_frontier_spec() -> Spec:
     one launch per kernel and level (the host picks push or pull between levels)."""
     p = Prelude()
     key = ("multi_frontier",)
-    return Spec("multi_frontier", key, p.text(), ("grid.cuh", "multi_frontier.cu",), (), MULTI_FRONTIER)
+    return Spec(
+        "multi_frontier", key, p.text(), ("grid.cuh", "multi_frontier.cu"), (), MULTI_FRONTIER
+    )

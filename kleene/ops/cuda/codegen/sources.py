@@ -27,4 +27,6 @@ def sources_spec(cooperative: bool) -> Spec:
     p = Prelude()
     names = SOURCES_RUN if cooperative else SOURCES_STEP
     key = ("sources", "run" if cooperative else "step")
-    return Spec("sources", key, p.text(), ("grid.cuh", "sssp_rows.cu",), tuple(p.macros), names, cooperative)
+    return Spec(
+        "sources", key, p.text(), ("grid.cuh", "sssp_rows.cu"), tuple(p.macros), names, cooperative
+    )
