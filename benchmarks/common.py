@@ -44,6 +44,39 @@ def environment() -> dict:
     return env
 
 
+def host_facts() -> dict:
+    """The host CPU as a CPU benchmark needs it: cores, model, load, thread settings."""
+    import os
+
+    facts = {"cpu count": os.cpu_count(), "loadavg start": None}
+    try:
+        facts["cpus usable"] = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        pass
+    try:
+        facts["loadavg start"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        pass
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                facts["cpu model"] = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        import numba
+
+        facts["numba"] = numba.__version__
+        facts["numba threads"] = numba.config.NUMBA_NUM_THREADS
+    except ImportError:
+        pass
+    for var in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        if os.environ.get(var):
+            facts[var] = os.environ[var]
+    return facts
+
+
 def gpu_time(fn, *, warmup: int = 2, repeat: int = 10, setup=None) -> dict:
     """Median milliseconds of ``fn()`` by CUDA events, after warm-up.
 

@@ -128,6 +128,11 @@ def _spgemm(xp, A, B, sr: Semiring, dtype):
     be = backend(xp)
     a_ptr, a_idx, a_val = A._csr()
     b_ptr, b_idx, b_val = B._csr()
+    fused = getattr(be, "mxm_sparse", None)  # optional (primitives.md); None: not compiled
+    if fused is not None:
+        kv = fused(sr, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, B.ncols, dtype)
+        if kv is not None:
+            return Keys(*kv)
     a_rows = layout.offsets_to_rows(xp, a_ptr)
     k = a_idx.astype(np.int64)
     lengths = (b_ptr[k + 1] - b_ptr[k]).astype(np.int64)

@@ -17,26 +17,45 @@ _FLOATS = (np.float32, np.float64)
 _INF = float("inf")
 
 # ---- binary operators -------------------------------------------------------
-plus = BinaryOp("plus", _funcs.plus, "x + y")
-minus = BinaryOp("minus", _funcs.minus, "x - y")
-times = BinaryOp("times", _funcs.times, "x * y")
+# Each carries its NumPy form, its CUDA C expression and its scalar form (Python
+# expressions for the compiled CPU kernels, per dtype kind where they differ; HI/LO
+# are the operand dtype's +inf/-inf: kleene's integer infinities saturate).
+_B, _IF = "b", ("i", "f")
+
+
+def _kinds(b, other):
+    return {_B: b, **{k: other for k in _IF}}
+
+
+# tplus on integers: hi wins, then lo, then a sum past a bound clamps to it (_funcs.tplus)
+_TPLUS_INT = (
+    "HI if x == HI or y == HI else LO if x == LO or y == LO else "
+    "HI if y > 0 and x > HI - y else LO if y < 0 and x < LO - y else x + y"
+)
+# fmin / fmax: a NaN operand gives the other (x != x is False on integers and bool)
+_FMIN = "y if y < x or x != x else x"
+_FMAX = "y if y > x or x != x else x"
+plus = BinaryOp("plus", _funcs.plus, "x + y", scalar=_kinds("x | y", "x + y"))
+minus = BinaryOp("minus", _funcs.minus, "x - y", scalar=_kinds("x ^ y", "x - y"))
+times = BinaryOp("times", _funcs.times, "x * y", scalar=_kinds("x & y", "x * y"))
 # NaN-ignoring (IEEE minNum) on both back ends: fmin on the CPU, fminf on the GPU.
-min_ = BinaryOp("min", np.fmin, "kl_min(x, y)")
-max_ = BinaryOp("max", np.fmax, "kl_max(x, y)")
-tplus = BinaryOp("tplus", _funcs.tplus, "kl_tplus(x, y)")
-first = BinaryOp("first", _funcs.first, "x", typing="first")
-second = BinaryOp("second", _funcs.second, "y", typing="second")
-pair = BinaryOp("pair", _funcs.pair, "true", typing="pair")
-any_ = BinaryOp("any", _funcs.first, "x")
-lor = BinaryOp("lor", _funcs.lor, "(x || y)")
-land = BinaryOp("land", _funcs.land, "(x && y)")
-lxor = BinaryOp("lxor", _funcs.lxor, "((x != 0) != (y != 0))")
-eq = BinaryOp("eq", np.equal, "(x == y)", typing="bool")
-ne = BinaryOp("ne", np.not_equal, "(x != y)", typing="bool")
-lt = BinaryOp("lt", np.less, "(x < y)", typing="bool")
-le = BinaryOp("le", np.less_equal, "(x <= y)", typing="bool")
-gt = BinaryOp("gt", np.greater, "(x > y)", typing="bool")
-ge = BinaryOp("ge", np.greater_equal, "(x >= y)", typing="bool")
+min_ = BinaryOp("min", np.fmin, "kl_min(x, y)", scalar=_FMIN)
+max_ = BinaryOp("max", np.fmax, "kl_max(x, y)", scalar=_FMAX)
+tplus = BinaryOp("tplus", _funcs.tplus, "kl_tplus(x, y)",
+                 scalar={"b": "x | y", "i": _TPLUS_INT, "f": "x + y"})  # fmt: skip
+first = BinaryOp("first", _funcs.first, "x", typing="first", scalar="x")
+second = BinaryOp("second", _funcs.second, "y", typing="second", scalar="y")
+pair = BinaryOp("pair", _funcs.pair, "true", typing="pair", scalar="True")
+any_ = BinaryOp("any", _funcs.first, "x", scalar="x")
+lor = BinaryOp("lor", _funcs.lor, "(x || y)", scalar="(x != 0) | (y != 0)")
+land = BinaryOp("land", _funcs.land, "(x && y)", scalar="(x != 0) & (y != 0)")
+lxor = BinaryOp("lxor", _funcs.lxor, "((x != 0) != (y != 0))", scalar="(x != 0) != (y != 0)")
+eq = BinaryOp("eq", np.equal, "(x == y)", typing="bool", scalar="x == y")
+ne = BinaryOp("ne", np.not_equal, "(x != y)", typing="bool", scalar="x != y")
+lt = BinaryOp("lt", np.less, "(x < y)", typing="bool", scalar="x < y")
+le = BinaryOp("le", np.less_equal, "(x <= y)", typing="bool", scalar="x <= y")
+gt = BinaryOp("gt", np.greater, "(x > y)", typing="bool", scalar="x > y")
+ge = BinaryOp("ge", np.greater_equal, "(x >= y)", typing="bool", scalar="x >= y")
 
 binary = SimpleNamespace(
     plus=plus, minus=minus, times=times, min=min_, max=max_, tplus=tplus,

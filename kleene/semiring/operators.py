@@ -6,8 +6,8 @@ back end), so a user-defined operator runs on both with no extra code.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -33,6 +33,16 @@ class BinaryOp:
         "first"/"second" take x's/y's dtype (the other operand's values are
         ignored, so its dtype is free); "bool" gives bool (a comparison of two
         operands of one dtype); "pair" gives bool and ignores both operands' values.
+    scalar : str, mapping or callable, optional (keyword)
+        The operator on two scalars, for the compiled CPU kernels (Numba). A
+        Python expression in ``x`` and ``y`` (``"y if y < x else x"``), which may
+        use ``HI`` and ``LO`` (the operand dtype's +inf and -inf as kleene defines
+        them: the integer max / min, True / False for bool); or a mapping from a
+        dtype kind (``"b"``, ``"i"``, ``"f"``) to such an expression where the form
+        differs by kind (a kind left out runs the NumPy path); or a function
+        ``f(x, y)`` that ``numba.njit`` can compile. It must compute what ``func``
+        computes elementwise (the result is cast to the operation's dtype).
+        Without one, operations using the operator run the NumPy path.
 
     Example
     -------
@@ -46,10 +56,12 @@ class BinaryOp:
     func: Callable
     cuda_expr: str
     typing: str = "same"
+    scalar: str | Mapping | Callable | None = field(default=None, kw_only=True, repr=False)
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError("BinaryOp name must be a non-empty string")
+        _check_scalar(self.name, self.scalar)
         if not callable(self.func):
             raise TypeError(f"BinaryOp {self.name!r}: func must be callable")
         if not isinstance(self.cuda_expr, str) or not self.cuda_expr.strip():
@@ -59,6 +71,14 @@ class BinaryOp:
 
     def __call__(self, x, y):
         return self.func(x, y)
+
+    def scalar_for(self, dtype):
+        """The scalar form for operands of ``dtype``: an expression string, a
+        callable, or None (no compiled form for that dtype)."""
+        s = self.scalar
+        if isinstance(s, Mapping):
+            return s.get(as_dtype(dtype).kind)
+        return s
 
     def result_dtype(self, xdtype, ydtype) -> np.dtype:
         """dtype of f(x, y); TypeError naming both dtypes if they must match and do not."""
@@ -82,6 +102,19 @@ class BinaryOp:
 
     def __repr__(self) -> str:
         return f"BinaryOp({self.name!r})"
+
+
+def _check_scalar(name, scalar) -> None:
+    forms = scalar.values() if isinstance(scalar, Mapping) else (scalar,)
+    for f in forms:
+        if f is None or callable(f) or (isinstance(f, str) and f.strip()):
+            continue
+        raise TypeError(
+            f"BinaryOp {name!r}: scalar must be an expression string in x and y, a "
+            f"mapping from dtype kind to one, or a callable; got {f!r}"
+        )
+    if isinstance(scalar, Mapping) and not set(scalar) <= {"b", "i", "f"}:
+        raise ValueError(f"BinaryOp {name!r}: scalar kinds are 'b', 'i', 'f'; got {sorted(scalar)}")
 
 
 @dataclass(frozen=True, eq=False)

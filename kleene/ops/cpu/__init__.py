@@ -19,6 +19,13 @@ This package exports the fused frontier loops ``bfs_levels`` and ``bellman_ford`
 ``mxm_dense_acc`` (``cpu/closure.py``), compiled with Numba, when Numba imports;
 ``KLEENE_CPU=numpy`` in the environment (read at import) leaves them out, so the
 composed NumPy forms, the reference, run everywhere.
+
+``mxv_pull`` and ``vxm_push`` are the compiled ones of ``cpu/compiled.py`` (kernels
+generated per semiring and dtypes from the operators' ``scalar=`` forms, falling
+back to the NumPy primitives where an operator has none), and ``mxm_sparse`` (the
+optional fused SpGEMM that ``multiply._spgemm`` looks up) is exported with them;
+under ``KLEENE_CPU=numpy`` or without Numba they are the NumPy primitives of
+``cpu/primitives.py`` and ``mxm_sparse`` is None.
 """
 
 import os as _os
@@ -36,20 +43,29 @@ from .primitives import (
 
 if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
     bfs_levels = bellman_ford = sssp_rows = None  # the NumPy reference path only
-    closure_dense = mxm_dense_acc = None
+    bool_closure_rows = closure_dense = mxm_dense_acc = mxm_sparse = None
 else:
-    from .closure import closure_dense, mxm_dense_acc
+    from .bool_closure import bool_closure_rows, closure_dense  # bit-packed for lor_land
+    from .closure import mxm_dense_acc
+    from .compiled import HAVE_NUMBA as _HAVE_NUMBA
     from .frontier import bellman_ford, bfs_levels
     from .sources import dijkstra_rows as sssp_rows
+
+    if _HAVE_NUMBA:  # compiled mxv_pull / vxm_push (NumPy fallback inside), SpGEMM
+        from .compiled import mxm_sparse, mxv_pull, vxm_push
+    else:  # pragma: no cover - exercised only without numba
+        mxm_sparse = None
 
 __all__ = [
     "bellman_ford",
     "bfs_levels",
     "binary",
+    "bool_closure_rows",
     "closure_dense",
     "index_unary",
     "mxm_dense",
     "mxm_dense_acc",
+    "mxm_sparse",
     "mxv_pull",
     "reduce_all",
     "segment_reduce",

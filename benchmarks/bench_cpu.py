@@ -1,0 +1,931 @@
+"""The CPU back end against its baselines (issue 13, item 5), one run on one machine.
+
+    PYTHONPATH=. python3 benchmarks/bench_cpu.py --out benchmarks/results/cpu_2core.json
+    #   --data DIR (default ../shared/data)   --rows bfs_ny,apsp_dense,...   --quick (smoke)
+    #   --row-budget 60 (s a call may take before its row stops at that one call)
+
+Row groups (``--rows``; all by default), each side by side with its baseline in the same run:
+
+* ``bfs_ny``: kleene.bfs on a prebuilt kleene.Matrix and on a scipy CSR (the user's path)
+  vs scipy.sparse.csgraph.breadth_first_order, New York road graph (USA-road-NY.pace.gr.xz)
+* ``sssp_ny``: kleene.sssp vs scipy dijkstra(indices=source), NY with integer weights 1..100
+* ``sssp_p2p``: the same on p2p-Gnutella08 (SNAP)
+* ``rmat``: BFS and SSSP on RMAT-18 (symmetric, weights 1..100) vs scipy and the
+  python-graphblas loops of benchmarks/papers.py (skipped, with a note, when not importable)
+* ``apsp_dense``: kleene.apsp(D) on dense n = 1024, 2048 float64 vs scipy floyd_warshall
+* ``apsp_sparse``: kleene.apsp (auto) on rome99, facebook and the first 3,000 vertices of
+  p2p-Gnutella08, with and without predecessors, vs scipy shortest_path (method auto)
+* ``closure``: transitive_closure on p2p-Gnutella08: time, and peak memory (the peak RSS
+  of a subprocess over that of one that did the same set-up) against the result's bytes
+* ``primitives``: masked mxv (pull), vxm (push) from a sparse vector, sparse mxm on RMAT-18,
+  kleene vs python-graphblas, and vs scipy where it has the product (plus_times)
+
+Every timed call: one warm-up call (it absorbs Numba compilation; its time is the "first
+call s" column), then the minimum ("ms") and median of 3 calls. A call that takes longer
+than ``--row-budget`` seconds is not repeated: its row records that one call. Each group
+runs in a fresh subprocess (by default with an empty Numba cache, so "first call s" holds
+the compilation) whose rows stream back as they finish; a group past its time limit is
+killed and its unfinished rows say so. Progress goes to stderr. Writes JSON (rows,
+environment, conventions), a markdown table beside it, and a plot of each row's ratio to
+its baseline with the target marked.
+
+``--replot RESULTS.json`` redraws the plot of a results file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import environment, host_facts, markdown_table, write_results  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / ".." / "shared" / "data"
+GROUPS = ("bfs_ny", "sssp_ny", "sssp_p2p", "rmat", "apsp_dense", "apsp_sparse", "closure",
+          "primitives")  # fmt: skip
+FILES = {
+    "ny": "USA-road-NY.pace.gr.xz",
+    "p2p": "p2p-Gnutella08.txt",
+    "rome": "rome99.gr",
+    "facebook": "facebook_combined.txt.gz",
+}
+NEEDS = {"bfs_ny": ["ny"], "sssp_ny": ["ny"], "sssp_p2p": ["p2p"], "closure": ["p2p"]}
+WEIGHT_SEED = 3  # integer weights 1..100 on every stored entry
+SOURCE_SEED = 7
+MB = 1e6
+GB_NOTE = ("python-graphblas not importable: its rows are skipped (pip install "
+           "python-graphblas to add them; it is not a kleene dependency)")  # fmt: skip
+
+# issue 13's targets: kleene time <= ratio x the baseline's
+T_BFS_M, T_BFS_CSR, T_SSSP, T_APSP_SPARSE, T_APSP_DENSE, T_PRIM = 1.5, 2.0, 3.0, 2.0, 1.0, 2.0
+T_CLOSURE_S = 15.0
+T_CLOSURE_MEM = (3.0, 100 * MB)  # peak <= 3 x result bytes + 100 MB
+
+
+def sizes(quick: bool) -> dict:
+    """Problem sizes: the issue's, or small ones for a smoke run (--quick)."""
+    if quick:
+        return {"ny_vertices": 20_000, "rmat_scale": 10, "apsp_n": [128, 256],
+                "sparse_vertices": 300, "p2p_sub": 300, "closure_vertices": 1000,
+                "mxm_rows": 16}  # fmt: skip
+    return {"ny_vertices": None, "rmat_scale": 18, "apsp_n": [1024, 2048],
+            "sparse_vertices": None, "p2p_sub": 3000, "closure_vertices": None,
+            "mxm_rows": 64}  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------
+# graphs
+# ---------------------------------------------------------------------------------------
+
+
+def _kleene():
+    import kleene
+
+    return kleene
+
+
+def _induced(G, k):
+    """The subgraph induced by vertices 0..k-1 (all of G when k is None or >= n)."""
+    if k is None or k >= G.nrows:
+        return G
+    return _kleene().Matrix.from_scipy(G.to_scipy()[:k, :k].tocsr())
+
+
+def _weighted(G, seed=WEIGHT_SEED):
+    """G's pattern with float64 integer weights 1..100 (seeded), one per stored entry."""
+    r, c, _ = G.to_coo()
+    w = np.random.default_rng(seed).integers(1, 101, r.size).astype(np.float64)
+    return _kleene().Matrix.from_edges(r, c, w, G.nrows)
+
+
+def _read(data: Path, key: str, **kw):
+    return _kleene().io.read(data / FILES[key], **kw)
+
+
+def _rmat(scale: int, scratch: str | None):
+    """Symmetric RMAT (Graph500 parameters, edge factor 16, seed 1), float64 weights 1..100
+    (one per drawn edge, both directions; duplicates merged by min): a kleene Matrix.
+
+    Saved under ``scratch`` by the first group that builds it, loaded by the next."""
+    kleene = _kleene()
+    cache = Path(scratch) / f"rmat{scale}.npz" if scratch else None
+    if cache is not None and cache.exists():
+        import scipy.sparse as sp
+
+        return kleene.Matrix.from_scipy(sp.load_npz(cache))
+    from kleene.generators import rmat
+
+    src, dst = rmat(scale, 16, seed=1)
+    w = np.random.default_rng(WEIGHT_SEED).integers(1, 101, src.size).astype(np.float64)
+    src, dst, w = np.concatenate([src, dst]), np.concatenate([dst, src]), np.concatenate([w, w])
+    A = kleene.Matrix.from_edges(src, dst, w, 1 << scale, dup="min")
+    if cache is not None:
+        import scipy.sparse as sp
+
+        sp.save_npz(cache, A.to_scipy(), compressed=False)
+    return A
+
+
+def _graphblas():
+    try:
+        import graphblas as gb
+    except ImportError:
+        return None
+    return gb
+
+
+def _gb_matrix(gb, S):
+    c = S.tocoo()
+    return gb.Matrix.from_coo(c.row, c.col, c.data.astype(np.float64), nrows=S.shape[0],
+                              ncols=S.shape[1], dup_op=gb.binary.min)  # fmt: skip
+
+
+def _gb_vector(gb, idx, vals, n, dtype=np.float64):
+    return gb.Vector.from_coo(np.asarray(idx, np.int64), np.asarray(vals, dtype), size=n)
+
+
+def _gb_dense(v, n, missing):
+    out = np.full(n, missing, dtype=np.float64)
+    i, x = v.to_coo()
+    out[i] = x
+    return out
+
+
+def _sources(S, k, seed=SOURCE_SEED):
+    deg = np.diff(S.indptr)
+    return np.random.default_rng(seed).choice(np.flatnonzero(deg > 0), k, replace=False)
+
+
+# ---------------------------------------------------------------------------------------
+# timing and rows (inside a group's subprocess)
+# ---------------------------------------------------------------------------------------
+
+
+def measure(fn, repeat: int, budget: float) -> tuple[dict, object]:
+    """One warm-up call, then ``repeat`` timed calls: min and median ms; the warm-up's
+    result is returned for the check. A call over ``budget`` s ends the row at that call."""
+    t0 = time.perf_counter()
+    out = fn()
+    first = time.perf_counter() - t0
+    if first > budget:
+        ms = 1e3 * first
+        return {"ms": ms, "median ms": ms, "runs": 1, "first call s": first,
+                "note": f"one call only (the first, {first:.1f} s > --row-budget: "
+                        "compilation included)"}, out  # fmt: skip
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        dt = time.perf_counter() - t0
+        times.append(dt)
+        if dt > budget:
+            break
+    r = {"ms": 1e3 * min(times), "median ms": 1e3 * statistics.median(times),
+         "runs": len(times), "first call s": first}  # fmt: skip
+    if len(times) < repeat:
+        r["note"] = f"{len(times)} timed call(s): one took longer than --row-budget"
+    return r, out
+
+
+class Group:
+    """Runs a group's rows in this (child) process; each finished row goes to stdout."""
+
+    def __init__(self, name: str, args):
+        self.name, self.repeat, self.budget = name, args.repeat, args.row_budget
+        self.quick, self.data, self.scratch = args.quick, Path(args.data), args.scratch
+        self.size = sizes(args.quick)
+        self.gb = _graphblas()
+
+    def log(self, msg: str) -> None:
+        print(f"[{self.name}] {msg}", file=sys.stderr, flush=True)
+
+    def emit(self, row: dict) -> None:
+        print("ROW " + json.dumps(row, default=float), flush=True)
+
+    def fact(self, key: str, value) -> None:
+        print("FACT " + json.dumps({"group": self.name, "key": key, "value": value},
+                                   default=float), flush=True)  # fmt: skip
+
+    def compare(self, task, call, kfn, baselines, check=None, extra=None):
+        """Time kleene's ``kfn`` and each baseline (name, fn or skip reason, target ratio);
+        one row per baseline, kleene's figures repeated on each."""
+        print("BEGIN " + json.dumps({"group": self.name, "task": task}), flush=True)
+        self.log(f"{task}: {call} ...")
+        k, kout = measure(kfn, self.repeat, self.budget)
+        self.log(f"    kleene {k['ms']:.3f} ms (first call {k['first call s']:.2f} s)")
+        for name, bfn, target in baselines:
+            row = {"group": self.name, "task": task, "kleene call": call, "kleene ms": k["ms"],
+                   "kleene median ms": k["median ms"], "runs": k["runs"],
+                   "first call s": k["first call s"],
+                   "compile s (first - median)": max(0.0, k["first call s"]
+                                                     - k["median ms"] / 1e3),
+                   "baseline": name}  # fmt: skip
+            notes = [k["note"]] if "note" in k else []
+            if isinstance(bfn, str):  # a reason it was not run
+                row.update({"baseline ms": None, "ratio": None})
+                notes.append(bfn)
+                self.log(f"    {name}: {bfn}")
+            elif isinstance(bfn, float):  # an absolute target time (ms), nothing to run
+                row.update({"baseline ms": bfn, "ratio": k["ms"] / bfn})
+                if check is not None:
+                    row["check"] = _check(check, kout, None, name)
+            else:
+                b, bout = measure(bfn, self.repeat, self.budget)
+                row.update({"baseline ms": b["ms"], "baseline median ms": b["median ms"],
+                            "baseline runs": b["runs"], "ratio": k["ms"] / b["ms"]})  # fmt: skip
+                if "note" in b:
+                    notes.append(f"baseline: {b['note']}")
+                if check is not None:
+                    row["check"] = _check(check, kout, bout, name)
+                self.log(f"    {name} {b['ms']:.3f} ms: ratio {row['ratio']:.2f}"
+                         + (f", check {row['check']}" if "check" in row else ""))  # fmt: skip
+            _target(row, target)
+            row.update(extra or {})
+            if notes:
+                row["note"] = "; ".join(notes)
+            self.emit(row)
+
+    def skip(self, task, reason, baselines=("-",)):
+        for name in baselines:
+            self.emit({"group": self.name, "task": task, "kleene ms": None, "baseline": name,
+                       "baseline ms": None, "ratio": None, "meets": "-",
+                       "note": f"skipped: {reason}"})  # fmt: skip
+        self.log(f"{task}: skipped: {reason}")
+
+    def missing(self) -> list[str]:
+        return [FILES[k] for k in NEEDS.get(self.name, []) if not (self.data / FILES[k]).exists()]
+
+
+def _target(row: dict, target) -> None:
+    """'target', 'target ratio' (for the plot) and 'meets' from a ratio target, a
+    (ratio, label) pair, or None."""
+    if target is None:
+        row.update({"target": "-", "meets": "-"})
+        return
+    target, label = target if isinstance(target, tuple) else (target, f"<= {target:g}x")
+    row["target"] = label
+    row["target ratio"] = float(target)
+    r = row.get("ratio")
+    row["meets"] = "-" if r is None else ("yes" if r <= target else "no")
+
+
+def _check(check, kout, bout, name) -> str:
+    try:
+        return "ok" if check(kout, bout, name) else "MISMATCH"
+    except Exception as e:  # a check that cannot run says why, the row stays
+        return f"not checked ({type(e).__name__}: {e})"
+
+
+def _same(a, b) -> bool:
+    return bool(np.allclose(np.asarray(a, np.float64), np.asarray(b, np.float64)))
+
+
+def _bfs_levels(S, s):
+    """Hop counts from scipy's BFS order and tree (untimed, for the checks)."""
+    from scipy.sparse.csgraph import breadth_first_order
+
+    order, pred = breadth_first_order(S, s, return_predecessors=True)
+    lv = np.full(S.shape[0], -1, np.int64)
+    lv[s] = 0
+    for v in order[1:]:  # a parent comes before its children in BFS order
+        lv[v] = lv[pred[v]] + 1
+    return lv
+
+
+# ---------------------------------------------------------------------------------------
+# the groups
+# ---------------------------------------------------------------------------------------
+
+
+def _bfs_baselines(g: Group, S, s, with_gb: bool, target=None):
+    from scipy.sparse.csgraph import breadth_first_order
+
+    out = [("scipy breadth_first_order",
+            lambda: breadth_first_order(S, s, return_predecessors=False), target)]  # fmt: skip
+    if with_gb:
+        out.append(_gb_baseline(g, "bfs", S, s))
+    return out
+
+
+def _gb_baseline(g: Group, task, S, s):
+    if g.gb is None:
+        return ("python-graphblas", GB_NOTE, None)
+    from papers import _gb_bfs, _gb_sssp
+
+    G = _gb_matrix(g.gb, S)
+    fn = _gb_bfs if task == "bfs" else _gb_sssp
+    return ("python-graphblas " + ("BFS loop" if task == "bfs" else "Bellman-Ford loop"),
+            lambda: fn(G, s), None)  # fmt: skip
+
+
+def _check_bfs(S, s):
+    ref = _bfs_levels(S, s)
+
+    def check(kout, bout, name):
+        return np.array_equal(np.asarray(kout), ref)
+
+    return check
+
+
+def _check_sssp(kout, bout, name):
+    return _same(kout, bout)
+
+
+def group_bfs_ny(g: Group):
+    kleene = _kleene()
+    G = _induced(_read(g.data, "ny"), g.size["ny_vertices"])
+    S = G.to_scipy().astype(np.float64)  # what scipy reads without a conversion per call
+    g.fact("NY", {"n": G.nrows, "nnz": G.nvals})
+    check = _check_bfs(S, 0)
+    g.compare("BFS NY, prebuilt Matrix", "kleene.bfs(M, 0)", lambda: kleene.bfs(G, 0),
+              _bfs_baselines(g, S, 0, False, T_BFS_M), check)  # fmt: skip
+    g.compare("BFS NY, from a scipy CSR", "kleene.bfs(csr, 0)", lambda: kleene.bfs(S, 0),
+              _bfs_baselines(g, S, 0, False, T_BFS_CSR), check)  # fmt: skip
+
+
+def group_sssp_ny(g: Group):
+    from scipy.sparse.csgraph import dijkstra
+
+    kleene = _kleene()
+    W = _weighted(_induced(_read(g.data, "ny"), g.size["ny_vertices"]))
+    S = W.to_scipy()
+    g.fact("NY weighted", {"n": W.nrows, "nnz": W.nvals})
+    g.compare(
+        "SSSP NY, weights 1..100",
+        "kleene.sssp(M, 0)",
+        lambda: kleene.sssp(W, 0),
+        [("scipy dijkstra", lambda: dijkstra(S, indices=0), T_SSSP)],
+        _check_sssp,
+    )
+
+
+def group_sssp_p2p(g: Group):
+    from scipy.sparse.csgraph import dijkstra
+
+    kleene = _kleene()
+    W = _weighted(_read(g.data, "p2p"))
+    S = W.to_scipy()
+    g.fact("p2p-Gnutella08 weighted", {"n": W.nrows, "nnz": W.nvals})
+    g.compare(
+        "SSSP p2p-Gnutella08, weights 1..100",
+        "kleene.sssp(M, 0)",
+        lambda: kleene.sssp(W, 0),
+        [("scipy dijkstra", lambda: dijkstra(S, indices=0), T_SSSP)],
+        _check_sssp,
+    )
+
+
+def group_rmat(g: Group):
+    from scipy.sparse.csgraph import dijkstra
+
+    kleene = _kleene()
+    scale = g.size["rmat_scale"]
+    t0 = time.perf_counter()
+    A = _rmat(scale, g.scratch)
+    S = A.to_scipy()
+    g.fact(f"RMAT-{scale}", {"n": A.nrows, "nnz": A.nvals, "build s": time.perf_counter() - t0})
+    s = int(_sources(S, 1)[0])
+    g.compare(f"BFS RMAT-{scale}", f"kleene.bfs(M, {s})", lambda: kleene.bfs(A, s),
+              _bfs_baselines(g, S, s, True), _check_bfs(S, s))  # fmt: skip
+    g.compare(f"SSSP RMAT-{scale}, weights 1..100", f"kleene.sssp(M, {s})",
+              lambda: kleene.sssp(A, s),
+              [("scipy dijkstra", lambda: dijkstra(S, indices=s), None),
+               _gb_baseline(g, "sssp", S, s)], _check_sssp)  # fmt: skip
+
+
+def group_apsp_dense(g: Group):
+    from scipy.sparse.csgraph import floyd_warshall
+
+    kleene = _kleene()
+    for n in g.size["apsp_n"]:
+        D = np.random.default_rng(n).uniform(1.0, 100.0, (n, n))  # every pair an edge
+        g.compare(f"APSP dense n = {n}", "kleene.apsp(D)", lambda D=D: kleene.apsp(D),
+                  [("scipy floyd_warshall", lambda D=D: floyd_warshall(D), T_APSP_DENSE)],
+                  lambda k, b, _: _same(k, b))  # fmt: skip
+
+
+def group_apsp_sparse(g: Group):
+    from scipy.sparse.csgraph import shortest_path
+
+    kleene = _kleene()
+    k = g.size["sparse_vertices"]
+    graphs = [
+        ("rome99", "rome", lambda: _induced(_read(g.data, "rome"), k).astype(np.float64)),
+        ("facebook", "facebook",
+         lambda: _weighted(_induced(_read(g.data, "facebook", directed=False), k))),
+        (f"p2p-Gnutella08[:{g.size['p2p_sub']}]", "p2p",
+         lambda: _weighted(_induced(_read(g.data, "p2p"), g.size["p2p_sub"]))),
+    ]  # fmt: skip
+    for label, key, build in graphs:
+        if not (g.data / FILES[key]).exists():
+            for tag in ("", ", predecessors"):
+                g.skip(f"APSP auto {label}{tag}", f"{FILES[key]} not in {g.data}",
+                       ("scipy shortest_path (auto)",))  # fmt: skip
+            continue
+        W = build()
+        S = W.to_scipy()
+        g.fact(label, {"n": W.nrows, "nnz": W.nvals})
+        for preds in (False, True):
+            tag = ", predecessors" if preds else ""
+            g.compare(f"APSP auto {label}{tag}",
+                      f"kleene.apsp(M{', return_predecessors=True' if preds else ''})",
+                      lambda W=W, p=preds: kleene.apsp(W, return_predecessors=p),
+                      [("scipy shortest_path (auto)",
+                        lambda S=S, p=preds: shortest_path(S, method="auto",
+                                                           return_predecessors=p),
+                        T_APSP_SPARSE)],
+                      lambda a, b, _: _same(a[0] if isinstance(a, tuple) else a,
+                                            b[0] if isinstance(b, tuple) else b))  # fmt: skip
+
+
+def _closure_graph(g_data: Path, quick: bool):
+    return _induced(_read(g_data, "p2p"), sizes(quick)["closure_vertices"])
+
+
+def group_closure(g: Group, args):
+    from scipy.sparse.csgraph import breadth_first_order
+
+    kleene = _kleene()
+    G = _closure_graph(g.data, g.quick)
+    S = G.to_scipy()
+    n = G.nrows
+    g.fact("closure graph", {"n": n, "nnz": G.nvals})
+    rows = [int(i) for i in _sources(S, 3)]
+
+    def check(R, _b, _name):  # a few rows against scipy's BFS (the diagonal aside)
+        for i in rows:
+            reach = np.zeros(n, bool)
+            reach[breadth_first_order(S, i, return_predecessors=False)] = True
+            got = np.asarray(R[i], bool).copy()
+            got[i] = reach[i] = False
+            if not np.array_equal(got, reach):
+                return False
+        return True
+
+    task = f"transitive_closure p2p-Gnutella08{'' if n == 6301 else f'[:{n}]'} (n = {n})"
+    g.compare(task + ": time", "kleene.transitive_closure(M)",
+              lambda: kleene.transitive_closure(G),
+              [(f"{T_CLOSURE_S:g} s (the target itself)", 1e3 * T_CLOSURE_S,
+                (1.0, f"<= {T_CLOSURE_S:g} s"))],
+              check)  # fmt: skip
+    print("BEGIN " + json.dumps({"group": g.name, "task": task + ": peak memory"}), flush=True)
+    g.log(f"{task}: peak memory (two subprocesses) ...")
+    mem = _memory_rows(args)
+    row = {"group": g.name, "task": task + ": peak memory", "kleene call":
+           "kleene.transitive_closure(M), fresh subprocess", **mem,
+           "baseline": "the result's bytes (n x n bool)"}  # fmt: skip
+    if mem.get("kleene MB") is not None:
+        factor, extra = T_CLOSURE_MEM
+        # judged on the larger of the two estimates (see CONVENTIONS["memory"])
+        worst = max(mem["kleene MB"], mem["peak over pre-call RSS MB"])
+        row["ratio"] = worst / mem["baseline MB"]
+        row["target"] = f"<= {factor:g}x result + {extra / MB:g} MB"
+        row["target ratio"] = factor + extra / (mem["baseline MB"] * MB)
+        row["meets"] = "yes" if row["ratio"] <= row["target ratio"] else "no"
+        g.log(f"    peak {mem['kleene MB']:.1f} MB over the set-up child's "
+              f"({mem['peak over pre-call RSS MB']:.1f} MB over the RSS before the call), "
+              f"result {mem['baseline MB']:.1f} MB: {row['meets']}")  # fmt: skip
+    else:
+        row.update({"ratio": None, "meets": "-"})
+        g.log(f"    {mem.get('note')}")
+    g.emit(row)
+
+
+# Runs each command given (a JSON list in argv[1]) in turn and prints, after each, its
+# output and getrusage(RUSAGE_CHILDREN).ru_maxrss. A small process of its own: a child's
+# ru_maxrss starts at the RSS high-water mark of the process that spawned it (exec
+# records the old address space's), so the group's process, holding graphs and
+# results, would put a floor under both figures.
+_LAUNCHER = """
+import json, resource, subprocess, sys
+out = []
+for cmd in json.loads(sys.argv[1]):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    out.append({"rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr[-4000:],
+                "maxrss": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss})
+print("LAUNCHER " + json.dumps(out))
+"""
+
+
+def _memory_rows(args) -> dict:
+    """Peak RSS of a subprocess that runs the closure, over that of one that does the same
+    set-up (imports, graph, a small closure to load the kernels) without it: read as
+    getrusage(RUSAGE_CHILDREN).ru_maxrss after each (the largest child so far), in a small
+    launcher process. A first set-up run beforehand fills the Numba cache, so neither
+    measured subprocess compiles."""
+    base = [sys.executable, str(Path(__file__).resolve()), "--mem-child", "--data", args.data]
+    base += ["--quick"] if args.quick else []
+    limit = max(600, 10 * args.row_budget)
+    setup, call = base + ["--mem-mode", "setup"], base + ["--mem-mode", "call"]
+    try:
+        prime = subprocess.run(setup, capture_output=True, text=True, timeout=limit)
+        if prime.returncode:
+            tail = (prime.stderr.strip().splitlines() or ["no output"])[-1]
+            return {"kleene MB": None, "note": f"memory subprocess failed: {tail}"}
+        p = subprocess.run([sys.executable, "-c", _LAUNCHER, json.dumps([setup, call])],
+                           capture_output=True, text=True, timeout=2 * limit)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return {"kleene MB": None, "note": f"memory subprocesses ran past {limit:g} s"}
+    line = next((x for x in p.stdout.splitlines() if x.startswith("LAUNCHER ")), None)
+    if p.returncode or line is None:
+        tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"kleene MB": None, "note": f"memory launcher failed: {tail}"}
+    runs = json.loads(line[len("LAUNCHER ") :])
+    for r in runs:
+        if r["rc"]:
+            tail = (r["stderr"].strip().splitlines() or ["no output"])[-1]
+            return {"kleene MB": None, "note": f"memory subprocess failed: {tail}"}
+    out = [json.loads(next(x for x in r["stdout"].splitlines() if x.startswith("MEM "))[4:])
+           for r in runs]  # fmt: skip
+    kib = 1024  # ru_maxrss is in KiB on Linux
+    setup_peak, call_peak = runs[0]["maxrss"] * kib, runs[1]["maxrss"] * kib
+    return {
+        "kleene MB": (call_peak - setup_peak) / MB,
+        "baseline MB": out[1]["result bytes"] / MB,
+        "kleene ms": out[1]["call ms"],
+        "runs": 1,
+        "peak over pre-call RSS MB": (call_peak - out[1]["rss before"]) / MB,
+        "peak RSS MB (call child)": call_peak / MB,
+        "peak RSS MB (set-up child)": setup_peak / MB,
+        "RSS MB before the call": out[1]["rss before"] / MB,
+    }
+
+
+def _rss() -> int:
+    """This process's resident set now, bytes (Linux /proc; 0 elsewhere)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def mem_child(args) -> None:
+    """A memory subprocess: the set-up, then (mode 'call') the closure on the graph."""
+    kleene = _kleene()
+    G = _closure_graph(Path(args.data), args.quick)
+    small = kleene.Matrix.from_edges([0, 1, 2], [1, 2, 0], None, 3)
+    kleene.transitive_closure(small)  # loads (or compiles) the kernels in both modes
+    res = {"mode": args.mem_mode, "n": G.nrows}
+    if args.mem_mode == "call":
+        res["rss before"] = _rss()
+        t0 = time.perf_counter()
+        R = kleene.transitive_closure(G)
+        res["call ms"] = 1e3 * (time.perf_counter() - t0)
+        res["result bytes"] = int(np.asarray(R).nbytes)
+    print("MEM " + json.dumps(res), flush=True)
+
+
+def group_primitives(g: Group):
+    import scipy.sparse as sp
+
+    kleene = _kleene()
+    scale = g.size["rmat_scale"]
+    A = _rmat(scale, g.scratch)
+    S = A.to_scipy()
+    n = A.nrows
+    rng = np.random.default_rng(SOURCE_SEED)
+    g.fact(f"RMAT-{scale}", {"n": n, "nnz": A.nvals})
+    gb = g.gb
+    gA = _gb_matrix(gb, S) if gb is not None else None
+
+    def gb_row(fn):
+        return ("python-graphblas", GB_NOTE if gb is None else fn, T_PRIM)
+
+    def dense_of(v, missing):
+        return v.to_dense(missing=missing)
+
+    # mxv pull, masked: w<~visited> = A min.+ u, u dense, half the vertices visited
+    u = rng.uniform(0.0, 1.0, n)
+    ku = kleene.Vector.from_dense(u)
+    visited = np.sort(rng.choice(n, n // 2, replace=False))
+    kV = kleene.Vector.from_coo(visited, np.ones(visited.size, bool), n)
+    if gb is not None:
+        gu = _gb_vector(gb, np.arange(n), u, n)
+        gV = gb.Vector.from_coo(visited, True, size=n, dtype=bool)
+
+        def gb_masked():
+            w = gb.Vector(gb.dtypes.FP64, n)
+            w(~gV.S) << gb.semiring.min_plus(gA @ gu)
+            return w
+
+    def chk_min(k, b, _):
+        return _same(dense_of(k, np.inf), _gb_dense(b, n, np.inf))
+
+    g.compare("mxv pull, masked (min_plus; u dense, mask ~visited, 50% visited)",
+              "kleene.mxv(A, u, min_plus, mask=~V.S, method='pull')",
+              lambda: kleene.mxv(A, ku, "min_plus", mask=~kV.S, method="pull"),
+              [gb_row(gb_masked if gb else None)], chk_min)  # fmt: skip
+
+    def chk_plus(k, b, name):
+        b = _gb_dense(b, n, 0.0) if "graphblas" in name else np.asarray(b).ravel()
+        return _same(dense_of(k, 0.0), b)
+
+    g.compare("mxv pull (plus_times; u dense)",
+              "kleene.mxv(A, u, plus_times, method='pull')",
+              lambda: kleene.mxv(A, ku, "plus_times", method="pull"),
+              [gb_row(lambda: gb.semiring.plus_times(gA @ gu).new() if gb else None),
+               ("scipy A @ u", lambda: S @ u, None)], chk_plus)  # fmt: skip
+
+    # vxm push from a sparse vector: 1% of the vertices
+    idx = np.sort(rng.choice(n, max(1, n // 100), replace=False))
+    vals = rng.uniform(0.0, 1.0, idx.size)
+    kf = kleene.Vector.from_coo(idx, vals, n)
+    if gb is not None:
+        gf = _gb_vector(gb, idx, vals, n)
+    f_row = sp.csr_matrix((vals, (np.zeros(idx.size, np.int64), idx)), shape=(1, n))
+    g.compare("vxm push (min_plus; u sparse, 1% of n)",
+              "kleene.vxm(u, A, min_plus, method='push')",
+              lambda: kleene.vxm(kf, A, "min_plus", method="push"),
+              [gb_row(lambda: gb.semiring.min_plus(gf @ gA).new() if gb else None)],
+              chk_min)  # fmt: skip
+
+    def chk_plus_sp(k, b, name):
+        b = _gb_dense(b, n, 0.0) if "graphblas" in name else b.toarray().ravel()
+        return _same(dense_of(k, 0.0), b)
+
+    g.compare("vxm push (plus_times; u sparse, 1% of n)",
+              "kleene.vxm(u, A, plus_times, method='push')",
+              lambda: kleene.vxm(kf, A, "plus_times", method="push"),
+              [gb_row(lambda: gb.semiring.plus_times(gf @ gA).new() if gb else None),
+               ("scipy u @ A (1 x n CSR)", lambda: f_row @ S, None)], chk_plus_sp)  # fmt: skip
+
+    # sparse mxm: F = A's rows of k random vertices, F (+.x) A = those rows of A.A
+    k = g.size["mxm_rows"]
+    rows = np.sort(_sources(S, k, seed=SOURCE_SEED + 1))
+    FS = S[rows].tocsr()
+    F = kleene.Matrix.from_scipy(FS)
+    gF = _gb_matrix(gb, FS) if gb is not None else None
+    flops = int(np.diff(S.indptr)[FS.indices].sum())
+    g.fact("mxm", {"rows": k, "F nnz": int(FS.nnz), "multiplies": flops})
+
+    def chk_mxm(km, b, name):
+        if "graphblas" in name:
+            r, c, v = b.to_coo()
+            b = sp.csr_matrix((v, (r, c)), shape=(k, n)).toarray()
+        else:
+            b = b.toarray()
+        return _same(km.to_dense(missing=0.0), b)
+
+    g.compare(f"mxm (plus_times): {k} rows of A times A, {flops:,} multiplies",
+              "kleene.mxm(F, A, plus_times)", lambda: kleene.mxm(F, A, "plus_times"),
+              [gb_row(lambda: gb.semiring.plus_times(gF @ gA).new() if gb else None),
+               ("scipy F @ A", lambda: FS @ S, None)], chk_mxm)  # fmt: skip
+
+    def chk_mxm_min(km, b, _):
+        r, c, v = b.to_coo()
+        ref = np.full((k, n), np.inf)
+        ref[r, c] = v
+        return _same(km.to_dense(missing=np.inf), ref)
+
+    g.compare(f"mxm (min_plus): {k} rows of A times A",
+              "kleene.mxm(F, A, min_plus)", lambda: kleene.mxm(F, A, "min_plus"),
+              [gb_row(lambda: gb.semiring.min_plus(gF @ gA).new() if gb else None)],
+              chk_mxm_min)  # fmt: skip
+
+
+def run_group(name: str, args) -> None:
+    """A group in this (child) process."""
+    g = Group(name, args)
+    missing = g.missing()
+    if missing:
+        g.skip(name, f"{', '.join(missing)} not in {g.data}")
+        return
+    if name == "closure":
+        group_closure(g, args)
+        return
+    {"bfs_ny": group_bfs_ny, "sssp_ny": group_sssp_ny, "sssp_p2p": group_sssp_p2p,
+     "rmat": group_rmat, "apsp_dense": group_apsp_dense, "apsp_sparse": group_apsp_sparse,
+     "primitives": group_primitives}[name](g)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------
+# the parent: one subprocess a group
+# ---------------------------------------------------------------------------------------
+
+
+def run_child(group: str, args, scratch: str, cache_dir: str | None) -> tuple[list, list]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", group, "--data", args.data,
+           "--row-budget", str(args.row_budget), "--repeat", str(args.repeat),
+           "--scratch", scratch] + (["--quick"] if args.quick else [])  # fmt: skip
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT),
+               os.environ.get("PYTHONPATH")])))  # fmt: skip
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    limit = args.group_timeout
+    t0 = time.perf_counter()
+    try:  # stderr (progress) passes through; stdout carries the rows
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, timeout=limit)
+        out, failure = p.stdout, (f"exit status {p.returncode}" if p.returncode else None)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        failure = f"killed after {time.perf_counter() - t0:.0f} s (--group-timeout {limit:g})"
+    rows, facts, begun = [], [], None
+    for line in out.splitlines():
+        tag, _, body = line.partition(" ")
+        if tag == "ROW":
+            rows.append(json.loads(body))
+            begun = None
+        elif tag == "FACT":
+            facts.append(json.loads(body))
+        elif tag == "BEGIN":
+            begun = json.loads(body)
+    if failure is not None:
+        task = begun["task"] if begun else f"{group} (the rest of the group)"
+        rows.append({"group": group, "task": task, "kleene ms": None, "baseline": "-",
+                     "baseline ms": None, "ratio": None, "meets": "-",
+                     "note": f"not finished: the group's subprocess {failure}"})  # fmt: skip
+    return rows, facts
+
+
+CONVENTIONS = {
+    "time": "wall time of the whole public call (host clock): one warm-up call, then 3; "
+    "'kleene ms' and 'baseline ms' are the MINIMUM of the 3 (medians beside them); "
+    "'ratio' = kleene ms / baseline ms (below 1: kleene faster)",
+    "first call": "'first call s' is the warm-up call, the first of its kind in the group's "
+    "fresh subprocess: with --numba-cache fresh (the default for full runs) it includes "
+    "the Numba compilation of the kernels it is first to use; with 'shared', loading them "
+    "from the on-disk cache. 'compile s (first - median)' is its excess over a warm call",
+    "budget": "a call longer than --row-budget s is not repeated: its row holds that one "
+    "call (runs = 1, compilation included, said in 'note')",
+    "process": "each row group runs in its own subprocess; the machine's cores are shared "
+    "by every tool (SciPy and python-graphblas as they run by default, kleene's Numba kernels "
+    "on all cores)",
+    "weights": "integer weights 1..100 (numpy default_rng seed 3), stored as float64, one "
+    "per stored entry where the file has none; rome99 keeps its own (as float64); RMAT-18: "
+    "one per drawn edge, both directions, duplicates merged by min (symmetric)",
+    "graphs": "USA-road-NY.pace.gr.xz (undirected, both ways), p2p-Gnutella08.txt "
+    "(directed), rome99.gr (directed), facebook_combined.txt.gz (read with directed=False); "
+    "RMAT: kleene.generators.rmat(18, 16, seed=1), Graph500 parameters, symmetric",
+    "sources": "vertex 0 on NY and Gnutella08; on RMAT a seeded random vertex of degree > 0",
+    "targets": "issue 13: BFS NY prebuilt <= 1.5x scipy, from a CSR <= 2x; SSSP NY and "
+    "Gnutella08 <= 3x dijkstra; APSP auto sparse <= 2x scipy shortest_path; APSP dense "
+    "<= 1x floyd_warshall; transitive_closure n ~ 6,000 <= 15 s and peak <= 3x result bytes "
+    "+ 100 MB; mxv / vxm / mxm <= 2x python-graphblas; '-' where the issue sets none",
+    "memory": "'kleene MB': peak RSS (getrusage RUSAGE_CHILDREN ru_maxrss, read in a small "
+    "launcher process) of a subprocess that reads the graph, runs a 3-vertex closure "
+    "(kernels loaded from the Numba cache a first, unmeasured run filled) and then the "
+    "closure, minus that of one that does the same without the last call (tracemalloc "
+    "does not see Numba's allocations); 'peak over pre-call RSS MB': the first subprocess's "
+    "peak minus its RSS (VmRSS) just before the call. The first can read low when the set-up had a "
+    "transient peak, the second high; 'ratio' and 'meets' use the larger. 'baseline MB': "
+    "the result's bytes (n x n bool); 'kleene ms': the call's time in that subprocess",
+    "checks": "'check': kleene's result against the baseline's (BFS: hop counts from scipy's "
+    "BFS tree; distances: allclose; closure: 3 rows against scipy BFS reachability)",
+}
+
+_SHOWN = ["task", "kleene ms", "first call s", "compile s (first - median)", "baseline",
+          "baseline ms", "ratio", "target", "meets", "kleene MB", "peak over pre-call RSS MB",
+          "baseline MB", "check", "note"]  # fmt: skip
+
+
+def write_markdown(path: Path, rows, doc) -> None:
+    env = doc["environment"]
+    lines = ["# kleene's CPU back end against its baselines (issue 13, item 5)", "",
+             f"{env['date']}; {env.get('cpu count')} cores ({env.get('cpu model', env['cpu'])}), "
+             f"load average {env.get('loadavg start')} at the start, "
+             f"{doc.get('loadavg end')} at the end; kleene {env['kleene']}, NumPy "
+             f"{env['numpy']}, SciPy {env['scipy']}, Numba {env.get('numba')}, "
+             f"python-graphblas {env.get('python-graphblas')}; "
+             f"{'--quick; ' if doc['quick'] else ''}Numba cache {doc['numba cache']}.",
+             ""]  # fmt: skip
+    lines += [f"* **{k}**: {v}" for k, v in CONVENTIONS.items()]
+    for grp in dict.fromkeys(r["group"] for r in rows):
+        sub = [r for r in rows if r["group"] == grp]
+        cols = [c for c in _SHOWN if any(r.get(c) not in (None, "") for r in sub)]
+        lines += ["", markdown_table([{c: _cell(r.get(c)) for c in cols} for r in sub],
+                                     title=grp)]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _cell(v):
+    return "" if v is None else v
+
+
+def plot(rows: list[dict], path: Path, title: str = "kleene CPU: time over baseline") -> None:
+    """Each row's ratio to its baseline (log), the target marked where the issue sets one."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing: no plot", file=sys.stderr)
+        return
+    shown = [r for r in rows if isinstance(r.get("ratio"), (int, float))]
+    if not shown:
+        return
+    fig, ax = plt.subplots(figsize=(13, 0.32 * len(shown) + 1.8))
+    ys = np.arange(len(shown))
+    colors = [{"yes": "tab:green", "no": "tab:red"}.get(r.get("meets"), "tab:gray")
+              for r in shown]  # fmt: skip
+    ax.barh(ys, [r["ratio"] for r in shown], color=colors, height=0.6)
+    tgt = [(y, r["target ratio"]) for y, r in zip(ys, shown, strict=True) if r.get("target ratio")]
+    if tgt:
+        ax.scatter([t for _, t in tgt], [y for y, _ in tgt], marker="|", s=260, color="k",
+                   linewidths=2, label="target", zorder=3)  # fmt: skip
+        ax.legend(fontsize=8, loc="lower right")
+    ax.axvline(1.0, color="k", lw=0.8, alpha=0.5)
+    ax.set_xscale("log")
+    labels = [f"{r['task']}  vs {r['baseline']}" for r in shown]
+    ax.set_yticks(ys, [lb if len(lb) < 80 else lb[:77] + "..." for lb in labels], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("kleene / baseline (log; < 1: kleene faster)")
+    ax.set_title(f"{title}\n(green: meets its target, red: misses it, grey: no target)",
+                 fontsize=10)  # fmt: skip
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    ap.add_argument("--data", default=str(DATA), help="directory of the graph files")
+    ap.add_argument("--out", default="benchmarks/results/cpu_2core.json")
+    ap.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    ap.add_argument("--rows", default=",".join(GROUPS),
+                    help=f"comma list of row groups, of: {', '.join(GROUPS)}")  # fmt: skip
+    ap.add_argument("--row-budget", type=float, default=60.0,
+                    help="s a call may take before its row stops at that one call")  # fmt: skip
+    ap.add_argument("--repeat", type=int, default=3, help="timed calls after the warm-up")
+    ap.add_argument(
+        "--numba-cache",
+        choices=("fresh", "shared"),
+        default=None,
+        help="fresh: an empty Numba cache per group (first call = compilation; "
+        "the default), shared: the usual on-disk cache (default with --quick)",
+    )
+    ap.add_argument("--group-timeout", type=float, default=None,
+                    help="s before a group's subprocess is killed (default 15 x --row-budget, "
+                    "at least 600)")  # fmt: skip
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--scratch", help=argparse.SUPPRESS)
+    ap.add_argument("--mem-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--mem-mode", choices=("setup", "call"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.mem_child:
+        mem_child(args)
+        return
+    if args.child:
+        run_group(args.child, args)
+        return
+    groups = [s.strip() for s in args.rows.split(",") if s.strip()]
+    bad = [s for s in groups if s not in GROUPS]
+    if bad:
+        ap.error(f"--rows: unknown group(s) {bad}; known: {', '.join(GROUPS)}")
+    cache = args.numba_cache or ("shared" if args.quick else "fresh")
+    if args.group_timeout is None:
+        args.group_timeout = max(600.0, 15 * args.row_budget)
+    t_start = time.perf_counter()
+    env = {**environment(), **host_facts()}
+    env["python-graphblas"] = getattr(_graphblas(), "__version__", "not importable")
+    rows, facts = [], []
+    with tempfile.TemporaryDirectory(prefix="bench_cpu_") as scratch:
+        for grp in groups:
+            print(f"== {grp} ==", file=sys.stderr, flush=True)
+            cache_dir = None
+            if cache == "fresh":
+                cache_dir = tempfile.mkdtemp(prefix=f"numba_{grp}_", dir=scratch)
+            r, f = run_child(grp, args, scratch, cache_dir)
+            rows += r
+            facts += f
+    took = time.perf_counter() - t_start
+    out = Path(args.out)
+    extra = {"quick": args.quick, "groups": groups, "sizes": sizes(args.quick),
+             "repeat": args.repeat, "statistic": "min", "row_budget_s": args.row_budget,
+             "numba cache": cache, "data": str(Path(args.data).resolve()),
+             "graphs": facts, "conventions": CONVENTIONS,
+             "loadavg end": [round(x, 2) for x in os.getloadavg()], "total_s": took}  # fmt: skip
+    if env["python-graphblas"] == "not importable":
+        extra["python-graphblas note"] = GB_NOTE
+    write_results(out, "cpu", rows, extra)
+    doc = json.loads(out.read_text())
+    doc["environment"].update(env)  # host facts beside common.environment()'s
+    out.write_text(json.dumps(doc, indent=2, default=float) + "\n")
+    write_markdown(out.with_suffix(".md"), rows, doc)
+    plot(rows, out.with_suffix(".png"))
+    met = [r["meets"] for r in rows if r.get("meets") in ("yes", "no")]
+    print(f"wrote {out} (+ .md, .png) in {took:.0f} s: {met.count('yes')} of {len(met)} "
+          f"targeted rows meet their target", file=sys.stderr)  # fmt: skip
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--replot":  # a plot from a results JSON
+        res = json.loads(Path(sys.argv[2]).read_text())
+        plot(res["rows"], Path(sys.argv[2]).with_suffix(".png"))
+    else:
+        main()

@@ -1,0 +1,434 @@
+"""Compiled CPU kernels generated from the algebra: masked SpMV (pull and push) and
+SpGEMM, the CPU counterpart of the CUDA back end's generated kernels.
+
+Drop-ins for the NumPy primitives of ``primitives.md`` (same signatures, same
+results): ``mxv_pull``, ``vxm_push``, plus the optional fused ``mxm_sparse`` that
+``multiply._spgemm`` looks up. A semiring whose add and multiply have a scalar form
+(``BinaryOp(scalar=...)``: every built-in; user operators that give one) runs
+compiled; anything else runs the NumPy reference path (``cpu/primitives.py``).
+
+How a kernel is specialised. Per (add monoid, multiply, x dtype, y dtype, result
+dtype, flip) ``scalar_ops.prelude`` writes a module prelude (the two scalar
+functions as text, the identity, the terminal value, "stop at the first"), this file
+appends the kernel templates below, and the text is run as a module: the algebra is
+compile-time constants and inlined expressions, so the loops are as tight as
+hand-written ones. The mask arrives as ``allowed`` (a bool per output entry: the op
+layer resolves structural / valued / complemented masks); ``allowed``, ``u_present``
+and "none" are a runtime flag (a predictable branch per row) rather than three more
+compiles. Caching, two levels:
+
+- per process: ``functools.cache`` over the specialisation;
+- on disk: the module text is written to ``<cache dir>/kl_<sha256 of the text>.py``
+  and imported from there with every kernel ``@njit(cache=True)``, so Numba's disk
+  cache keys it by that file (a new text is a new file; an unchanged text keeps its
+  file and its compiled code). The cache dir is ``$KLEENE_CACHE_DIR``, else
+  ``~/.cache/kleene/cpu``, else a per-user temp dir; where none is writable the text
+  runs from memory, compiled per process. Operators whose scalar form is a Python
+  function (not text) are bound into the module's globals and compiled per process.
+
+We generate text rather than closing over jitted scalar functions because Numba's
+disk cache keys a closure by pickling its cells, and a pickled dispatcher carries a
+per-process uuid: a closure over one never hits the cache.
+
+The kernels (all ``nogil``; Python threads over ranges, as ``cpu/closure.py``):
+
+- ``pull``: row-parallel masked SpMV, w(i) = ⊕_k A(i,k) ⊗ u(k) for allowed rows
+  only, rows split by stored entries. The first product starts the sum (the identity
+  is never folded in, as in ``segment_reduce``); a row stops at the monoid's
+  terminal value (-inf for min, True for lor, ...) and ``any`` stops at the first.
+- ``push``: scatter from u's entries in u's order into a dense accumulator. Large
+  pushes split u's entries by edge count over threads, each into an accumulator of
+  its own, merged in thread order (so ``any`` keeps the first in u's order, as the
+  NumPy path does).
+- ``spgemm``: Gustavson row by row with a dense accumulator and a marker per thread,
+  two passes (symbolic count, numeric); a row's columns are sorted, or collected by
+  a scan of the markers where the row is dense. The output is sorted keys
+  ``i * ncols + j`` and values, what ``multiply._spgemm`` builds.
+
+Results equal the NumPy path exactly for integers, bool and every idempotent add;
+a float plus-sum is summed left to right in the NumPy path's term order (row order,
+u's order, k order) where NumPy's reduction may sum pairwise, so the last bits may
+differ (threaded pushes also add per-thread partial sums).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from . import primitives as _ref
+from .scalar_ops import Spec, prelude, spec_for
+
+try:
+    import numba
+    from numba.core.errors import NumbaError
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
+    NumbaError = Exception
+
+HAVE_NUMBA = numba is not None
+
+_MIN_THREADED = 1 << 17  # stored entries (or products) below which one thread runs
+_CHUNKS_PER_THREAD = 2  # ranges per thread (balance on a busy machine)
+_NO_BOOL = np.zeros(1, dtype=bool)
+
+# ---- the kernel templates (appended to scalar_ops.prelude) ------------------------------
+
+_KERNELS = """
+
+@numba.njit(cache=CACHE, nogil=True)
+def pull(indptr, indices, avals, u, up, has_up, allowed, has_allowed, r0, r1, w, wp):
+    for i in range(r0, r1):
+        if has_allowed and not allowed[i]:
+            continue
+        found = False
+        acc = ZERO
+        for p in range(indptr[i], indptr[i + 1]):
+            k = indices[p]
+            if has_up and not up[k]:
+                continue
+            t = {pull_mul}
+            if found:
+                acc = _add(acc, t)
+            else:
+                acc = t
+                found = True
+            if STOP_FIRST:
+                break
+            if HAS_TERM and acc == TERM:
+                break
+        if found:
+            w[i] = acc
+            wp[i] = True
+
+
+@numba.njit(cache=CACHE, nogil=True)
+def push(indptr, indices, avals, u_idx, u_vals, s0, s1, allowed, has_allowed, w, wp):
+    for s in range(s0, s1):
+        k = u_idx[s]
+        v = u_vals[s]
+        for p in range(indptr[k], indptr[k + 1]):
+            j = indices[p]
+            if has_allowed and not allowed[j]:
+                continue
+            if wp[j]:
+                if STOP_FIRST:
+                    continue
+                c = w[j]
+                if HAS_TERM and c == TERM:
+                    continue
+                w[j] = _add(c, {push_mul})
+            else:
+                w[j] = {push_mul}
+                wp[j] = True
+
+
+@numba.njit(cache=CACHE, nogil=True)
+def merge(ws, wps, c0, c1, w, wp):
+    for t in range(ws.shape[0]):
+        for j in range(c0, c1):
+            if wps[t, j]:
+                if not wp[j]:
+                    w[j] = ws[t, j]
+                    wp[j] = True
+                elif not STOP_FIRST:
+                    w[j] = _add(w[j], ws[t, j])
+
+
+@numba.njit(cache=CACHE, nogil=True)
+def spgemm(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, r0, r1, offsets, keys, vals):
+    mark = np.full(ncols, -1, np.int64)
+    acc = np.empty(ncols, OUT)
+    for i in range(r0, r1):
+        start = offsets[i]
+        c = start
+        for p in range(a_ptr[i], a_ptr[i + 1]):
+            k = a_idx[p]
+            x = a_val[p]
+            for q in range(b_ptr[k], b_ptr[k + 1]):
+                j = b_idx[q]
+                if mark[j] != i:
+                    mark[j] = i
+                    acc[j] = _mul(x, b_val[q])
+                    keys[c] = j
+                    c += 1
+                elif not STOP_FIRST:
+                    a = acc[j]
+                    if not (HAS_TERM and a == TERM):
+                        acc[j] = _add(a, _mul(x, b_val[q]))
+        if c - start > 1:
+            if (c - start) * 16 > ncols:  # a dense row: collect the marks in order
+                e = start
+                for j in range(ncols):
+                    if mark[j] == i:
+                        keys[e] = j
+                        e += 1
+            else:
+                keys[start:c].sort()
+        base = i * ncols
+        for e in range(start, c):
+            j = keys[e]
+            vals[e] = acc[j]
+            keys[e] = base + j
+"""
+
+
+def _spgemm_count(a_ptr, a_idx, b_ptr, b_idx, ncols, r0, r1, counts):
+    """Symbolic pass: the number of distinct columns of each row of A·B."""
+    mark = np.full(ncols, -1, np.int64)
+    for i in range(r0, r1):
+        c = 0
+        for p in range(a_ptr[i], a_ptr[i + 1]):
+            k = a_idx[p]
+            for q in range(b_ptr[k], b_ptr[k + 1]):
+                j = b_idx[q]
+                if mark[j] != i:
+                    mark[j] = i
+                    c += 1
+        counts[i] = c
+
+
+if HAVE_NUMBA:
+    _spgemm_count = numba.njit(cache=True, nogil=True)(_spgemm_count)
+
+
+# ---- generating and loading a specialisation -------------------------------------------
+
+
+def source(spec: Spec) -> tuple[str, dict]:
+    """The module text for ``spec`` and the globals (user scalar functions) it needs."""
+    text, user_globals = prelude(spec)
+    a_u = ("u[k]", "avals[p]") if spec.flip else ("avals[p]", "u[k]")
+    v_a = ("avals[p]", "v") if spec.flip else ("v", "avals[p]")
+    kernels = _KERNELS.format(pull_mul="_mul({}, {})".format(*a_u),
+                              push_mul="_mul({}, {})".format(*v_a))  # fmt: skip
+    return text + kernels, user_globals
+
+
+@functools.cache
+def cache_dir() -> Path | None:
+    """Where generated module texts live (and Numba's cache beside them), or None."""
+    env = os.environ.get("KLEENE_CACHE_DIR")
+    candidates = [Path(env)] if env else []
+    candidates.append(Path.home() / ".cache" / "kleene" / "cpu")
+    candidates.append(Path(tempfile.gettempdir()) / f"kleene-cpu-{os.getuid()}")
+    for d in candidates:
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            probe = d / f".probe-{os.getpid()}"
+            probe.write_text("")
+            probe.unlink()
+            return d
+        except OSError:
+            continue
+    return None
+
+
+def _load(text: str, user_globals: dict):
+    digest = hashlib.sha256(text.encode()).hexdigest()[:24]
+    name = f"kleene_cpu_gen_{digest}"
+    where = None if user_globals else cache_dir()
+    if where is None:  # per process: user scalar functions, or nowhere to write
+        text = text.replace("CACHE = True", "CACHE = False", 1)
+        ns = {"__name__": name, **user_globals}
+        exec(compile(text, f"<kleene cpu kernel {digest}>", "exec"), ns)
+        return _Namespace(ns)
+    path = where / f"kl_{digest}.py"
+    if not path.exists():  # the name is the text's hash: an existing file is this text
+        tmp = where / f".kl_{digest}.{os.getpid()}.tmp"
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Namespace:
+    def __init__(self, ns: dict):
+        self.__dict__.update(ns)
+
+
+@functools.cache
+def _module(spec: Spec):
+    text, user_globals = source(spec)
+    return _load(text, user_globals)
+
+
+_FAILED: set = set()  # specs whose user scalar functions Numba could not compile
+
+
+def _specialised(semiring, x, y, out, flip):
+    spec = spec_for(semiring, x, y, out, flip)
+    if spec is None or spec in _FAILED:
+        return None, None
+    return spec, _module(spec)
+
+
+def _run(spec, kernel, head, ranges, tail) -> bool:
+    """``kernel(*head, r0, r1, *tail)`` per range, on threads when there are several.
+    False where a user scalar function does not compile (the caller runs NumPy)."""
+    try:
+        if len(ranges) == 1:
+            kernel(*head, *ranges[0], *tail)
+        else:
+            from .closure import _pool
+
+            jobs = [_pool().submit(kernel, *head, r0, r1, *tail) for r0, r1 in ranges]
+            for job in jobs:
+                job.result()
+    except NumbaError:
+        if not spec.user:
+            raise
+        _FAILED.add(spec)
+        return False
+    return True
+
+
+def _threads() -> int:
+    from .closure import _threads as threads
+
+    return threads()
+
+
+def _split(cum, work: int, n: int) -> list[tuple[int, int]]:
+    """Ranges of [0, n) with about equal work; ``cum`` (length n + 1) is the running
+    work, so range (r0, r1) costs cum[r1] - cum[r0]."""
+    threads = _threads() if work >= _MIN_THREADED else 1
+    parts = min(n, threads * _CHUNKS_PER_THREAD if threads > 1 else 1)
+    if parts <= 1:
+        return [(0, n)]
+    cuts = np.searchsorted(cum, np.arange(1, parts) * (work / parts), side="left")
+    bounds = np.unique(np.concatenate([[0], np.clip(cuts, 0, n), [n]]))
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def _flag(mask):
+    if mask is None:
+        return _NO_BOOL, False
+    return np.ascontiguousarray(mask, dtype=bool), True
+
+
+# ---- the primitives -----------------------------------------------------------------
+
+
+def mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype, flip=False):
+    """Compiled ``primitives.mxv_pull`` (same signature and results)."""
+    out_dtype = np.dtype(out_dtype)
+    x, y = (u.dtype, avals.dtype) if flip else (avals.dtype, u.dtype)
+    spec, mod = _specialised(semiring, x, y, out_dtype, flip)
+    if mod is not None:
+        nrows = indptr.size - 1
+        w = np.full(nrows, spec.identity, dtype=out_dtype)
+        wp = np.zeros(nrows, dtype=bool)
+        up, has_up = _flag(u_present)
+        al, has_al = _flag(allowed)
+        ranges = _split(indptr, int(indptr[-1]) if nrows else 0, nrows)
+        head = (indptr, indices, avals, np.ascontiguousarray(u), up, has_up, al, has_al)
+        if _run(spec, mod.pull, head, ranges, (w, wp)):
+            return w, wp
+    return _ref.mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,
+                         flip)  # fmt: skip
+
+
+def vxm_push(semiring, indptr, indices, avals, u_idx, u_vals, allowed, ncols, out_dtype,
+             flip=False):  # fmt: skip
+    """Compiled ``primitives.vxm_push`` (same signature and results)."""
+    out_dtype = np.dtype(out_dtype)
+    x, y = (avals.dtype, u_vals.dtype) if flip else (u_vals.dtype, avals.dtype)
+    spec, mod = _specialised(semiring, x, y, out_dtype, flip)
+    if mod is not None:
+        ok, w, wp = _push(spec, mod, indptr, indices, avals, u_idx, u_vals, allowed, ncols)
+        if ok:
+            return w, wp
+    return _ref.vxm_push(semiring, indptr, indices, avals, u_idx, u_vals, allowed, ncols,
+                         out_dtype, flip)  # fmt: skip
+
+
+def _push(spec, mod, indptr, indices, avals, u_idx, u_vals, allowed, ncols):
+    w = np.full(ncols, spec.identity, dtype=spec.out)
+    wp = np.zeros(ncols, dtype=bool)
+    u_idx = np.ascontiguousarray(u_idx, dtype=np.int64)
+    u_vals = np.ascontiguousarray(u_vals)
+    al, has_al = _flag(allowed)
+    head = (indptr, indices, avals, u_idx, u_vals)
+    nu = u_idx.size
+    work = 0
+    if nu:
+        cum = np.zeros(nu + 1, dtype=np.int64)
+        np.cumsum(indptr[u_idx + 1] - indptr[u_idx], out=cum[1:])
+        work = int(cum[-1])
+    # Threads only where the work dwarfs the merge of their accumulators (ncols each).
+    if nu == 0 or work < _MIN_THREADED or work < ncols or _threads() == 1:
+        ok = _run(spec, mod.push, head, [(0, nu)], (al, has_al, w, wp))
+        return ok, w, wp
+    ranges = _even(cum, work, nu)
+    extra = len(ranges) - 1
+    ws = np.empty((extra, ncols), dtype=spec.out)
+    wps = np.zeros((extra, ncols), dtype=bool)
+    outs = [(w, wp)] + [(ws[t], wps[t]) for t in range(extra)]
+    try:
+        from .closure import _pool
+
+        jobs = [_pool().submit(mod.push, *head, s0, s1, al, has_al, *o)
+                for (s0, s1), o in zip(ranges, outs, strict=True)]  # fmt: skip
+        for job in jobs:
+            job.result()
+    except NumbaError:
+        if not spec.user:
+            raise
+        _FAILED.add(spec)
+        return False, w, wp
+    cols = [(int(a), int(b)) for a, b in _even_cols(ncols, _threads())]
+    _run(spec, mod.merge, (ws, wps), cols, (w, wp))
+    return True, w, wp
+
+
+def _even(cum, work, n) -> list[tuple[int, int]]:
+    """One range of u's entries per thread, about equal in edges."""
+    parts = _threads()
+    cuts = np.searchsorted(cum, np.arange(1, parts) * (work / parts), side="left")
+    bounds = np.unique(np.concatenate([[0], np.clip(cuts, 0, n), [n]]))
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def _even_cols(n, parts):
+    step = -(-n // max(1, parts))
+    return [(c, min(n, c + step)) for c in range(0, n, max(1, step))] or [(0, 0)]
+
+
+def mxm_sparse(semiring, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, out_dtype):
+    """C = A ⊕.⊗ B on CSR operands (Gustavson, two passes), as sorted keys
+    ``i * ncols + j`` (int64) and values of ``out_dtype``; None where the semiring has
+    no compiled form (the caller runs the composed product of ``multiply._spgemm``)."""
+    out_dtype = np.dtype(out_dtype)
+    spec, mod = _specialised(semiring, a_val.dtype, b_val.dtype, out_dtype, False)
+    if mod is None:
+        return None
+    m = a_ptr.size - 1
+    flops = np.zeros(a_idx.size + 1, dtype=np.int64)
+    if a_idx.size:
+        np.cumsum(np.diff(b_ptr)[a_idx], out=flops[1:])
+    row_cum = flops[a_ptr]  # products made by rows [0, i)
+    work = int(row_cum[-1]) if m else 0
+    if work == 0:
+        return np.zeros(0, np.int64), np.zeros(0, out_dtype)
+    ranges = _split(row_cum, work, m)
+    counts = np.empty(m, dtype=np.int64)
+    _run(spec, _spgemm_count, (a_ptr, a_idx, b_ptr, b_idx, ncols), ranges, (counts,))
+    offsets = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    keys = np.empty(int(offsets[-1]), dtype=np.int64)
+    vals = np.empty(keys.size, dtype=out_dtype)
+    head = (a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols)
+    if not _run(spec, mod.spgemm, head, ranges, (offsets, keys, vals)):
+        return None
+    return keys, vals
