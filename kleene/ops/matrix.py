@@ -173,6 +173,13 @@ class Matrix(OperationMethods):
         return cls._from_csr(xp, indptr, idx.astype(layout.INDEX), vals.copy(), (n, n))
 
     @classmethod
+    def from_networkx(cls, G, weight="weight", nodelist=None, *, dtype=None, default=1):
+        """The adjacency matrix of a networkx graph: ``kleene.io.from_networkx``."""
+        from ..io.interop import from_networkx
+
+        return from_networkx(G, weight, nodelist, dtype=dtype, default=default)
+
+    @classmethod
     def from_scipy(cls, s, *, dtype=None, dup="min", copy: bool = True) -> Matrix:
         """A CSR matrix from a scipy.sparse (CPU) or cupyx.scipy.sparse (GPU) matrix.
 
@@ -491,6 +498,12 @@ class Matrix(OperationMethods):
 
         indptr, indices, values = (_host(a) for a in self._csr())
         return sp.csr_matrix((values, indices, indptr), shape=self._shape)
+
+    def to_networkx(self, *, directed: bool = True, weight="weight"):
+        """A networkx graph with nodes 0..n-1: ``kleene.io.to_networkx``."""
+        from ..io.interop import to_networkx
+
+        return to_networkx(self, directed=directed, weight=weight)
 
     def to(self, device: str) -> Matrix:
         """A copy on ``device`` ("cpu" or "gpu"); self if already there."""

@@ -1,0 +1,173 @@
+"""The semiring computations behind the NetworkX functions, on a ``KleeneGraph``.
+
+* ``bfs_levels``: breadth-first search that visits vertices in NetworkX's order.
+  One masked ``vxm`` over ``min_plus`` per level: the frontier carries
+  ``key(u) = position(u) * bound`` (its place in the level's queue) and the rank
+  matrix R[u, v] the position of v among u's neighbours, so ``min_u key(u) + R[u, v]``
+  names, for each newly reached v, the first frontier vertex that reaches it
+  and in which order: the parent and the queue order NetworkX's BFS produces.
+* ``shortest_tree``: distances and a shortest-path tree from ``kleene.sssp``
+  (Bellman-Ford over ``min_plus``; several sources through a virtual source).
+* ``paths_from_tree``: the path of every reached vertex from predecessors.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+
+from ..algorithms import bfs, sssp
+from ..errors import NegativeCycleError
+from ..ops import Mask, Matrix, Vector, vxm
+from .graph import KleeneGraph
+
+NEGATIVE_CYCLE = "Negative cycle detected."
+
+
+def host(a) -> np.ndarray:
+    """A NumPy array from a NumPy or CuPy one."""
+    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
+
+
+def number(x, integral: bool):
+    """A Python int (integral weights) or float: never a NumPy scalar."""
+    return int(x) if integral else float(x)
+
+
+def bfs_levels(G: KleeneGraph, sources, *, reverse: bool = False, depth_limit=None):
+    """Yield (vertices, parents) per BFS level, vertices in NetworkX's queue order.
+
+    ``sources``: vertex ids (level 0, in the given order, repeats dropped).
+    ``parents[i]`` is the parent of ``vertices[i]`` (-1 at level 0). Levels stop
+    after ``depth_limit`` (None: none).
+    """
+    n = G.n
+    first = list(dict.fromkeys(int(s) for s in sources))
+    level = np.asarray(first, dtype=np.int64)
+    yield level, np.full(level.size, -1, np.int64)
+    if n == 0 or level.size == 0:
+        return
+    R, bound = G.rank_matrix(reverse=reverse)
+    seen_at = np.zeros(n, np.bool_)
+    seen_at[level] = True
+    depth = 0
+    while level.size and (depth_limit is None or depth < depth_limit) and not seen_at.all():
+        keys = np.arange(level.size, dtype=np.int64) * bound
+        q = Vector.from_coo(level, keys, n)
+        if _on_gpu(R):
+            q = q.to("gpu")
+        visited = Vector.from_dense(seen_at, missing=False)
+        if _on_gpu(R):
+            visited = visited.to("gpu")
+        t = vxm(q, R, "min_plus", mask=Mask(visited, structural=False, complement=True),
+                replace=True)  # fmt: skip
+        idx, key = (host(x) for x in t.to_coo())
+        if idx.size == 0:
+            return
+        order = np.argsort(key, kind="stable")
+        idx, key = idx[order].astype(np.int64), key[order]
+        parents = level[key // bound]
+        yield idx, parents
+        seen_at[idx] = True
+        level = idx
+        depth += 1
+
+
+def _on_gpu(M) -> bool:
+    return getattr(M, "device", "cpu") != "cpu"
+
+
+def bfs_reach(G: KleeneGraph, source: int, *, reverse: bool = False) -> np.ndarray:
+    """BFS levels from ``source`` (-1 where unreachable), over the pattern matrix."""
+    A = G.matrix(None, reverse=reverse)
+    return host(bfs(A, int(source)))
+
+
+def bfs_levels_many(G: KleeneGraph, sources, cutoff=None):
+    """Levels (k, n) from each of ``sources`` (``kleene.bfs`` with a list of sources)."""
+    A = G.matrix(None)
+    lv = host(bfs(A, [int(s) for s in sources]))
+    lv = np.atleast_2d(lv)
+    if cutoff is not None:
+        lv = np.where(lv > cutoff, -1, lv)
+    return lv
+
+
+def shortest_tree(G: KleeneGraph, sources, weight, *, reverse: bool = False):
+    """(dist, pred): float distances (inf = unreachable) and a shortest-path tree.
+
+    ``pred[v]`` is v's parent (-1 for the sources and unreachable vertices).
+    ``kleene.sssp`` (Bellman-Ford over min_plus) computes both; several sources
+    run as one search from a virtual source with a zero-weight arc to each.
+    Raises ``nx.NetworkXUnbounded`` on a negative cycle reachable from a source.
+    """
+    sources = list(dict.fromkeys(int(s) for s in sources))
+    n = G.n
+    try:
+        if len(sources) == 1:
+            A = G.matrix(weight, reverse=reverse, unit=True)
+            dist, pred = sssp(A, sources[0], return_predecessors=True)
+            return host(dist), host(pred)
+        w = G.arc_weights(weight)
+        s, d = (G.dst, G.src) if reverse else (G.src, G.dst)
+        src = np.concatenate((s, np.full(len(sources), n, np.int64)))
+        dst = np.concatenate((d, np.asarray(sources, np.int64)))
+        if w is None:
+            w = np.ones(s.size, np.int64)
+        vals = np.concatenate((w, np.zeros(len(sources), w.dtype)))
+        A = Matrix.from_edges(src, dst, vals, n + 1, dup="min")
+        if _on_gpu(G.matrix(weight)):
+            A = A.to("gpu")
+        dist, pred = sssp(A, n, return_predecessors=True)
+        dist, pred = host(dist)[:n], host(pred)[:n].copy()
+        pred[pred == n] = -1
+        return dist, pred
+    except NegativeCycleError as e:
+        raise nx.NetworkXUnbounded(NEGATIVE_CYCLE) from e
+
+
+def settle_order(dist: np.ndarray, sources) -> np.ndarray:
+    """Reached vertices, sources first, then by distance (ties by vertex id)."""
+    sources = list(dict.fromkeys(int(s) for s in sources))
+    reached = np.flatnonzero(np.isfinite(dist))
+    mask = np.ones(reached.size, bool)
+    mask[np.isin(reached, sources)] = False
+    rest = reached[mask]
+    rest = rest[np.argsort(dist[rest], kind="stable")]
+    return np.concatenate((np.asarray(sources, np.int64), rest))
+
+
+def paths_from_tree(nodes, pred: np.ndarray, order) -> dict:
+    """{node: path} for the vertices of ``order``, from a predecessor array."""
+    paths: dict[int, list] = {}
+    predl = pred.tolist()
+    out = {}
+    for v in order.tolist() if hasattr(order, "tolist") else order:
+        chain = []
+        u = v
+        while u not in paths and u != -1:
+            chain.append(u)
+            u = predl[u]
+        base = paths[u] if u != -1 else []
+        for x in reversed(chain):
+            base = base + [nodes[x]]
+            paths[x] = base
+        out[nodes[v]] = paths[v]
+    return out
+
+
+def path_to(nodes, pred: np.ndarray, target: int) -> list:
+    path = []
+    u = int(target)
+    predl = pred
+    while u != -1:
+        path.append(nodes[u])
+        u = int(predl[u])
+    path.reverse()
+    return path
+
+
+def dist_dict(G: KleeneGraph, dist: np.ndarray, order, weight) -> dict:
+    integral = G.integral(weight)
+    nodes = G.nodes
+    return {nodes[v]: number(dist[v], integral) for v in order.tolist()}

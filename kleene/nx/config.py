@@ -1,0 +1,40 @@
+"""The backend's settings: ``nx.config.backends.kleene`` (defaults in ``DEFAULT_CONFIG``)."""
+
+from __future__ import annotations
+
+DEFAULT_CONFIG = {
+    # Where the matrices live and the algorithms run: "cpu" or "gpu" (CuPy).
+    "device": "cpu",
+    # Automatic dispatch (nx.config.backend_priority) leaves graphs with fewer
+    # nodes + edges than this to NetworkX; backend="kleene" always runs kleene.
+    "min_size": 10_000,
+}
+
+DEVICES = ("cpu", "gpu")
+
+
+def _config():
+    try:
+        import networkx as nx
+
+        return nx.config.backends.kleene
+    except (ImportError, AttributeError):
+        return None
+
+
+def get(key: str):
+    cfg = _config()
+    if cfg is None:
+        return DEFAULT_CONFIG[key]
+    try:
+        return cfg[key]
+    except (KeyError, AttributeError):
+        return DEFAULT_CONFIG[key]
+
+
+def device() -> str:
+    """The configured device, checked: "cpu" or "gpu"."""
+    dev = str(get("device")).lower()
+    if dev not in DEVICES:
+        raise ValueError(f"nx.config.backends.kleene.device must be 'cpu' or 'gpu', got {dev!r}")
+    return dev

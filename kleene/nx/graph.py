@@ -1,0 +1,304 @@
+"""The backend graph: a networkx graph as kleene matrices, and the conversions.
+
+``KleeneGraph`` keeps what the kleene algorithms need from a networkx graph:
+
+* the node list (any hashable nodes; vertex ``i`` is ``nodes[i]``, in networkx's
+  node order), the directed and multigraph flags;
+* the arcs in networkx's adjacency order (``G._adj``: for an undirected graph each
+  edge appears in both directions, a self-loop once; parallel edges of a
+  multigraph once), with each arc's position in its tail's adjacency — BFS uses
+  those positions to visit neighbours in networkx's order;
+* per edge attribute, the arc weights (``default`` where an edge lacks the
+  attribute; the lightest parallel edge of a multigraph, as networkx's
+  ``_weight_function`` does), and the CSR ``kleene.Matrix`` built from them,
+  cached per (attribute, device);
+* the graph, node and edge attributes when networkx asks to preserve them
+  (``transitive_closure`` returns a copy of its input with edges added).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ops.matrix import Matrix
+
+__all__ = ["KleeneGraph", "convert_from_nx", "convert_to_nx"]
+
+
+class KleeneGraph:
+    """A networkx graph converted for the kleene backend (``__networkx_backend__ = "kleene"``).
+
+    Build one with ``kleene.nx.convert_from_nx(G)`` (networkx does it when a
+    function runs with ``backend="kleene"``); pass it to networkx functions to
+    skip the conversion on later calls. It does not change: a converted graph
+    is a snapshot of ``G``.
+    """
+
+    __networkx_backend__ = "kleene"
+
+    def __init__(self, nodes, directed: bool, multigraph: bool, src, dst, rank, *,
+                 pred_arcs=None, weights=None, graph_attrs=None, node_attrs=None,
+                 edges=None):  # fmt: skip
+        self.nodes = list(nodes)
+        self.directed = bool(directed)
+        self.multigraph = bool(multigraph)
+        self.src = np.asarray(src, dtype=np.int64)
+        self.dst = np.asarray(dst, dtype=np.int64)
+        self.rank = np.asarray(rank, dtype=np.int64)
+        self._pred_arcs = pred_arcs  # (src, dst, rank) in G._pred order (directed only)
+        self.weights: dict[Any, np.ndarray] = dict(weights or {})
+        self.graph_attrs = graph_attrs
+        self.node_attrs = node_attrs
+        self.edges = edges  # [(u, v, key, data)] when edge attributes were preserved
+        self._index: dict | None = None
+        self._matrices: dict = {}
+        self.__networkx_cache__: dict = {}
+
+    # -- the small graph protocol networkx helpers look at ---------------------
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __iter__(self):
+        return iter(self.nodes)
+
+    def __contains__(self, node) -> bool:
+        try:
+            return node in self.index
+        except TypeError:  # unhashable
+            return False
+
+    def is_directed(self) -> bool:
+        return self.directed
+
+    def is_multigraph(self) -> bool:
+        return self.multigraph
+
+    def number_of_nodes(self) -> int:
+        return len(self.nodes)
+
+    def __repr__(self) -> str:
+        kind = ("Multi" if self.multigraph else "") + ("DiGraph" if self.directed else "Graph")
+        return f"<KleeneGraph ({kind}) with {len(self.nodes)} nodes, {self.src.size} arcs>"
+
+    # -- indices -----------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def index(self) -> dict:
+        if self._index is None:
+            self._index = {v: i for i, v in enumerate(self.nodes)}
+        return self._index
+
+    # -- matrices ----------------------------------------------------------------
+    def arc_weights(self, weight) -> np.ndarray | None:
+        """The weight of every arc for edge attribute ``weight`` (None: unweighted)."""
+        if weight is None:
+            return None
+        if weight not in self.weights:
+            if self.edges is None:
+                raise KeyError(
+                    f"edge attribute {weight!r} was not converted to the kleene graph; "
+                    "convert with edge_attrs={%r: default}" % (weight,)
+                )
+            self.weights[weight] = _weights_from_edges(self, weight, 1)
+        return self.weights[weight]
+
+    def matrix(self, weight=None, *, reverse: bool = False, unit: bool = False,
+               device: str | None = None) -> Matrix:  # fmt: skip
+        """The adjacency ``kleene.Matrix`` (entry (i, j): weight of arc i -> j).
+
+        ``weight=None``: the Boolean pattern, or int64 ones with ``unit=True`` (for
+        the weighted algorithms). ``reverse``: the transpose (arcs j -> i).
+        """
+        from .config import device as config_device
+
+        dev = config_device() if device is None else device
+        unit = unit and weight is None
+        key = (weight, reverse, unit, dev)
+        if key not in self._matrices:
+            w = self.arc_weights(weight)
+            s, d = (self.dst, self.src) if reverse else (self.src, self.dst)
+            if unit:
+                A = Matrix.from_edges(s, d, np.ones(s.size, np.int64), self.n, dup="min")
+            elif w is None:
+                A = Matrix.from_edges(s, d, None, self.n, dup="min")
+            else:
+                A = Matrix.from_edges(s, d, w, self.n, dup="min")
+            self._matrices[key] = A if dev == "cpu" else A.to(dev)
+        return self._matrices[key]
+
+    def rank_matrix(self, *, reverse: bool = False) -> tuple[Matrix, int]:
+        """Int64 matrix R[u, v] = position of v among u's neighbours (networkx order).
+
+        ``reverse`` (directed graphs): positions in the predecessor lists. Returns
+        (R, bound) with every position < bound.
+        """
+        from .config import device as config_device
+
+        dev = config_device()
+        key = ("rank", reverse and self.directed, dev)
+        if key not in self._matrices:
+            if reverse and self.directed:
+                s, d, r = self._pred_arcs
+            else:
+                s, d, r = self.src, self.dst, self.rank
+            bound = int(r.max()) + 1 if r.size else 1
+            R = Matrix.from_edges(s, d, r.astype(np.int64), self.n, dup="min")
+            self._matrices[key] = (R if dev == "cpu" else R.to(dev), bound)
+        return self._matrices[key]
+
+    def has_negative_weight(self, weight) -> bool:
+        w = self.arc_weights(weight)
+        return w is not None and w.size > 0 and bool((w < 0).any())
+
+    def integral(self, weight) -> bool:
+        """Whether distances under ``weight`` are integers (int weights or unweighted)."""
+        w = self.arc_weights(weight)
+        return w is None or w.dtype.kind in "biu"
+
+
+def _as_weights(values: list, attr) -> np.ndarray:
+    if not values:
+        return np.zeros(0, np.int64)
+    try:
+        a = np.asarray(values)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"edge attribute {attr!r} must hold numbers: {e}") from e
+    if a.dtype.kind == "O":
+        try:
+            a = a.astype(np.float64)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"edge attribute {attr!r} must hold numbers") from e
+    if a.dtype.kind == "b":
+        a = a.astype(np.int64)
+    if a.dtype.kind not in "iuf":
+        raise TypeError(f"edge attribute {attr!r} must hold numbers, got {a.dtype}")
+    if a.dtype.kind == "f":
+        a = a.astype(np.float64)
+        if np.isnan(a).any():
+            raise ValueError(f"edge attribute {attr!r} holds NaN")
+    else:
+        a = a.astype(np.int64)
+    return a
+
+
+def _weights_from_edges(KG: KleeneGraph, attr, default) -> np.ndarray:
+    best: dict = {}
+    for u, v, _key, data in KG.edges:
+        w = data.get(attr, default)
+        pairs = ((u, v),) if KG.directed or u == v else ((u, v), (v, u))
+        for p in pairs:
+            if p not in best or w < best[p]:
+                best[p] = w
+    nodes = KG.nodes
+    arcs = zip(KG.src.tolist(), KG.dst.tolist(), strict=True)
+    vals = [best[(nodes[s], nodes[d])] for s, d in arcs]
+    return _as_weights(vals, attr)
+
+
+def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False,
+                    preserve_node_attrs=False, preserve_graph_attrs=False, name=None,
+                    graph_name=None, *, weight=None) -> KleeneGraph:  # fmt: skip
+    """A ``KleeneGraph`` from a networkx graph, following networkx's backend signature.
+
+    ``edge_attrs``: {attribute: default} of the edge attributes to convert (a
+    missing attribute reads as ``default``; None as the default means 1, networkx's
+    weight default). ``weight``: shorthand for ``edge_attrs={weight: 1}``.
+    ``preserve_*_attrs=True`` keeps all graph / node / edge data (so that every
+    attribute can be used later and ``convert_to_nx`` gives the graph back).
+    """
+    if isinstance(G, KleeneGraph):
+        return G
+    attrs = dict(edge_attrs or {})
+    if weight is not None:
+        attrs.setdefault(weight, 1)
+    nodes = list(G)
+    index = {v: i for i, v in enumerate(nodes)}
+    multigraph = G.is_multigraph()
+    directed = G.is_directed()
+    src: list[int] = []
+    dst: list[int] = []
+    rank: list[int] = []
+    vals: dict = {a: [] for a in attrs}
+    defaults = {a: (1 if d is None else d) for a, d in attrs.items()}
+    for u, nbrs in G._adj.items():
+        i = index[u]
+        for pos, (v, data) in enumerate(nbrs.items()):
+            src.append(i)
+            dst.append(index[v])
+            rank.append(pos)
+            for a, lst in vals.items():
+                if multigraph:
+                    lst.append(min(d.get(a, defaults[a]) for d in data.values()))
+                else:
+                    lst.append(data.get(a, defaults[a]))
+    pred_arcs = None
+    if directed:
+        ps: list[int] = []
+        pd: list[int] = []
+        pr: list[int] = []
+        for u, nbrs in G._pred.items():
+            i = index[u]
+            for pos, v in enumerate(nbrs):
+                ps.append(i)
+                pd.append(index[v])
+                pr.append(pos)
+        pred_arcs = tuple(np.asarray(x, dtype=np.int64) for x in (ps, pd, pr))
+    weights = {a: _as_weights(lst, a) for a, lst in vals.items()}
+    edges = None
+    if preserve_edge_attrs is True or isinstance(preserve_edge_attrs, dict):
+        if multigraph:
+            edges = [(u, v, k, dict(d)) for u, v, k, d in G.edges(keys=True, data=True)]
+        else:
+            edges = [(u, v, None, dict(d)) for u, v, d in G.edges(data=True)]
+    node_data = None
+    if preserve_node_attrs is True or isinstance(preserve_node_attrs, dict):
+        node_data = {v: dict(d) for v, d in G.nodes(data=True)}
+    graph_attrs = dict(G.graph) if preserve_graph_attrs else None
+    return KleeneGraph(nodes, directed, multigraph, src, dst, rank, pred_arcs=pred_arcs,
+                       weights=weights, graph_attrs=graph_attrs, node_attrs=node_data,
+                       edges=edges)  # fmt: skip
+
+
+def empty_nx_like(KG: KleeneGraph):
+    """An empty networkx graph of ``KG``'s kind."""
+    import networkx as nx
+
+    if KG.multigraph:
+        return nx.MultiDiGraph() if KG.directed else nx.MultiGraph()
+    return nx.DiGraph() if KG.directed else nx.Graph()
+
+
+def convert_to_nx(obj, *, name: str | None = None):
+    """A networkx graph from a ``KleeneGraph``; any other object comes back as it is.
+
+    Nodes keep their order; graph, node and edge attributes come back where they
+    were preserved, else each edge carries the converted weight attributes (a
+    multigraph then has one edge, the lightest, per connected ordered pair).
+    """
+    if not isinstance(obj, KleeneGraph):
+        return obj
+    G = empty_nx_like(obj)
+    if obj.graph_attrs:
+        G.graph.update(obj.graph_attrs)
+    if obj.node_attrs is not None:
+        G.add_nodes_from((v, dict(obj.node_attrs.get(v, {}))) for v in obj.nodes)
+    else:
+        G.add_nodes_from(obj.nodes)
+    nodes = obj.nodes
+    if obj.edges is not None:
+        if obj.multigraph:
+            G.add_edges_from((u, v, k, dict(d)) for u, v, k, d in obj.edges)
+        else:
+            G.add_edges_from((u, v, dict(d)) for u, v, _k, d in obj.edges)
+        return G
+    cols = {a: w.tolist() for a, w in obj.weights.items()}
+    for e, (s, d) in enumerate(zip(obj.src.tolist(), obj.dst.tolist(), strict=True)):
+        if not obj.directed and s > d:
+            continue
+        G.add_edge(nodes[s], nodes[d], **{a: c[e] for a, c in cols.items()})
+    return G

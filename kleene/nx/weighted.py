@@ -1,0 +1,298 @@
+"""Weighted shortest paths (Dijkstra and Bellman-Ford names) with NetworkX's semantics.
+
+Distances and the shortest-path tree come from ``kleene.sssp`` (Bellman-Ford
+over ``min_plus``; predecessors: the BFS tree of the tight edges), whatever
+NetworkX's name for the method: the results are the same shortest distances.
+Differences from NetworkX:
+
+* where several shortest paths tie, the path returned may differ (kleene's tree
+  takes the fewest hops, then the smallest node position);
+* Dijkstra with a negative edge weight (undefined in NetworkX) raises
+  ``NotImplementedError``, so NetworkX runs instead when fallback is on.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+
+from ._engine import (
+    dist_dict,
+    number,
+    path_to,
+    paths_from_tree,
+    settle_order,
+    shortest_tree,
+)
+from .graph import KleeneGraph
+
+__all__ = [
+    "all_pairs_bellman_ford_path",
+    "all_pairs_bellman_ford_path_length",
+    "all_pairs_dijkstra",
+    "all_pairs_dijkstra_path",
+    "all_pairs_dijkstra_path_length",
+    "bellman_ford_path",
+    "bellman_ford_path_length",
+    "bellman_ford_predecessor_and_distance",
+    "bidirectional_dijkstra",
+    "dijkstra_path",
+    "dijkstra_path_length",
+    "dijkstra_predecessor_and_distance",
+    "multi_source_dijkstra",
+    "multi_source_dijkstra_path",
+    "multi_source_dijkstra_path_length",
+    "negative_edge_cycle",
+    "single_source_bellman_ford",
+    "single_source_bellman_ford_path",
+    "single_source_bellman_ford_path_length",
+    "single_source_dijkstra",
+    "single_source_dijkstra_path",
+    "single_source_dijkstra_path_length",
+]
+
+
+class _Search:
+    """One shortest-path search: distances, tree and settle order, as vertex ids."""
+
+    def __init__(self, G: KleeneGraph, sources, weight, *, cutoff=None, dijkstra=True,
+                 reverse=False):  # fmt: skip
+        if dijkstra and G.has_negative_weight(weight):
+            raise NotImplementedError(
+                "kleene: Dijkstra with negative edge weights is undefined in NetworkX; "
+                "use the bellman_ford functions"
+            )
+        self.G = G
+        self.weight = weight
+        self.sources = [G.index[s] for s in sources]
+        dist, pred = shortest_tree(G, self.sources, weight, reverse=reverse)
+        if cutoff is not None:
+            far = dist > cutoff
+            dist = np.where(far, np.inf, dist)
+            pred = np.where(far, -1, pred)
+        self.dist, self.pred = dist, pred
+        self.order = settle_order(dist, self.sources)
+
+    def lengths(self) -> dict:
+        return dist_dict(self.G, self.dist, self.order, self.weight)
+
+    def paths(self) -> dict:
+        return paths_from_tree(self.G.nodes, self.pred, self.order)
+
+    def reached(self, target) -> bool:
+        return target in self.G and np.isfinite(self.dist[self.G.index[target]])
+
+    def length(self, target):
+        return number(self.dist[self.G.index[target]], self.G.integral(self.weight))
+
+    def path(self, target) -> list:
+        return path_to(self.G.nodes, self.pred, self.G.index[target])
+
+
+def _check_sources(G, sources):
+    if not sources:
+        raise ValueError("sources must not be empty")
+    for s in sources:
+        if s not in G:
+            raise nx.NodeNotFound(f"Node {s} not found in graph")
+
+
+# -- Dijkstra ------------------------------------------------------------------
+def dijkstra_path(G, source, target, weight="weight"):
+    """A shortest weighted path from source to target."""
+    length, path = single_source_dijkstra(G, source, target=target, weight=weight)
+    return path
+
+
+def dijkstra_path_length(G, source, target, weight="weight"):
+    """The shortest weighted distance from source to target."""
+    if source not in G:
+        raise nx.NodeNotFound(f"Node {source} not found in graph")
+    if source == target:
+        return 0
+    S = _Search(G, [source], weight)
+    if not S.reached(target):
+        raise nx.NetworkXNoPath(f"Node {target} not reachable from {source}")
+    return S.length(target)
+
+
+def single_source_dijkstra_path(G, source, cutoff=None, weight="weight"):
+    return multi_source_dijkstra_path(G, {source}, cutoff=cutoff, weight=weight)
+
+
+def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
+    return multi_source_dijkstra_path_length(G, {source}, cutoff=cutoff, weight=weight)
+
+
+def single_source_dijkstra(G, source, target=None, cutoff=None, weight="weight"):
+    return multi_source_dijkstra(G, {source}, target=target, cutoff=cutoff, weight=weight)
+
+
+def multi_source_dijkstra_path(G, sources, cutoff=None, weight="weight"):
+    length, path = multi_source_dijkstra(G, sources, cutoff=cutoff, weight=weight)
+    return path
+
+
+def multi_source_dijkstra_path_length(G, sources, cutoff=None, weight="weight"):
+    _check_sources(G, sources)
+    return _Search(G, sources, weight, cutoff=cutoff).lengths()
+
+
+def multi_source_dijkstra(G, sources, target=None, cutoff=None, weight="weight"):
+    _check_sources(G, sources)
+    if target in sources:
+        return 0, [target]
+    S = _Search(G, sources, weight, cutoff=cutoff)
+    if target is None:
+        return S.lengths(), S.paths()
+    if not S.reached(target):
+        raise nx.NetworkXNoPath(f"No path to {target}.")
+    return S.length(target), S.path(target)
+
+
+def dijkstra_predecessor_and_distance(G, source, cutoff=None, weight="weight"):
+    """({node: [predecessors on shortest paths]}, {node: distance})."""
+    if source not in G:
+        raise nx.NodeNotFound(f"Node {source} is not found in the graph")
+    S = _Search(G, [source], weight, cutoff=cutoff)
+    return _all_predecessors(S), S.lengths()
+
+
+def bidirectional_dijkstra(G, source, target, weight="weight"):
+    """(distance, path) from source to target."""
+    if source not in G:
+        raise nx.NodeNotFound(f"Source {source} is not in G")
+    if target not in G:
+        raise nx.NodeNotFound(f"Target {target} is not in G")
+    if source == target:
+        return 0, [source]
+    S = _Search(G, [source], weight)
+    if not S.reached(target):
+        raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
+    return S.length(target), S.path(target)
+
+
+def all_pairs_dijkstra(G, cutoff=None, weight="weight"):
+    for v in G.nodes:
+        S = _Search(G, [v], weight, cutoff=cutoff)
+        yield v, (S.lengths(), S.paths())
+
+
+def all_pairs_dijkstra_path_length(G, cutoff=None, weight="weight"):
+    for v in G.nodes:
+        yield v, _Search(G, [v], weight, cutoff=cutoff).lengths()
+
+
+def all_pairs_dijkstra_path(G, cutoff=None, weight="weight"):
+    for v in G.nodes:
+        yield v, _Search(G, [v], weight, cutoff=cutoff).paths()
+
+
+# -- Bellman-Ford --------------------------------------------------------------
+def _all_predecessors(S: _Search) -> dict:
+    """{node: every predecessor on a shortest path} (a source: those closing a zero cycle)."""
+    G = S.G
+    dist = S.dist
+    w = G.arc_weights(S.weight)
+    w = np.ones(G.src.size, np.int64) if w is None else w
+    du, dv = dist[G.src], dist[G.dst]
+    tight = np.isfinite(du) & (du + w == dv)
+    rank = np.empty(G.n, np.int64)
+    rank[S.order] = np.arange(S.order.size)
+    us, vs = G.src[tight], G.dst[tight]
+    sel = np.lexsort((rank[us], rank[vs]))
+    nodes = G.nodes
+    pred: dict = {nodes[s]: [] for s in S.sources}
+    for v in S.order.tolist():
+        pred.setdefault(nodes[v], [])
+    for u, v in zip(us[sel].tolist(), vs[sel].tolist(), strict=True):
+        lst = pred[nodes[v]]
+        if nodes[u] not in lst:
+            lst.append(nodes[u])
+    return pred
+
+
+def _negative_selfloop(G: KleeneGraph, weight) -> bool:
+    w = G.arc_weights(weight)
+    if w is None:
+        return False
+    loops = G.src == G.dst
+    return bool((w[loops] < 0).any())
+
+
+def bellman_ford_predecessor_and_distance(G, source, target=None, weight="weight",
+                                          heuristic=False):  # fmt: skip
+    """({node: [predecessors]}, {node: distance}); NetworkXUnbounded on a negative cycle."""
+    if source not in G:
+        raise nx.NodeNotFound(f"Node {source} is not found in the graph")
+    if _negative_selfloop(G, weight):
+        raise nx.NetworkXUnbounded("Negative cycle detected.")
+    if len(G) == 1:
+        return {source: []}, {source: 0}
+    S = _Search(G, [source], weight, dijkstra=False)
+    return _all_predecessors(S), S.lengths()
+
+
+def bellman_ford_path(G, source, target, weight="weight"):
+    length, path = single_source_bellman_ford(G, source, target=target, weight=weight)
+    return path
+
+
+def bellman_ford_path_length(G, source, target, weight="weight"):
+    if source == target:
+        if source not in G:
+            raise nx.NodeNotFound(f"Node {source} not found in graph")
+        return 0
+    if source not in G:
+        raise nx.NodeNotFound(f"Source {source} not in G")
+    S = _Search(G, [source], weight, dijkstra=False)
+    if not S.reached(target):
+        raise nx.NetworkXNoPath(f"node {target} not reachable from {source}")
+    return S.length(target)
+
+
+def single_source_bellman_ford_path(G, source, weight="weight"):
+    length, path = single_source_bellman_ford(G, source, weight=weight)
+    return path
+
+
+def single_source_bellman_ford_path_length(G, source, weight="weight"):
+    if source not in G:
+        raise nx.NodeNotFound(f"Source {source} not in G")
+    return _Search(G, [source], weight, dijkstra=False).lengths()
+
+
+def single_source_bellman_ford(G, source, target=None, weight="weight"):
+    if source == target:
+        if source not in G:
+            raise nx.NodeNotFound(f"Node {source} is not found in the graph")
+        return 0, [source]
+    if source not in G:
+        raise nx.NodeNotFound(f"Source {source} not in G")
+    S = _Search(G, [source], weight, dijkstra=False)
+    if target is None:
+        return S.lengths(), S.paths()
+    if not S.reached(target):
+        raise nx.NetworkXNoPath(f"Node {target} not reachable from {source}")
+    return S.length(target), S.path(target)
+
+
+def all_pairs_bellman_ford_path_length(G, weight="weight"):
+    for v in G.nodes:
+        yield v, single_source_bellman_ford_path_length(G, v, weight=weight)
+
+
+def all_pairs_bellman_ford_path(G, weight="weight"):
+    for v in G.nodes:
+        yield v, single_source_bellman_ford_path(G, v, weight=weight)
+
+
+def negative_edge_cycle(G, weight="weight", heuristic=True):
+    """Whether any negative cycle exists: Bellman-Ford from a virtual source to all nodes."""
+    if G.src.size == 0:
+        return False
+    try:
+        shortest_tree(G, range(G.n), weight)
+    except nx.NetworkXUnbounded:
+        return True
+    return False

@@ -1,0 +1,296 @@
+"""kleene.nx functions against NetworkX's own answers, on random graphs with string nodes.
+
+The functions are called directly on a converted ``KleeneGraph`` (no entry point
+needed); tests/test_nx_backend.py covers NetworkX's dispatching to them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+nx = pytest.importorskip("networkx")
+
+from kleene.nx import graph as kgraph  # noqa: E402
+from kleene.nx.interface import FUNCTIONS  # noqa: E402
+
+KINDS = {"Graph": nx.Graph, "DiGraph": nx.DiGraph, "MultiGraph": nx.MultiGraph,
+         "MultiDiGraph": nx.MultiDiGraph}  # fmt: skip
+
+
+@st.composite
+def graphs(draw, *, kinds=tuple(KINDS), negative=False, max_nodes=8):
+    """(G, nodes): a networkx graph on string nodes, some edges without a weight."""
+    kind = draw(st.sampled_from(kinds))
+    n = draw(st.integers(1, max_nodes))
+    names = draw(st.permutations([f"v{i}" for i in range(n)]))
+    G = KINDS[kind]()
+    G.add_nodes_from(names)
+    lo = -3 if negative else 0
+    edges = draw(st.lists(st.tuples(st.sampled_from(names), st.sampled_from(names),
+                                    st.one_of(st.none(), st.integers(lo, 9))),
+                          max_size=3 * n))  # fmt: skip
+    for u, v, w in edges:
+        if w is None:
+            G.add_edge(u, v)
+        else:
+            G.add_edge(u, v, weight=w)
+    return G
+
+
+def kl(name, G, *args, weight="weight", preserve=False, **kw):
+    """Run kleene's ``name`` on a conversion of G (as NetworkX's dispatcher would)."""
+    attrs = None if weight is None else {weight: 1}
+    keep = dict.fromkeys(("preserve_edge_attrs", "preserve_node_attrs", "preserve_graph_attrs"),
+                         preserve)  # fmt: skip
+    KG = kgraph.convert_from_nx(G, edge_attrs=attrs, **keep)
+    func = FUNCTIONS[name]
+    if "weight" in inspect.signature(func).parameters:
+        kw["weight"] = weight
+    return func(KG, *args, **kw)
+
+
+def ref(name, G, *args, **kw):
+    return getattr(nx, name)(G, *args, backend="networkx", **kw)
+
+
+def path_weight(G, path, weight="weight"):
+    total = 0
+    for u, v in zip(path, path[1:], strict=False):
+        d = G[u][v]
+        total += (
+            min(e.get(weight, 1) for e in d.values()) if G.is_multigraph() else d.get(weight, 1)
+        )
+    return total
+
+
+def check_paths(G, paths, dist, weight="weight"):
+    for t, p in paths.items():
+        assert p[-1] == t
+        assert all(G.has_edge(u, v) for u, v in zip(p, p[1:], strict=False))
+        assert path_weight(G, p, weight) == dist[t]
+
+
+def no_numpy(obj):
+    if isinstance(obj, dict):
+        return all(no_numpy(k) and no_numpy(v) for k, v in obj.items())
+    if isinstance(obj, list | tuple | set):
+        return all(no_numpy(x) for x in obj)
+    return not isinstance(obj, np.generic)
+
+
+# -- traversal: exact order -----------------------------------------------------
+@given(graphs(), st.data())
+def test_bfs_functions_match_networkx_exactly(G, data):
+    s = data.draw(st.sampled_from(list(G)))
+    depth = data.draw(st.one_of(st.none(), st.integers(0, 3)))
+    for name in ("bfs_edges", "bfs_predecessors", "bfs_successors"):
+        assert list(kl(name, G, s, depth_limit=depth)) == list(ref(name, G, s, depth_limit=depth))
+    assert list(kl("bfs_edges", G, s, reverse=True)) == list(ref("bfs_edges", G, s, reverse=True))
+    T = kl("bfs_tree", G, s, depth_limit=depth)
+    assert nx.utils.graphs_equal(T, ref("bfs_tree", G, s, depth_limit=depth))
+    sources = data.draw(st.lists(st.sampled_from(list(G)), min_size=1, max_size=3))
+    assert list(kl("bfs_layers", G, sources)) == list(ref("bfs_layers", G, sources))
+    for name in ("descendants", "ancestors"):
+        assert kl(name, G, s) == ref(name, G, s)
+    assert kl("descendants_at_distance", G, s, 2) == ref("descendants_at_distance", G, s, 2)
+    t = data.draw(st.sampled_from(list(G)))
+    assert kl("has_path", G, s, t) is ref("has_path", G, s, t)
+
+
+@given(graphs(), st.data())
+def test_unweighted_paths_match_networkx(G, data):
+    s = data.draw(st.sampled_from(list(G)))
+    cutoff = data.draw(st.one_of(st.none(), st.integers(0, 3)))
+    for name in ("single_source_shortest_path", "single_source_shortest_path_length",
+                 "single_target_shortest_path_length"):  # fmt: skip
+        got, want = kl(name, G, s, cutoff=cutoff), ref(name, G, s, cutoff=cutoff)
+        assert got == want and list(got) == list(want)  # same BFS order
+    assert dict(kl("all_pairs_shortest_path_length", G)) == dict(
+        ref("all_pairs_shortest_path_length", G)
+    )
+    got = kl("shortest_path", G, s, weight=None)
+    assert got == ref("shortest_path", G, s)
+    t = data.draw(st.sampled_from(list(G)))
+    if ref("has_path", G, s, t):
+        p = kl("shortest_path", G, s, t, weight=None)
+        assert p[0] == s and p[-1] == t and len(p) == len(ref("shortest_path", G, s, t))
+        assert kl("shortest_path_length", G, s, t, weight=None) == len(p) - 1
+    else:
+        with pytest.raises(nx.NetworkXNoPath):
+            kl("shortest_path", G, s, t, weight=None)
+
+
+# -- weighted: distances exact, paths shortest ------------------------------------
+@given(graphs(), st.data())
+def test_dijkstra_matches_networkx(G, data):
+    s = data.draw(st.sampled_from(list(G)))
+    dist, paths = kl("single_source_dijkstra", G, s)
+    want = ref("single_source_dijkstra_path_length", G, s)
+    assert dist == want and no_numpy(dist) and no_numpy(paths)
+    assert set(paths) == set(want)
+    check_paths(G, paths, dist)
+    cutoff = data.draw(st.integers(0, 12))
+    got = kl("single_source_dijkstra_path_length", G, s, cutoff=cutoff)
+    assert got == ref("single_source_dijkstra_path_length", G, s, cutoff=cutoff)
+    sources = set(data.draw(st.lists(st.sampled_from(list(G)), min_size=1, max_size=3)))
+    got = kl("multi_source_dijkstra_path_length", G, sources)
+    assert got == ref("multi_source_dijkstra_path_length", G, sources)
+    d2, p2 = kl("multi_source_dijkstra", G, sources)
+    check_paths(G, {t: p for t, p in p2.items() if t not in sources}, d2)
+    assert all(p2[t][0] in sources for t in p2)
+    t = data.draw(st.sampled_from(list(G)))
+    if t in want:
+        assert kl("dijkstra_path_length", G, s, t) == want[t]
+        p = kl("dijkstra_path", G, s, t)
+        assert p[0] == s and path_weight(G, p) == want[t]
+        assert kl("shortest_path_length", G, s, t, weight="weight") == want[t]
+    else:
+        with pytest.raises(nx.NetworkXNoPath):
+            kl("dijkstra_path", G, s, t)
+        with pytest.raises(nx.NetworkXNoPath):
+            kl("dijkstra_path_length", G, s, t)
+    assert dict(kl("all_pairs_dijkstra_path_length", G)) == dict(
+        ref("all_pairs_dijkstra_path_length", G)
+    )
+    pred, d3 = kl("dijkstra_predecessor_and_distance", G, s)
+    wpred, wd = ref("dijkstra_predecessor_and_distance", G, s)
+    assert d3 == wd and {k: set(v) for k, v in pred.items()} == {
+        k: set(v) for k, v in wpred.items()
+    }
+
+
+@given(graphs(kinds=("DiGraph", "MultiDiGraph"), negative=True), st.data())
+def test_bellman_ford_matches_networkx(G, data):
+    s = data.draw(st.sampled_from(list(G)))
+    try:
+        want = ref("single_source_bellman_ford_path_length", G, s)
+    except nx.NetworkXUnbounded:
+        with pytest.raises(nx.NetworkXUnbounded):
+            kl("single_source_bellman_ford", G, s)
+        with pytest.raises(nx.NetworkXUnbounded):
+            kl("bellman_ford_predecessor_and_distance", G, s)
+        return
+    dist, paths = kl("single_source_bellman_ford", G, s)
+    assert dist == want
+    check_paths(G, {t: p for t, p in paths.items() if t != s}, dist)
+    try:  # NetworkX checks every self-loop here, reachable or not
+        wpred, wd = ref("bellman_ford_predecessor_and_distance", G, s)
+    except nx.NetworkXUnbounded:
+        with pytest.raises(nx.NetworkXUnbounded):
+            kl("bellman_ford_predecessor_and_distance", G, s)
+        return
+    pred, d2 = kl("bellman_ford_predecessor_and_distance", G, s)
+    assert d2 == wd
+    assert {k: set(v) for k, v in pred.items()} == {k: set(v) for k, v in wpred.items()}
+    assert kl("negative_edge_cycle", G) is ref("negative_edge_cycle", G)
+
+
+@given(graphs(negative=True))
+def test_negative_edge_cycle_matches_networkx(G):
+    assert kl("negative_edge_cycle", G) is ref("negative_edge_cycle", G)
+
+
+@given(graphs(max_nodes=6))
+def test_all_pairs_dense_match_networkx(G):
+    fw = kl("floyd_warshall", G)
+    want = ref("floyd_warshall", G)
+    assert {u: dict(d) for u, d in fw.items()} == {u: dict(d) for u, d in want.items()}
+    pred, dist = kl("floyd_warshall_predecessor_and_distance", G)
+    wpred, _ = ref("floyd_warshall_predecessor_and_distance", G)
+    assert set(pred) == set(wpred)
+    for u in pred:
+        assert set(pred[u]) == set(wpred[u])
+        for v in pred[u]:
+            if u != v:
+                path = nx.reconstruct_path(u, v, pred)
+                assert path_weight(G, path) == dist[u][v]
+    nodes = list(G)[::-1]
+    np.testing.assert_array_equal(kl("floyd_warshall_numpy", G, nodelist=nodes),
+                                  ref("floyd_warshall_numpy", G, nodelist=nodes))  # fmt: skip
+    jp = kl("johnson", G)
+    assert {u: set(p) for u, p in jp.items()} == {u: set(p) for u, p in ref("johnson", G).items()}
+    for u, paths in jp.items():
+        check_paths(G, {t: p for t, p in paths.items() if t != u}, want[u])
+
+
+@given(graphs(), st.sampled_from([False, True, None]))
+def test_transitive_closure_matches_networkx(G, reflexive):
+    G.graph["name"] = "g"
+    nx.set_node_attributes(G, "x", "color")
+    got = kl("transitive_closure", G, reflexive, weight=None, preserve=True)
+    assert nx.utils.graphs_equal(got, ref("transitive_closure", G, reflexive))
+    if G.is_directed():
+        try:
+            want = ref("transitive_closure_dag", G)
+        except nx.NetworkXUnfeasible:
+            with pytest.raises(nx.NetworkXUnfeasible):
+                kl("transitive_closure_dag", G, weight=None, preserve=True)
+        else:
+            got = kl("transitive_closure_dag", G, weight=None, preserve=True)
+            assert nx.utils.graphs_equal(got, want)
+
+
+# -- errors ---------------------------------------------------------------------------
+def test_errors_match_networkx():
+    G = nx.DiGraph([("a", "b", {"weight": 2}), ("c", "a", {"weight": 1})])
+    for name, args in [("single_source_shortest_path", ("z",)),
+                       ("single_source_shortest_path_length", ("z",)),
+                       ("single_source_dijkstra", ("z",)),
+                       ("dijkstra_path_length", ("z", "a")),
+                       ("single_source_bellman_ford", ("z",)),
+                       ("bellman_ford_predecessor_and_distance", ("z",)),
+                       ("has_path", ("a", "z")),
+                       ("bidirectional_shortest_path", ("a", "z"))]:  # fmt: skip
+        with pytest.raises(nx.NodeNotFound):
+            kl(name, G, *args)
+        with pytest.raises(nx.NodeNotFound):
+            ref(name, G, *args)
+    for name in ("dijkstra_path", "bellman_ford_path", "bidirectional_shortest_path"):
+        with pytest.raises(nx.NetworkXNoPath):
+            kl(name, G, "b", "c")
+    with pytest.raises(nx.NetworkXNoPath):
+        kl("shortest_path", G, "b", "c", weight="weight")
+    with pytest.raises(nx.NetworkXError):
+        list(kl("bfs_edges", G, "z"))
+    with pytest.raises(nx.NetworkXError):
+        list(kl("bfs_layers", G, ["a", "z"]))
+    with pytest.raises(nx.NetworkXError):
+        kl("descendants", G, "z")
+    with pytest.raises(ValueError, match="method not supported"):
+        kl("shortest_path", G, "a", method="spam")
+    with pytest.raises(ValueError, match="sources must not be empty"):
+        kl("multi_source_dijkstra", G, set())
+    with pytest.raises(nx.NetworkXError, match="nodelist"):
+        kl("floyd_warshall_numpy", G, nodelist=["a", "b"])
+    with pytest.raises(nx.NetworkXError, match="reflexive"):
+        kl("transitive_closure", G, "yes", weight=None, preserve=True)
+    C = nx.DiGraph([(0, 1, {"weight": 1}), (1, 0, {"weight": -3})])
+    for name in ("single_source_bellman_ford", "bellman_ford_predecessor_and_distance"):
+        with pytest.raises(nx.NetworkXUnbounded):
+            kl(name, C, 0)
+    with pytest.raises(nx.NetworkXUnbounded):
+        kl("johnson", C)
+    assert kl("negative_edge_cycle", C) is True
+    with pytest.raises(NotImplementedError, match="negative"):
+        kl("dijkstra_path", C, 0, 1)
+    with pytest.raises(NotImplementedError, match="negative cycle"):
+        kl("floyd_warshall", C)
+    with pytest.raises(nx.NetworkXUnfeasible):
+        kl("transitive_closure_dag", C, weight=None, preserve=True)
+    with pytest.raises(nx.NetworkXNotImplemented):
+        kl("transitive_closure_dag", nx.Graph([(0, 1)]), weight=None, preserve=True)
+
+
+def test_float_and_int_results_are_python_numbers():
+    G = nx.Graph([("a", "b", {"w": 0.5}), ("b", "c", {"w": 2})])
+    d = kl("single_source_dijkstra_path_length", G, "a", weight="w")
+    assert d == {"a": 0, "b": 0.5, "c": 2.5} and all(type(x) is float for x in d.values())
+    d = kl("single_source_dijkstra_path_length", nx.path_graph(3), 0)
+    assert d == {0: 0, 1: 1, 2: 2} and all(type(x) is int for x in d.values())
+    assert math.isinf(kl("floyd_warshall", nx.empty_graph(2))[0][1])
