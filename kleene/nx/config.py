@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-DEFAULT_CONFIG = {
-    # Where the matrices live and the algorithms run: "cpu" or "gpu" (CuPy).
-    "device": "cpu",
-    # Automatic dispatch (nx.config.backend_priority) leaves graphs with fewer
-    # nodes + edges than this to NetworkX; backend="kleene" always runs kleene.
-    "min_size": 10_000,
-}
+from _kleene_nx import DEFAULT_CONFIG  # one copy: NetworkX reads it from there
 
 DEVICES = ("cpu", "gpu")
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import inspect
 
-from . import _FUNCTIONS, config, dense, generic, traversal, unweighted, weighted
+from _kleene_nx import FUNCTIONS
+
+from . import config, dense, generic, traversal, unweighted, weighted
 from .graph import KleeneGraph, convert_from_nx, convert_to_nx
 from .xfails import XFAIL
 
 _MODULES = (dense, generic, traversal, unweighted, weighted)
 FUNCTIONS = {
-    name: next(getattr(m, name) for m in _MODULES if name in m.__all__) for name in _FUNCTIONS
+    name: next(getattr(m, name) for m in _MODULES if name in m.__all__) for name in FUNCTIONS
 }
 
 # Arguments kleene does not take: (parameter, the values it does take, why not).
