@@ -37,7 +37,8 @@ _SPARSE = ("repeated-sssp", "johnson")
 
 @names_gpu_memory("apsp")
 def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors: bool = False,
-         semiring="min_plus", block_size: int | None = None, progress=None):  # fmt: skip
+         semiring="min_plus", block_size: int | None = None, progress=None,
+         client=None):  # fmt: skip
     """All-pairs best paths: the closure A* of the graph over a semiring.
 
     Parameters
@@ -79,6 +80,10 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
         callable gets ``(done, total)`` in units of work (multiply-adds for the
         dense methods, sources for the sparse ones), ``done`` never decreasing
         and ``done == total`` exactly once, last, when the result is ready.
+    client : dask.distributed.Client, optional
+        Run the blocked closure on the client's workers over a 2-D grid of blocks
+        (``kleene.distributed``, docs/scaling.md): method "auto" or "blocked",
+        result in host memory (NumPy).
 
     Returns
     -------
@@ -104,6 +109,12 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
     """
     if method not in METHODS:
         raise ValueError(f"apsp: method must be one of {METHODS}, got {method!r}")
+    if client is not None:  # the blocked closure on Dask workers (optional extra)
+        from ..distributed import apsp_on_dask
+
+        return apsp_on_dask(client, G, method=method, directed=directed,
+                            return_predecessors=return_predecessors, semiring=semiring,
+                            block_size=block_size, progress=progress)  # fmt: skip
     block = _block_size(block_size)
     sr = get_semiring(semiring)
     A = _weights(as_graph(G, directed=directed, fmt=None), sr)  # dense input stays dense

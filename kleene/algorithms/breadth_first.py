@@ -13,7 +13,7 @@ METHODS = ("auto", "push", "pull", "direction-optimizing")
 
 @names_gpu_memory("bfs")
 def bfs(G, source, *, method: str = "auto", directed: bool = True,
-        return_predecessors: bool = False):  # fmt: skip
+        return_predecessors: bool = False, client=None):  # fmt: skip
     """Breadth-first levels (and parents) from ``source``.
 
     Each level is one product of the frontier with the adjacency matrix over a
@@ -40,6 +40,9 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     directed : bool
         False follows edges both ways.
     return_predecessors : bool
+    client : dask.distributed.Client, optional
+        Split the sources in batches over the client's workers, the graph
+        scattered to each once (``kleene.distributed``); NumPy results.
 
     Returns
     -------
@@ -57,6 +60,11 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     """
     if method not in METHODS:
         raise ValueError(f"bfs: method must be one of {METHODS}, got {method!r}")
+    if client is not None:  # source batches on Dask workers (optional extra)
+        from ..distributed import bfs_on_dask
+
+        return bfs_on_dask(client, G, source, method=method, directed=directed,
+                           return_predecessors=return_predecessors)  # fmt: skip
     A = as_graph(G, directed=directed, pattern=True)  # levels need no weights
     srcs = check_source(source, A.nrows)
     if np.ndim(source) > 0:

@@ -14,7 +14,13 @@ from .device import (
     is_cupy_array,
     to_host,
 )
-from .frontier import frontier_bellman_ford, frontier_bfs, frontier_bfs_multi, relax
+from .frontier import (
+    frontier_bellman_ford,
+    frontier_bfs,
+    frontier_bfs_multi,
+    frontier_delta_stepping,
+    relax,
+)
 from .mask import Mask
 from .matrix import Matrix
 from .operations import (
@@ -45,6 +51,7 @@ __all__ = [
     "frontier_bellman_ford",
     "frontier_bfs",
     "frontier_bfs_multi",
+    "frontier_delta_stepping",
     "gpu_available",
     "gpu_memory_free",
     "host_memory_free",

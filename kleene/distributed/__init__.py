@@ -1,0 +1,25 @@
+"""kleene on Dask: ``kleene.apsp(G, client=client)``, ``kleene.bfs(G, sources, client=client)``,
+``kleene.sssp(G, sources, client=client)``.
+
+An optional extra (``pip install 'kleene[dask]'``): ``import kleene`` never imports
+this package or Dask; the public functions import it when given a ``client``.
+
+- :func:`apsp_on_dask`: the blocked closure (Katz & Kider's blocked Floyd-Warshall)
+  over a 2-D grid of blocks held by the workers, each task run where its output
+  block lives (``closure_grid.py``);
+- :func:`bfs_on_dask`, :func:`sssp_on_dask`: the graph scattered once to every
+  worker, source batches split across them, results gathered in order
+  (``sources.py``);
+- :class:`DistributedError`: a task failed or a worker was lost; no partial result
+  is ever returned (``failures.py``).
+
+The work inside each task is kleene's own operations (``closure``,
+``mxm_accumulate``, ``bfs``, ``sssp``) on the worker's device: NumPy on CPU
+workers, CuPy on workers that see a GPU (``tasks.py``). See docs/scaling.md.
+"""
+
+from .closure_grid import apsp_on_dask, default_block_size
+from .failures import DistributedError
+from .sources import bfs_on_dask, sssp_on_dask
+
+__all__ = ["DistributedError", "apsp_on_dask", "bfs_on_dask", "default_block_size", "sssp_on_dask"]

@@ -1,0 +1,108 @@
+"""How failures on the workers reach the caller: a clear error, never a partial result."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from concurrent.futures import CancelledError
+from contextlib import contextmanager
+
+from ..errors import NegativeCycleError
+
+
+class DistributedError(RuntimeError):
+    """A distributed kleene run could not finish: a task raised (the message names the
+    task and the worker) or a worker holding its blocks was lost. No result is returned."""
+
+
+# Raised inside a task as the same type, the task named in the message: the caller
+# sees what the in-process call would raise (a negative cycle, a bad argument).
+_KEEP_TYPE = (NegativeCycleError, ValueError, IndexError, TypeError, MemoryError)
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return "the client"
+
+
+def named_task(fn):
+    """``fn(label, *args)`` runs ``fn(*args)``; an exception comes back naming ``label``
+    (the task, e.g. "apsp round 3: closure of block (3, 3)") and the worker."""
+
+    @functools.wraps(fn)
+    def run(label: str, *args):
+        try:
+            return fn(*args)
+        except Exception as e:
+            msg = f"{label} failed on worker {_worker_address()}: {type(e).__name__}: {e}"
+            if isinstance(e, _KEEP_TYPE):
+                try:
+                    err = type(e)(msg)
+                except Exception:
+                    err = DistributedError(msg)
+            else:
+                err = DistributedError(msg)
+            raise err from e
+
+    return run
+
+
+def _lost_types() -> tuple:
+    """The exceptions by which Dask reports lost workers, data or connections."""
+    from distributed import KilledWorker
+    from distributed.comm.core import CommClosedError
+
+    return (KilledWorker, CancelledError, CommClosedError, OSError, TimeoutError)
+
+
+@contextmanager
+def _no_partial_result(what: str) -> Iterator[None]:
+    """A lost worker or cancelled task inside becomes a DistributedError saying that
+    ``what`` did not finish (task errors pass as their tasks raised them)."""
+    try:
+        yield
+    except _lost_types() as e:
+        raise DistributedError(
+            f"{what} did not finish: a Dask worker or its data was lost "
+            f"({type(e).__name__}: {e}); no partial result is returned"
+        ) from e
+
+
+def gather(client, futures, what: str):
+    """``client.gather(futures)``, failures reported as :func:`_no_partial_result` says."""
+    with _no_partial_result(what):
+        return client.gather(futures)
+
+
+def settle(futures, what: str) -> None:
+    """Wait for ``futures`` without moving their data; raise as :func:`gather` would
+    if one failed or was lost."""
+    from distributed import wait
+
+    with _no_partial_result(what):
+        wait(futures)
+        bad = [f for f in futures if f.status != "finished"]
+        if bad:
+            bad[0].result()  # raises the task's error, or CancelledError for a lost one
+    if bad:
+        raise DistributedError(f"{what} did not finish: task {bad[0].key} is {bad[0].status}")
+
+
+_WORKER_WAIT_S = 30
+
+
+def worker_addresses(client, what: str) -> list[str]:
+    """The addresses of the client's workers (waiting a while for one if there are none,
+    as while a cluster starts or a nanny restarts a worker); a DistributedError if none come."""
+    workers = list(client.scheduler_info(n_workers=-1)["workers"])
+    if workers:
+        return workers
+    try:
+        client.wait_for_workers(1, timeout=_WORKER_WAIT_S)
+    except TimeoutError as e:
+        raise DistributedError(f"{what}: the Dask client has no workers") from e
+    return list(client.scheduler_info(n_workers=-1)["workers"])

@@ -1,0 +1,212 @@
+"""kleene on Dask (kleene.distributed): apsp / bfs / sssp with client= against SciPy.
+
+One LocalCluster for the module: 2 worker processes × 1 thread (processes start in
+under a second here, so the real thing is tested: blocks and graphs are pickled
+between processes). Skipped as a whole when dask.distributed is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, shortest_path
+
+import kleene
+
+distributed = pytest.importorskip(
+    "distributed", reason="dask.distributed is not installed (pip install 'kleene[dask]')"
+)
+from kleene.distributed import DistributedError, apsp_on_dask  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    )
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _graph(n: int, density: float, seed: int, negative: bool = False):
+    rng = np.random.default_rng(seed)
+    G = sp.random(n, n, density=density, random_state=rng, format="csr")
+    G.data = np.round(G.data * 10, 1) + (0.0 if negative else 1.0)
+    return G
+
+
+def test_import_kleene_does_not_import_dask():
+    code = "import sys, kleene; sys.exit('dask' in sys.modules or 'distributed' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+@pytest.mark.parametrize("n, block", [(97, 16), (150, 40), (130, None), (50, 64)])
+def test_apsp_equals_scipy(client, n, block):
+    G = _graph(n, 0.05, seed=n)
+    got = kleene.apsp(G, client=client, block_size=block)
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_allclose(got, shortest_path(G, method="FW"))
+
+
+def test_apsp_undirected_float32_and_predecessors(client):
+    G = _graph(90, 0.05, seed=1)
+    want = shortest_path(G, method="FW", directed=False)
+    got = kleene.apsp(G.astype(np.float32), client=client, directed=False, block_size=32)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    dist, pred = kleene.apsp(G, client=client, return_predecessors=True, block_size=25)
+    np.testing.assert_allclose(dist, shortest_path(G, method="FW"))
+    here = kleene.apsp(G, return_predecessors=True, method="blocked", block_size=25)
+    np.testing.assert_array_equal(pred, here[1])  # the same plan: the same ties
+    for i, j in [(0, 5), (3, 77), (89, 2)]:
+        path = kleene.reconstruct_path(pred, i, j)
+        if np.isfinite(dist[i, j]):
+            weights = sum(G[a, b] for a, b in zip(path, path[1:], strict=False))
+            assert weights == pytest.approx(dist[i, j])
+
+
+def test_apsp_negative_weights_and_other_semirings(client):
+    G = _graph(70, 0.06, seed=2, negative=True)
+    G.data -= 1.0  # some negative edges, a DAG-free graph may still have negative cycles
+    G = sp.triu(G, k=1, format="csr")  # upper triangular: no cycles, negative weights fine
+    np.testing.assert_allclose(kleene.apsp(G, client=client, block_size=20), shortest_path(G))
+    W = _graph(60, 0.08, seed=3)
+    for semiring in ("max_min", "lor_land"):
+        here = kleene.apsp(W, semiring=semiring)
+        np.testing.assert_array_equal(
+            kleene.apsp(W, semiring=semiring, client=client, block_size=16), here
+        )
+
+
+def test_apsp_negative_cycle_raises(client):
+    G = sp.csr_matrix(([1.0, -3.0, 1.0], ([0, 1, 2], [1, 2, 0])), shape=(40, 40))
+    with pytest.raises(kleene.NegativeCycleError):
+        kleene.apsp(G, client=client, block_size=16)
+
+
+def test_apsp_as_dask_array(client):
+    da = pytest.importorskip("dask.array")
+    G = _graph(75, 0.05, seed=4)
+    x = apsp_on_dask(client, G, block_size=20, as_dask_array=True)
+    assert isinstance(x, da.Array) and x.chunks[0] == (20, 20, 20, 15)
+    np.testing.assert_allclose(x.compute(), shortest_path(G, method="FW"))
+
+
+def test_apsp_rejects_other_methods(client):
+    with pytest.raises(ValueError, match="with client="):
+        kleene.apsp(_graph(10, 0.2, 0), client=client, method="recursive")
+
+
+def test_apsp_progress(client):
+    seen = []
+    kleene.apsp(_graph(60, 0.05, 5), client=client, block_size=16,
+                progress=lambda d, t: seen.append((d, t)))  # fmt: skip
+    assert seen[-1][0] == seen[-1][1] and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def _bfs_levels(G, s: int, directed: bool) -> np.ndarray:
+    """Levels by SciPy: BFS order and predecessors, levels following the tree."""
+    order, pred = breadth_first_order(G, s, directed=directed, return_predecessors=True)
+    lv = np.full(G.shape[0], -1)
+    lv[s] = 0
+    for v in order[1:]:
+        lv[v] = lv[pred[v]] + 1
+    return lv
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_bfs_many_sources(client, directed):
+    G = _graph(300, 0.01, seed=6)
+    sources = [0, 17, 5, 299, 17, 42, 8]
+    got = kleene.bfs(G, sources, client=client, directed=directed)
+    want = np.stack([_bfs_levels(G, s, directed) for s in sources])
+    np.testing.assert_array_equal(got, want)
+    lv, par = kleene.bfs(G, sources, client=client, directed=directed, return_predecessors=True)
+    here = kleene.bfs(G, sources, directed=directed, return_predecessors=True)
+    np.testing.assert_array_equal(lv, here[0])
+    np.testing.assert_array_equal(par, here[1])
+    np.testing.assert_array_equal(kleene.bfs(G, 17, client=client), _bfs_levels(G, 17, True))
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_sssp_many_sources(client, directed):
+    G = _graph(300, 0.01, seed=7)
+    sources = [3, 0, 250, 3, 99]
+    got = kleene.sssp(G, sources, client=client, directed=directed)
+    np.testing.assert_allclose(got, shortest_path(G, directed=directed, indices=sources))
+    d, p = kleene.sssp(G, sources, client=client, directed=directed, return_predecessors=True)
+    here = kleene.sssp(G, sources, directed=directed, return_predecessors=True)
+    np.testing.assert_allclose(d, here[0])
+    np.testing.assert_array_equal(p, here[1])
+    got = kleene.sssp(G, sources, client=client, method="delta-stepping")
+    np.testing.assert_allclose(got, shortest_path(G, indices=sources))
+    assert kleene.sssp(G, [], client=client).shape == (0, 300)
+
+
+def test_sssp_errors_as_in_process(client):
+    G = sp.csr_matrix(([1.0, -3.0, 1.0], ([0, 1, 2], [1, 2, 0])), shape=(5, 5))
+    with pytest.raises(kleene.NegativeCycleError, match="sssp sources"):
+        kleene.sssp(G, [0, 1], client=client, method="bellman-ford")
+    with pytest.raises(IndexError):
+        kleene.sssp(G, [0, 9], client=client)
+
+
+def _failing_semiring():
+    """min_plus whose multiply raises on a Dask worker (not on the client)."""
+    from kleene.semiring import BinaryOp, monoid
+
+    def plus_but_not_on_workers(x, y):
+        from distributed import get_worker
+
+        try:
+            get_worker()
+        except ValueError:
+            return x + y
+        raise ZeroDivisionError("boom on a worker")
+
+    mul = BinaryOp("plus_not_on_workers", plus_but_not_on_workers, "x + y")
+    return kleene.Semiring(monoid.min, mul, name="min_boom", one=0.0)
+
+
+def test_task_error_names_the_task(client):
+    G = _graph(50, 0.1, seed=8)
+    with pytest.raises(DistributedError, match=r"apsp round 0: closure of block \(0, 0\).*boom"):
+        kleene.apsp(G, client=client, semiring=_failing_semiring(), block_size=32)
+    # the cluster is still usable afterwards
+    np.testing.assert_allclose(kleene.apsp(G, client=client), shortest_path(G, method="FW"))
+
+
+def test_worker_loss_is_an_error_not_a_partial_result():
+    # its own cluster: the module's keeps its two workers
+    G = _graph(400, 0.02, seed=9)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    )
+    with cluster, distributed.Client(cluster) as c:
+        victim = sorted(c.scheduler_info()["workers"])[1]
+        pid = c.run(os.getpid, workers=[victim])[victim]
+
+        def kill_once(done, total):  # after round 0's pivot: the run is under way
+            if done < total and pid:
+                os.kill(pid, signal.SIGKILL)
+                time.sleep(0.5)
+
+        with pytest.raises(DistributedError, match="worker or its data was lost"):
+            kleene.apsp(G, client=c, block_size=50, progress=kill_once)
+
+
+def test_docstring_examples():
+    import doctest
+
+    import kleene.distributed.closure_grid as grid
+
+    assert doctest.testmod(grid).failed == 0
