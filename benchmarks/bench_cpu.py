@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import environment, host_facts, markdown_table, write_results  # noqa: E402
+from common import environment, host_facts, main_or_replot, markdown_table, write_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / ".." / "shared" / "data"
@@ -924,8 +924,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--replot":  # a plot from a results JSON
-        res = json.loads(Path(sys.argv[2]).read_text())
-        plot(res["rows"], Path(sys.argv[2]).with_suffix(".png"))
-    else:
-        main()
+    main_or_replot(main, plot)

@@ -39,7 +39,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import markdown_table, write_results  # noqa: E402
+from common import main_or_replot, markdown_table, write_results  # noqa: E402
 
 import kleene  # noqa: E402
 
@@ -569,8 +569,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--replot":  # a plot from a results JSON
-        res = json.loads(Path(sys.argv[2]).read_text())
-        plot(res["rows"], Path(sys.argv[2]).with_suffix(".png"))
-    else:
-        main()
+    main_or_replot(main, plot)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import bar_plot, cpu_time, gpu_time, write_results  # noqa: E402
+from common import bar_plot, cpu_time, gpu_time, main_or_replot, write_results  # noqa: E402
 
 import kleene  # noqa: E402
 
@@ -169,10 +169,4 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--replot":  # a plot from a results JSON
-        import json
-
-        res = json.loads(Path(sys.argv[2]).read_text())
-        plot(res["rows"], Path(sys.argv[2]).with_suffix(".png"))
-    else:
-        main()
+    main_or_replot(main, plot)

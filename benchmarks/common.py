@@ -126,6 +126,16 @@ def write_results(path: str | Path, name: str, rows: list[dict], extra: dict | N
     path.with_suffix(".md").write_text(markdown_table(rows, title=name) + "\n")
 
 
+def main_or_replot(main, plot) -> None:
+    """A benchmark's entry point: ``--replot RESULTS.json`` redraws the plot of a results
+    file (beside it, .png); anything else runs ``main()``."""
+    if len(sys.argv) == 3 and sys.argv[1] == "--replot":
+        res = json.loads(Path(sys.argv[2]).read_text())
+        plot(res["rows"], Path(sys.argv[2]).with_suffix(".png"))
+    else:
+        main()
+
+
 def markdown_table(rows: list[dict], title: str = "") -> str:
     if not rows:
         return f"## {title}\n\n(no rows)"
