@@ -19,6 +19,7 @@ import numpy as np
 from ..algorithms import bfs, sssp
 from ..errors import NegativeCycleError
 from ..ops import Mask, Matrix, Vector, vxm
+from ._order import ordered_adjacency, walk
 from .graph import KleeneGraph
 
 NEGATIVE_CYCLE = "Negative cycle detected."
@@ -48,6 +49,9 @@ def bfs_levels(G: KleeneGraph, sources, *, reverse: bool = False, depth_limit=No
     if n == 0 or level.size == 0:
         return
     R, bound = G.rank_matrix(reverse=reverse)
+    if walk is not None and not _on_gpu(R):  # the fused twin: one compiled pass
+        yield from _walked(G, R, first, reverse, depth_limit)
+        return
     seen_at = np.zeros(n, np.bool_)
     seen_at[level] = True
     depth = 0
@@ -71,6 +75,22 @@ def bfs_levels(G: KleeneGraph, sources, *, reverse: bool = False, depth_limit=No
         seen_at[idx] = True
         level = idx
         depth += 1
+
+
+def _walked(G: KleeneGraph, R, first, reverse: bool, depth_limit):
+    """bfs_levels' levels after level 0 from the compiled walk (``_order.walk``)."""
+    key = ("ordered adjacency", reverse)
+    cached = G._matrices.get(key)
+    if cached is None:
+        cached = G._matrices[key] = ordered_adjacency(R)
+    indptr, adj = cached
+    limit = -1 if depth_limit is None else int(depth_limit)
+    queue, parent, starts = walk(indptr, adj, np.asarray(first, np.int64), G.n, limit)
+    for k in range(1, starts.size - 1):
+        lo, hi = starts[k], starts[k + 1]
+        if lo == hi:
+            return
+        yield queue[lo:hi], parent[lo:hi]
 
 
 def _on_gpu(M) -> bool:
