@@ -1,10 +1,12 @@
 """The CUDA back end: CuPy implementations of the kernel primitives.
 
 Every primitive of :mod:`kleene.ops.cpu`, with the same names, signatures and
-semantics (see ``kleene/ops/primitives.md``), on CuPy arrays, plus four fused ones
+semantics (see ``kleene/ops/primitives.md``), on CuPy arrays, plus the fused ones
 that the op layer uses when a back end has them (and composes from the primitives
 otherwise): ``mxm_dense_acc`` and ``closure_dense`` (used by :mod:`kleene.ops.closure`),
-``bfs_levels`` and ``bellman_ford`` (used by :mod:`kleene.ops.frontier`).
+``bfs_levels``, ``bellman_ford`` and ``bfs_multi`` (:mod:`kleene.ops.frontier`),
+``sssp_rows`` (:mod:`kleene.ops.sources`), and the structure kernels ``expand_rows``,
+``symmetry_sums`` and ``union_min`` (:mod:`kleene.ops.layout`, :mod:`kleene.ops.symmetry`).
 
 Kernels are specialised per algebra and dtypes from the templates in ``kernels/``
 and compiled by NVRTC on first use, then cached; a user-defined semiring needs no
