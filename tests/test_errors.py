@@ -279,7 +279,7 @@ _N = 20_000  # an n×n float64 result is 3 GiB: more than the 1 GiB the tests pr
 @pytest.fixture
 def small_machine(monkeypatch):
     """1 GiB of free host memory, as far as apsp can tell."""
-    monkeypatch.setattr("kleene.algorithms.all_pairs.host_memory_free", lambda: 2**30)
+    monkeypatch.setattr("kleene.algorithms.apsp_memory.host_memory_free", lambda: 2**30)
 
 
 def _path_graph(n):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,8 +15,6 @@ from ..ops import (
     array_module,
     closure,
     ewise_add,
-    gpu_memory_free,
-    host_memory_free,
     mxm,
     reduce,
     select,
@@ -25,20 +22,34 @@ from ..ops import (
 )
 from ..progress import Progress, progress_for
 from ..semiring import Semiring, get_semiring, min_first, min_plus
-from . import apsp_dense, apsp_sparse
+from . import apsp_dense, apsp_out_of_core, apsp_sparse
+from .apsp_memory import (
+    OUT_OF_CORE,
+    SPARSE,
+    WHOLE,
+    MemoryNeed,
+    check_fits,
+    gib,
+    need_for,
+    out_of_core_extra,
+    out_of_core_need,
+    out_of_memory,
+)
 from .graph_input import as_graph
 from .paths import rows_with_cycles
 from .shortest_tree import predecessors_from_distances
 
 METHODS = ("auto", "floyd-warshall", "blocked", "recursive", "repeated-sssp", "johnson")
 _DENSE = ("floyd-warshall", "blocked", "recursive")
-_SPARSE = ("repeated-sssp", "johnson")
+# The blocked closure with the result in host memory and tiles streamed to the device
+# (apsp_out_of_core.py): chosen by memory_limit=, out= or "auto", not a method= name.
+_OUT_OF_CORE_METHODS = ("auto", "blocked")
 
 
 @names_gpu_memory("apsp")
 def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors: bool = False,
          semiring="min_plus", block_size: int | None = None, progress=None,
-         client=None):  # fmt: skip
+         client=None, memory_limit: int | None = None, out=None):  # fmt: skip
     """All-pairs best paths: the closure A* of the graph over a semiring.
 
     Parameters
@@ -54,12 +65,14 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
         - "johnson": Bellman-Ford potentials, then repeated SSSP on reweighted
           non-negative edges (negative weights on sparse graphs);
         - "auto": on the GPU a dense method when the n×n result fits in memory
-          ("blocked" up to n = 8192, "recursive" beyond); on the CPU the cheaper
-          of "recursive" and repeated-sssp / johnson by a cost model measured on
-          the compiled kernels (Dijkstra rows for sparse graphs, and almost always
-          with predecessors); past memory "johnson" for negative weights,
-          "repeated-sssp" for non-negative ones. Other semirings than min_plus:
-          the dense method.
+          ("blocked" up to n = 8192, "recursive" beyond), else the out-of-core
+          blocked closure (see ``memory_limit``) when the result fits in host
+          memory; on the CPU the cheaper of "recursive" and repeated-sssp /
+          johnson by a cost model measured on the compiled kernels (Dijkstra rows
+          for sparse graphs, and almost always with predecessors); past memory
+          "johnson" for negative weights, "repeated-sssp" for non-negative ones,
+          then the out-of-core closure. Other semirings than min_plus: the dense
+          method, or out of core past memory.
         The dense methods update the matrix in place and need an idempotent add
         (min, max, or): min_plus, max_min, min_max, max_times, lor_land.
     directed : bool
@@ -83,11 +96,32 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
     client : dask.distributed.Client, optional
         Run the blocked closure on the client's workers over a 2-D grid of blocks
         (``kleene.distributed``, docs/scaling.md): method "auto" or "blocked",
-        result in host memory (NumPy).
+        result in host memory (NumPy). Not with ``memory_limit`` or ``out``.
+    memory_limit : int, optional
+        Bytes the closure may use on its device (the GPU for a GPU graph; RAM
+        beside the result for a CPU one): a positive integer. When the in-core
+        method's estimated peak exceeds it, the closure runs out of core
+        (method "auto" or "blocked"; others are a ValueError): Katz & Kider's
+        blocked Floyd-Warshall with the n×n result in host memory and b×b tiles
+        streamed through the device, b the largest that keeps the working set
+        (the pivot row of tiles and 8 more) under the limit (docs/scaling.md).
+        On the GPU at most 80% of the free GPU memory is used whatever the
+        limit. A limit too small for tiles of 8×8 is a ValueError.
+    out : NumPy array, or (dist, pred) with return_predecessors, optional
+        Write the result there and run out of core: a writable, C-contiguous
+        (n, n) host array of the result's dtype (float32 for a float32 graph,
+        float64 otherwise; bool for lor_land), e.g. a ``numpy.memmap`` for a
+        result larger than RAM; predecessors int64 (None: allocated). Returned
+        as given. Bad ``out`` is a ValueError before anything is written. After a
+        NegativeCycleError it holds a partial closure (each entry the value of
+        some walk, or the zero) whose diagonal shows the cycle at the vertex the
+        message names; after another error during the closure (an interrupt)
+        partial values: neither the graph nor its closure.
 
     Returns
     -------
-    dist : (n, n) array on the input's device (host memory for the sparse methods)
+    dist : (n, n) array on the input's device (host memory for the sparse methods
+        and out of core: NumPy, page-locked on the GPU path when it fits)
     predecessors : (n, n) int64 array, if asked
 
     Raises
@@ -97,7 +131,10 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
     MemoryError
         The n×n result (and predecessors) does not fit, checked before anything
         n×n is allocated; the message says how much was asked and the largest n
-        that fits.
+        that fits (and, where host memory is too small even out of core, to pass
+        ``out=numpy.memmap(...)``).
+    ValueError
+        Bad ``method``, ``block_size``, ``memory_limit`` or ``out``.
 
     Example
     -------
@@ -106,10 +143,15 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
     >>> G = np.array([[0, 3, inf], [inf, 0, 1], [2, inf, 0]])
     >>> kleene.apsp(G).tolist()
     [[0.0, 3.0, 4.0], [3.0, 0.0, 1.0], [2.0, 5.0, 0.0]]
+    >>> kleene.apsp(G, memory_limit=4096).tolist()  # out of core: tiles of 3×3
+    [[0.0, 3.0, 4.0], [3.0, 0.0, 1.0], [2.0, 5.0, 0.0]]
     """
     if method not in METHODS:
         raise ValueError(f"apsp: method must be one of {METHODS}, got {method!r}")
+    limit = _memory_limit(memory_limit)
     if client is not None:  # the blocked closure on Dask workers (optional extra)
+        if limit is not None or out is not None:
+            raise ValueError("apsp: memory_limit and out= are for one machine, not with client=")
         from ..distributed import apsp_on_dask
 
         return apsp_on_dask(client, G, method=method, directed=directed,
@@ -119,16 +161,19 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
     sr = get_semiring(semiring)
     A = _weights(as_graph(G, directed=directed, fmt=None), sr)  # dense input stays dense
     preds = bool(return_predecessors)
-    method = _resolve(A, sr, method, preds)
-    need = check_fits(A.nrows, A.dtype, preds, A.xp, method=method, sparse_ok=sr is min_plus)
+    method = _route(A, sr, method, preds, limit, out)
+    if method == OUT_OF_CORE:
+        return _apsp_out_of_core(A, sr, preds, limit, out, progress)
+    need = check_fits(A.nrows, A.dtype, preds, A.xp, method=method, sparse_ok=sr is min_plus,
+                      out_of_core=True)  # fmt: skip
     total = _work(A.nrows, method, block, preds)
-    with _out_of_memory(need), progress_for(progress, total, f"apsp {method}") as bar:
+    with out_of_memory(need), progress_for(progress, total, f"apsp {method}") as bar:
         return _solve(A, sr, method, preds, block, bar)
 
 
 def _solve(A: Matrix, sr: Semiring, method: str, preds: bool, block: int, bar: Progress):
     """The closure by a resolved method, memory checked; ``bar`` counts ``_work`` units."""
-    if method in _SPARSE:
+    if method in SPARSE:
         run = apsp_sparse.johnson if method == "johnson" else apsp_sparse.repeated_sssp
         return run(A.to_format("csr"), preds, bar)
     n = A.nrows
@@ -149,13 +194,55 @@ def _solve(A: Matrix, sr: Semiring, method: str, preds: bool, block: int, bar: P
     return dist, _repair(A, sr, dist, P.to_dense())  # the rest of the units: finish()
 
 
+def _route(A: Matrix, sr: Semiring, method: str, preds: bool, limit: int | None, out) -> str:
+    """The method that will run, OUT_OF_CORE included: ``out`` always goes out of
+    core; ``memory_limit`` does when the in-core method's peak would exceed it."""
+    if out is not None:
+        if method not in _OUT_OF_CORE_METHODS:
+            raise ValueError(
+                f"apsp: out= runs the blocked closure out of core; method must be 'auto' or "
+                f"'blocked', got {method!r}"
+            )
+        return _resolve(A, sr, OUT_OF_CORE, preds)
+    run = _resolve(A, sr, method, preds)
+    if limit is None or run == OUT_OF_CORE:
+        return run
+    need = need_for("apsp", A.nrows, run, preds, A.dtype, A.xp)
+    if need.bytes <= limit:
+        return run
+    if method not in _OUT_OF_CORE_METHODS:
+        raise ValueError(
+            f"apsp: method {method!r} needs about {need.bytes:,} bytes of {need.where}, over "
+            f"memory_limit={limit:,}; the out-of-core closure is method 'blocked' (or 'auto')"
+        )
+    return _resolve(A, sr, OUT_OF_CORE, preds)
+
+
+def _memory_limit(limit) -> int | None:
+    """``memory_limit`` as a positive int (None stays None); anything else is a ValueError."""
+    if limit is None:
+        return None
+    integral = isinstance(limit, (int, np.integer)) and not isinstance(limit, (bool, np.bool_))
+    if not integral:
+        raise ValueError(
+            f"apsp: memory_limit must be a positive integer number of bytes (e.g. 2**30 or "
+            f"int(4e9)), got {limit!r} ({type(limit).__name__})"
+        )
+    if limit <= 0:
+        raise ValueError(f"apsp: memory_limit must be a positive number of bytes, got {limit}")
+    return int(limit)
+
+
 def _resolve(A: Matrix, sr: Semiring, method: str, preds: bool) -> str:
     """The method that will run: "auto" chosen, Johnson for negative weights, and
     the semiring checked against the method."""
+    if method == OUT_OF_CORE:
+        _resolve(A, sr, "blocked", preds)  # the same semiring rule: an idempotent add
+        return OUT_OF_CORE
     negative = sr is min_plus and A.nvals > 0 and float(reduce(A, "min")) < 0
     if method == "auto":
         method = _choose(A, sr, negative, preds)
-    if method in _SPARSE:
+    if method in SPARSE:
         if sr is not min_plus:
             raise ValueError(f"apsp: method {method!r} computes shortest paths (min_plus) only")
         return "johnson" if negative else method
@@ -188,31 +275,99 @@ _REPAIR_UNITS = 4
 
 def _work(n: int, method: str, block: int, preds: bool) -> int:
     """Total progress units of ``_solve``."""
-    if method in _SPARSE:
+    if method in SPARSE:
         return apsp_sparse.work(method, n)
     repair = _REPAIR_UNITS * n * n * max(1, n.bit_length()) if preds else 0
     return (_INITIAL_UNITS + _FINAL_UNITS) * n * n + apsp_dense.work(method, n, block) + repair
 
 
-def _repair(A: Matrix, sr: Semiring, dist, pred):
+def _repair(A: Matrix, sr: Semiring, dist, pred, entries: int | None = None):
     """Rows whose in-place updates left a predecessor cycle (zero-weight cycles make
-    that possible outside Floyd-Warshall's order) get the BFS tree of their tight edges."""
-    bad = _rows_with_cycles(pred)
+    that possible outside Floyd-Warshall's order) get the BFS tree of their tight edges.
+
+    ``dist``/``pred`` live on A's device, or in host memory (out of core: then the
+    check runs on A's device, ``entries`` of pred at a time)."""
+    host = array_module(pred) is np and A.xp is not np
+    bad = _rows_with_cycles(pred, A.xp if host else None, entries)
     if not bool(bad.any()):
         return pred
     for i in np.flatnonzero(to_host(bad)):
-        d = Vector.from_dense(dist[int(i)], missing=None)
-        pred[int(i)] = predecessors_from_distances(A, d, int(i), sr)
+        row = A.xp.asarray(dist[int(i)]) if host else dist[int(i)]
+        d = Vector.from_dense(row, missing=None)
+        p = predecessors_from_distances(A, d, int(i), sr)
+        pred[int(i)] = to_host(p) if host else p
     return pred
+
+
+def _apsp_out_of_core(A: Matrix, sr: Semiring, preds: bool, limit: int | None, out, progress):
+    """apsp's out-of-core path: plan the tiles and the host memory, then
+    ``apsp_out_of_core.solve``; the cycle check and the predecessor repair as in core."""
+    n, gpu = A.nrows, A.xp is not np
+    dist_out, pred_out = apsp_out_of_core.check_out(out, n, A.dtype, preds)
+    cap = apsp_out_of_core.device_limit(limit, gpu)
+    reserve = apsp_out_of_core.GPU_RESERVE if gpu else 0
+    itemsize = np.dtype(A.dtype).itemsize
+    tile = apsp_out_of_core.choose_tile(n, itemsize, preds, cap, reserve)
+    if tile is None:
+        least = apsp_out_of_core.smallest_working_set(n, itemsize, preds, reserve)
+        side = min(n, apsp_out_of_core.MIN_TILE)
+        where = "GPU memory" if gpu else "host memory"
+        if limit is not None and limit <= cap:
+            raise ValueError(
+                f"apsp: memory_limit={limit:,} bytes is too small for the out-of-core closure "
+                f"of n={n}: its smallest working set (tiles of {side}×{side}"
+                f"{' with predecessors' if preds else ''}, in {where}) needs {least:,} bytes"
+            )
+        raise MemoryError(
+            f"apsp: the out-of-core closure of n={n} needs at least {gib(least)} of {where} "
+            f"for its tiles; {gib(cap)} is available"
+        )
+    need = out_of_core_need(n, A.dtype, preds, dist_out is None, preds and pred_out is None,
+                             out_of_core_extra(A))  # fmt: skip
+    if need.per_pair and not need.fits():
+        raise MemoryError(
+            f"apsp: {need.describe()}; pass out=numpy.memmap(...) (and for predecessors "
+            "out=(dist, pred) with two) to keep the result in a file"
+        )
+    repair = _REPAIR_UNITS * n * n * max(1, n.bit_length()) if preds else 0
+    total = (apsp_out_of_core.INITIAL_UNITS + _FINAL_UNITS) * n * n + apsp_out_of_core.work(n)
+    total += repair
+    at = f"tiles of {tile}×{tile}, at most {gib(cap)} on the {'GPU' if gpu else 'CPU'}"
+    with _out_of_core_memory(need, at), progress_for(progress, total, f"apsp {OUT_OF_CORE}") as bar:
+        dist, pred = apsp_out_of_core.solve(A, sr, preds, tile, dist_out, pred_out, bar)
+        bar.step(_FINAL_UNITS * n * n)
+        if not preds:
+            return dist
+        # the check's slabs (about 64 bytes an entry on the device) within the cap too
+        return dist, _repair(A, sr, dist, pred, max(n, cap // 64))  # the rest: finish()
+
+
+@contextmanager
+def _out_of_core_memory(need: MemoryNeed, tiles: str) -> Iterator[None]:
+    """An allocation failing out of core says where: the device's tiles, or host memory."""
+    try:
+        yield
+    except MemoryError as e:
+        if type(e).__module__.startswith("cupy"):
+            raise MemoryError(
+                f"apsp: out of GPU memory in the out-of-core closure ({tiles}): {e}; a smaller "
+                "memory_limit leaves more room to others"
+            ) from e
+        host = need.describe() if need.per_pair else f"{gib(need.free)} was free"
+        raise MemoryError(f"apsp: ran out of host memory out of core: {host}") from e
 
 
 _CYCLE_CHECK_ENTRIES = 1 << 22  # entries checked at a time: bounds the check's temporaries
 
 
-def _rows_with_cycles(pred):
-    """``rows_with_cycles`` a slab of rows at a time (it makes several copies of its input)."""
+def _rows_with_cycles(pred, xp=None, entries: int | None = None):
+    """``rows_with_cycles`` a slab of rows at a time (it makes several copies of its input);
+    ``xp``: run each slab there (a host ``pred`` checked on the GPU), result on pred's side."""
     k, n = pred.shape
-    rows = max(1, _CYCLE_CHECK_ENTRIES // max(n, 1))
+    rows = max(1, (entries or _CYCLE_CHECK_ENTRIES) // max(n, 1))
+    if xp is not None and xp is not array_module(pred):
+        return np.concatenate([to_host(rows_with_cycles(xp.asarray(pred[lo : lo + rows])))
+                               for lo in range(0, k, rows)])  # fmt: skip
     if k <= rows:
         return rows_with_cycles(pred)
     xp = array_module(pred)
@@ -246,13 +401,19 @@ def _choose(A: Matrix, sr: Semiring, negative: bool, preds: bool) -> str:
     n = A.nrows
     gpu = A.xp is not np
     dense = "blocked" if gpu and n <= _BLOCKED_MAX_GPU else "recursive"
+    if not need_for("apsp", n, dense, preds, A.dtype, A.xp).fits():
+        # Past the device's memory: on the CPU repeated SSSP for min_plus as before;
+        # else the out-of-core closure where its result fits in host memory; else
+        # the dense method, whose check then says what fits.
+        sparse = "johnson" if negative else "repeated-sssp"
+        if not gpu and sr is min_plus and need_for("apsp", n, sparse, preds, A.dtype, np).fits():
+            return sparse
+        if out_of_core_need(n, A.dtype, preds, True, extra=out_of_core_extra(A)).fits():
+            return OUT_OF_CORE
+        return sparse if sr is min_plus and not gpu else dense
     if sr is not min_plus:
         return dense
     sparse = "johnson" if negative else "repeated-sssp"
-    try:
-        check_fits(n, A.dtype, preds, A.xp, method=dense)
-    except MemoryError:
-        return sparse
     # On the GPU a dense closure beats repeated SSSP even on sparse graphs (n = 8192,
     # degree 6: 61 ms against 3 s: no fused Dijkstra there, batched Bellman-Ford).
     if gpu:
@@ -316,114 +477,6 @@ def _cpu_dense_s(n: int, dtype, preds: bool) -> float:
     return float(n) ** 3 * step + float(n) ** 2 * pair
 
 
-# ---- memory ----------------------------------------------------------------------
-
-_BUDGET = 0.8  # share of the free memory a closure may take: the rest is left to others
-
-
-@dataclass(frozen=True)
-class MemoryNeed:
-    """What an n×n closure needs at its peak, where, and what is free there."""
-
-    what: str  # "apsp" or "transitive_closure"
-    n: int
-    method: str
-    preds: bool
-    per_pair: int  # peak bytes per (i, j) pair
-    per_vertex: int  # bytes per vertex besides (the sparse methods' batches)
-    fixed: int  # bytes that do not grow with n
-    free: int
-    where: str  # "host memory" or "GPU memory"
-
-    def bytes_for(self, n: int) -> int:
-        return self.per_pair * n * n + self.per_vertex * n + self.fixed
-
-    @property
-    def bytes(self) -> int:
-        return self.bytes_for(self.n)
-
-    def fits(self) -> bool:
-        return self.bytes <= _BUDGET * self.free
-
-    def largest_n(self) -> int:
-        """The largest n whose closure by this method fits in the same memory."""
-        a, b, c = self.per_pair, self.per_vertex, _BUDGET * self.free - self.fixed
-        if c < 0:
-            return 0
-        k = int((-b + (b * b + 4 * a * c) ** 0.5) / (2 * a))  # the root of a·n² + b·n = c
-        while k > 0 and self.bytes_for(k) > _BUDGET * self.free:  # float rounding
-            k -= 1
-        while self.bytes_for(k + 1) <= _BUDGET * self.free:
-            k += 1
-        return k
-
-    def describe(self) -> str:
-        preds = " with predecessors" if self.preds else ""
-        return (
-            f"an {self.n}×{self.n} result{preds} by {self.method} needs about "
-            f"{_gib(self.bytes)} of {self.where} (the result and its working copies), "
-            f"{_gib(self.free)} is free; up to about n={self.largest_n()} fits"
-        )
-
-
-def _gib(nbytes: float) -> str:
-    if nbytes >= 2**30 / 10:
-        return f"{nbytes / 2**30:,.1f} GiB"
-    return f"{nbytes / 2**30:.4f} GiB ({nbytes / 2**20:.1f} MiB)"
-
-
-def _need(what: str, n: int, method: str, preds: bool, dtype, xp) -> MemoryNeed:
-    gpu = xp is not np and method not in _SPARSE  # sparse methods gather on the host
-    if method == _WHOLE:  # transitive_closure on the CPU
-        per, per_vertex, fixed = _WHOLE_BYTES_PER_PAIR, 0, apsp_dense.FIXED_BYTES
-    elif method in _SPARSE:
-        per, per_vertex = apsp_sparse.bytes_per_pair(preds), apsp_sparse.BYTES_PER_VERTEX
-        fixed = apsp_sparse.FIXED_BYTES
-    else:
-        per, per_vertex = apsp_dense.bytes_per_pair(dtype, preds, gpu), 0
-        fixed = apsp_dense.FIXED_BYTES
-    free = gpu_memory_free() if gpu else host_memory_free()
-    where = "GPU memory" if gpu else "host memory"
-    return MemoryNeed(what, n, method, preds, per, per_vertex, fixed, free, where)
-
-
-def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
-               what: str = "apsp", sparse_ok: bool = True) -> MemoryNeed:  # fmt: skip
-    """What an n×n closure by ``method`` needs; a MemoryError that says how much was
-    asked and the largest n that fits, unless it fits where its result will live.
-
-    Dense methods work where the graph is (``xp``); the sparse ones gather their
-    result in host memory. ``sparse_ok``: the semiring is min_plus, so
-    repeated-sssp is an alternative worth naming.
-
-    Example
-    -------
-    >>> import numpy as np
-    >>> check_fits(100, np.float64, False, np).fits()
-    True
-    """
-    need = _need(what, n, method, preds, dtype, xp)
-    if need.fits():
-        return need
-    hints = []
-    if preds and _need(what, n, method, False, dtype, xp).fits():
-        hints.append("it fits without return_predecessors")
-    if sparse_ok and need.where == "GPU memory":
-        if _need(what, n, "repeated-sssp", preds, dtype, np).fits():
-            hints.append("method='repeated-sssp' gathers its result in host memory, where it fits")
-    raise MemoryError(f"{what}: {need.describe()}" + "".join(f"; {h}" for h in hints))
-
-
-@contextmanager
-def _out_of_memory(need: MemoryNeed) -> Iterator[None]:
-    """An allocation failing despite the check (memory taken meanwhile, or a peak
-    under-estimated) still says what was asked and what fits, not NumPy's words."""
-    try:
-        yield
-    except MemoryError as e:
-        raise MemoryError(f"{need.what}: ran out of {need.where}: {need.describe()}") from e
-
-
 def _initial(A: Matrix, sr: Semiring, preds: bool):
     """D: full matrix of edge values (zero where no edge), diagonal ⊕= one; P if asked."""
     xp, n = A.xp, A.nrows
@@ -481,20 +534,20 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
     """
     if method not in METHODS:
         raise ValueError(f"transitive_closure: method must be one of {METHODS}, got {method!r}")
-    if method in _SPARSE:
+    if method in SPARSE:
         raise ValueError(
             "transitive_closure: use a dense method (floyd-warshall, blocked, recursive)"
         )
     sr = get_semiring("lor_land")
     A = _weights(as_graph(G, directed=directed), sr)
     whole = method == "auto" and A.xp is np  # the CPU: one closure of the whole matrix
-    method = _WHOLE if whole else _resolve(A, sr, method, False)
+    method = WHOLE if whole else _resolve(A, sr, method, False)
     need = check_fits(A.nrows, A.dtype, False, A.xp, method=method, what="transitive_closure",
                       sparse_ok=False)  # fmt: skip
     block = _block_size(None)
     n = A.nrows
     total = (_WHOLE_UNITS * n * n if whole else _work(n, method, block, False)) + A.nvals
-    with _out_of_memory(need), progress_for(progress, total, "transitive_closure") as bar:
+    with out_of_memory(need), progress_for(progress, total, "transitive_closure") as bar:
         star = _star_whole(A, sr, bar) if whole else _solve(A, sr, method, False, block, bar)
         if not reflexive:
             _drop_empty_paths(A, star)
@@ -508,8 +561,6 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
 # during the closure, beside the matrix alone. Measured with tracemalloc: 2.0 bytes a
 # pair (p2p-Gnutella08 75.9 MiB for a 37.9 MiB result, facebook 31.6 for 15.6, rome99
 # 21.5 for 10.7); counted as 3 (the m-sized edge arrays come on top).
-_WHOLE = "closure"
-_WHOLE_BYTES_PER_PAIR = 3
 _WHOLE_UNITS = 3  # progress units a pair: building the matrix, its closure, the copy out
 
 

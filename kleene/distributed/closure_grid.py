@@ -26,12 +26,11 @@ from ..algorithms.all_pairs import (
     _block_size,
     _check_cycles,
     _initial,
-    _out_of_memory,
     _repair,
     _resolve,
     _weights,
-    check_fits,
 )
+from ..algorithms.apsp_memory import check_fits, out_of_memory
 from ..algorithms.graph_input import as_graph
 from ..ops import Matrix, to_host
 from ..progress import progress_for
@@ -103,7 +102,7 @@ def apsp_on_dask(client, G, *, method: str = "auto", directed: bool = True,
     b = default_block_size(n, len(workers)) if block_size is None else _block_size(block_size)
     need = check_fits(n, A.dtype, preds, np, method="blocked", sparse_ok=False)
     total = sum(_round_work(n, min(b, n - s)) for s in range(0, n, b))
-    with _out_of_memory(need), progress_for(progress, total, "apsp on dask") as bar:
+    with out_of_memory(need), progress_for(progress, total, "apsp on dask") as bar:
         D, P = _initial(A, sr, preds)
         grid = _scatter(client, D, P, b, workers)
         del D, P

@@ -37,6 +37,7 @@ from .operations import (
     vxm,
 )
 from .sources import multi_source_sssp
+from .streaming import pinned_empty, tile_stream
 from .symmetry import is_symmetric, symmetrize
 from .vector import Vector
 
@@ -58,6 +59,7 @@ __all__ = [
     "is_cupy_array",
     "is_symmetric",
     "Mask",
+    "pinned_empty",
     "Matrix",
     "mxm",
     "mxm_accumulate",
@@ -67,6 +69,7 @@ __all__ = [
     "relax",
     "select",
     "symmetrize",
+    "tile_stream",
     "to_host",
     "transpose",
     "Vector",

@@ -6,7 +6,8 @@ that the op layer uses when a back end has them (and composes from the primitive
 otherwise): ``mxm_dense_acc`` and ``closure_dense`` (used by :mod:`kleene.ops.closure`),
 ``bfs_levels``, ``bellman_ford`` and ``bfs_multi`` (:mod:`kleene.ops.frontier`),
 ``sssp_rows`` (:mod:`kleene.ops.sources`), and the structure kernels ``expand_rows``,
-``symmetry_sums`` and ``union_min`` (:mod:`kleene.ops.layout`, :mod:`kleene.ops.symmetry`).
+``symmetry_sums`` and ``union_min`` (:mod:`kleene.ops.layout`, :mod:`kleene.ops.symmetry`),
+and ``TileStream`` / ``pinned_empty`` (:mod:`kleene.ops.streaming`: out-of-core tiles).
 
 Kernels are specialised per algebra and dtypes from the templates in ``kernels/``
 and compiled by NVRTC on first use, then cached; a user-defined semiring needs no
@@ -39,6 +40,9 @@ _HOME = {
     "expand_rows": "structure",
     "symmetry_sums": "structure",
     "union_min": "structure",
+    "TileStream": "tile_stream",
+    "pinned_empty": "tile_stream",
+    "is_pinned": "tile_stream",
 }
 
 __all__ = sorted(_HOME)

@@ -1,0 +1,154 @@
+"""How much memory an all-pairs closure needs, where, and what fits: the checks that
+``kleene.apsp`` and ``kleene.transitive_closure`` make before anything n×n is
+allocated, and the MemoryError messages that say what was asked and what fits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ops import Matrix, gpu_memory_free, host_memory_free
+from . import apsp_dense, apsp_out_of_core, apsp_sparse
+
+SPARSE = ("repeated-sssp", "johnson")
+OUT_OF_CORE = "blocked out-of-core"
+# transitive_closure on the CPU: the whole matrix's closure at once (bytes a pair).
+WHOLE = "closure"
+WHOLE_BYTES_PER_PAIR = 3
+
+_BUDGET = 0.8  # share of the free memory a closure may take: the rest is left to others
+
+
+@dataclass(frozen=True)
+class MemoryNeed:
+    """What an n×n closure needs at its peak, where, and what is free there."""
+
+    what: str  # "apsp" or "transitive_closure"
+    n: int
+    method: str
+    preds: bool
+    per_pair: int  # peak bytes per (i, j) pair
+    per_vertex: int  # bytes per vertex besides (the sparse methods' batches)
+    fixed: int  # bytes that do not grow with n
+    free: int
+    where: str  # "host memory" or "GPU memory"
+
+    def bytes_for(self, n: int) -> int:
+        return self.per_pair * n * n + self.per_vertex * n + self.fixed
+
+    @property
+    def bytes(self) -> int:
+        return self.bytes_for(self.n)
+
+    def fits(self) -> bool:
+        return self.bytes <= _BUDGET * self.free
+
+    def largest_n(self) -> int:
+        """The largest n whose closure by this method fits in the same memory."""
+        a, b, c = self.per_pair, self.per_vertex, _BUDGET * self.free - self.fixed
+        if c < 0:
+            return 0
+        k = int((-b + (b * b + 4 * a * c) ** 0.5) / (2 * a))  # the root of a·n² + b·n = c
+        while k > 0 and self.bytes_for(k) > _BUDGET * self.free:  # float rounding
+            k -= 1
+        while self.bytes_for(k + 1) <= _BUDGET * self.free:
+            k += 1
+        return k
+
+    def describe(self) -> str:
+        preds = " with predecessors" if self.preds else ""
+        return (
+            f"an {self.n}×{self.n} result{preds} by {self.method} needs about "
+            f"{gib(self.bytes)} of {self.where} (the result and its working copies), "
+            f"{gib(self.free)} is free; up to about n={self.largest_n()} fits"
+        )
+
+
+def gib(nbytes: float) -> str:
+    if nbytes >= 2**30 / 10:
+        return f"{nbytes / 2**30:,.1f} GiB"
+    return f"{nbytes / 2**30:.4f} GiB ({nbytes / 2**20:.1f} MiB)"
+
+
+def need_for(what: str, n: int, method: str, preds: bool, dtype, xp) -> MemoryNeed:
+    gpu = xp is not np and method not in SPARSE  # sparse methods gather on the host
+    if method == WHOLE:  # transitive_closure on the CPU
+        per, per_vertex, fixed = WHOLE_BYTES_PER_PAIR, 0, apsp_dense.FIXED_BYTES
+    elif method in SPARSE:
+        per, per_vertex = apsp_sparse.bytes_per_pair(preds), apsp_sparse.BYTES_PER_VERTEX
+        fixed = apsp_sparse.FIXED_BYTES
+    else:
+        per, per_vertex = apsp_dense.bytes_per_pair(dtype, preds, gpu), 0
+        fixed = apsp_dense.FIXED_BYTES
+    free = gpu_memory_free() if gpu else host_memory_free()
+    where = "GPU memory" if gpu else "host memory"
+    return MemoryNeed(what, n, method, preds, per, per_vertex, fixed, free, where)
+
+
+def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
+               what: str = "apsp", sparse_ok: bool = True,
+               out_of_core: bool = False) -> MemoryNeed:  # fmt: skip
+    """What an n×n closure by ``method`` needs; a MemoryError that says how much was
+    asked and the largest n that fits, unless it fits where its result will live.
+
+    Dense methods work where the graph is (``xp``); the sparse ones gather their
+    result in host memory. ``sparse_ok``: the semiring is min_plus, so
+    repeated-sssp is an alternative worth naming. ``out_of_core``: apsp's
+    out-of-core closure is one too (named with what it needs in host memory).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> check_fits(100, np.float64, False, np).fits()
+    True
+    """
+    need = need_for(what, n, method, preds, dtype, xp)
+    if need.fits():
+        return need
+    hints = []
+    if preds and need_for(what, n, method, False, dtype, xp).fits():
+        hints.append("it fits without return_predecessors")
+    if sparse_ok and need.where == "GPU memory":
+        if need_for(what, n, "repeated-sssp", preds, dtype, np).fits():
+            hints.append("method='repeated-sssp' gathers its result in host memory, where it fits")
+    if out_of_core:
+        host = out_of_core_need(n, dtype, preds, True)
+        if host.fits():
+            hints.append("method='auto' or memory_limit= computes it out of core, the result "
+                         f"in host memory ({gib(host.bytes)}), where it fits")  # fmt: skip
+        else:
+            hints.append(f"host memory is too small even out of core ({gib(host.bytes)} for "
+                         f"the result, {gib(host.free)} free): pass out=numpy.memmap(...) to "
+                         "compute it out of core into a file")  # fmt: skip
+    raise MemoryError(f"{what}: {need.describe()}" + "".join(f"; {h}" for h in hints))
+
+
+def out_of_core_need(n: int, dtype, preds: bool, new_dist: bool,
+                      new_pred: bool | None = None, extra: int = 0) -> MemoryNeed:  # fmt: skip
+    """Host memory of the out-of-core closure: the arrays it allocates (the result
+    unless out= gives it, predecessors unless given), the predecessor repair's slabs
+    (FIXED_BYTES) and ``extra`` (the graph's copy while D is built, staging buffers)."""
+    new_pred = preds if new_pred is None else new_pred
+    per = new_dist * np.dtype(dtype).itemsize + new_pred * 8
+    return MemoryNeed("apsp", n, OUT_OF_CORE, preds, per, 0, apsp_dense.FIXED_BYTES + extra,
+                      host_memory_free(), "host memory")  # fmt: skip
+
+
+def out_of_core_extra(A: Matrix) -> int:
+    """Host bytes of the out-of-core closure besides its n² arrays: the graph's COO copy
+    while D is built, and on the GPU the pinned staging chunks."""
+    extra = apsp_out_of_core.COO_BYTES_PER_EDGE * A.nvals
+    return extra + (apsp_out_of_core.STAGING_BYTES if A.xp is not np else 0)
+
+
+@contextmanager
+def out_of_memory(need: MemoryNeed) -> Iterator[None]:
+    """An allocation failing despite the check (memory taken meanwhile, or a peak
+    under-estimated) still says what was asked and what fits, not NumPy's words."""
+    try:
+        yield
+    except MemoryError as e:
+        raise MemoryError(f"{need.what}: ran out of {need.where}: {need.describe()}") from e
