@@ -31,7 +31,18 @@ def main(argv=None) -> None:
     ap.add_argument("--block", type=int, default=None)
     ap.add_argument("--scipy-max", type=int, default=2048)
     ap.add_argument("--out", default="benchmarks/results/apsp.json")
+    ap.add_argument("--sparse", action="store_true",
+                    help="the sparse rows instead (apsp_sparse_rows.py): real graphs from --data, "
+                    "with predecessors, beside SciPy")  # fmt: skip
+    ap.add_argument("--data", default=str(Path(__file__).resolve().parents[1] / ".." / "shared"
+                                          / "data"))  # fmt: skip
     args = ap.parse_args(argv)
+    if args.sparse:
+        from apsp_sparse_rows import rows as sparse_rows
+
+        rows = sparse_rows(Path(args.data), args.device)
+        write_results(args.out, "apsp_sparse", rows)
+        return
 
     rows, alive = [], set(args.methods) | {"scipy-fw", "scipy-dijkstra"}
     for n in args.sizes:

@@ -37,8 +37,16 @@ def timed(fn, repeats=5):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=int, default=22)
+    ap.add_argument(
+        "--detail",
+        action="store_true",
+        help="also the scan kernel alone and a profile of has_nan's calls (run "
+        "with CUDA_LAUNCH_BLOCKING=1 so kernel time lands in the launching call)",
+    )
     args = ap.parse_args()
     csr, cand, _ = build_graph(args.scale, "gpu")
+    if args.detail:
+        _detail(csr)
     s = int(cand[0])
     steps = {
         "bfs(csr, s)": lambda: kleene.bfs(csr, s),
@@ -56,6 +64,26 @@ def main() -> None:
     steps["bfs(M, s)"] = lambda: kleene.bfs(M, s)
     for name, fn in steps.items():
         print(f"{name:32s} {timed(fn):8.3f} ms", flush=True)
+
+
+def _detail(csr) -> None:
+    import cProfile
+    import pstats
+
+    import cupy
+
+    from kleene.ops.cuda.structure import symmetry_sums
+
+    ptr = csr.indptr.astype(cupy.int64)
+    for label, vals in (("pattern", None), ("values", csr.data)):
+        ms = timed(lambda v=vals: symmetry_sums(ptr, csr.indices, v, 12345))
+        print(f"symmetry_sums {label:8s} (int64 indptr given) {ms:8.3f} ms", flush=True)
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(3):
+        Matrix.from_scipy(csr, copy=False).has_nan()
+    prof.disable()
+    pstats.Stats(prof).sort_stats("cumulative").print_stats(18)
 
 
 if __name__ == "__main__":

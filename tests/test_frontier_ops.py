@@ -103,10 +103,50 @@ def test_direction_optimizing_switches_to_pull_and_back(monkeypatch):
 
 
 def test_next_direction_is_beamers_rule():
-    assert direction.next_direction(False, 10, 10 * direction.TO_PULL - 1, 5, 1000)
-    assert not direction.next_direction(False, 10, 10 * direction.TO_PULL, 5, 1000)
-    assert not direction.next_direction(True, 10, 0, 1000 // direction.TO_PUSH - 1, 1000)
-    assert direction.next_direction(True, 10, 0, 1000 // direction.TO_PUSH + 1, 1000)
+    n, pull, push = 1000, direction.TO_PULL, direction.TO_PUSH
+    assert direction.next_direction(False, 10, 10 * pull - 1, 5, 1, n)
+    assert not direction.next_direction(False, 10, 10 * pull, 5, 1, n)
+    small = n // push - 1
+    assert not direction.next_direction(True, 10, 0, small, small + 1, n)  # small, shrinking
+    assert direction.next_direction(True, 10, 0, small, small, n)  # small, not shrinking
+    assert direction.next_direction(True, 10, 0, n // push + 1, n, n)  # shrinking, not small
+
+
+def test_switch_counts_only_pushed_frontiers():
+    """m_u loses the m_f of pushed frontiers only (gapbs): after a pull phase the
+    tail's small frontiers are pushed, not pulled once m_u runs low."""
+    s = direction.Switch(nnz=1000, n=10**6)
+    assert not s.next(10, 1) and s.unexplored == 990
+    assert s.next(500, 20)  # 500 * TO_PULL > 990: pull; m_u unchanged
+    assert s.unexplored == 990
+    assert s.next(400, 30)  # growing: stays pulling
+    assert not s.next(8, 2)  # small and shrinking: push, m_u 982
+    assert not s.next(8, 2) and s.unexplored == 974  # the tail stays pushed
+
+
+def test_tail_after_a_pull_phase_is_pushed(monkeypatch):
+    """A star (its hub's level pulls) with a long path hanging off a leaf: once the
+    search is back to pushing, the path's one-vertex frontiers never pull again."""
+    leaves, path = 200, 40
+    hub, first = 1, 2 + leaves
+    edges = [(0, hub)] + [(hub, 2 + i) for i in range(leaves)]
+    edges += [(2, first)] + [(first + i, first + i + 1) for i in range(path - 1)]
+    n = first + path
+    src, dst = np.array(edges).T
+    A = kleene.Matrix.from_edges(np.r_[src, dst], np.r_[dst, src], n=n)
+    seen = []
+    real = kleene.ops.frontier.vxm
+
+    def spy(*args, method="auto", **kw):
+        seen.append(method)
+        return real(*args, method=method, **kw)
+
+    monkeypatch.setattr(kleene.ops.frontier, "vxm", spy)
+    lv, _ = frontier_bfs(A, 0, method="direction-optimizing", fused=False)
+    want = shortest_path(A.to_scipy(), unweighted=True, indices=0)
+    np.testing.assert_array_equal(lv.to_dense(missing=-1), want.astype(np.int64))
+    back = seen.index("push", seen.index("pull"))
+    assert seen[:2] == ["push", "pull"] and "pull" not in seen[back:], seen
 
 
 def test_fused_true_needs_a_back_end_loop(monkeypatch):

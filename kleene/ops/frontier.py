@@ -221,14 +221,12 @@ def _composed_bfs(A: Matrix, s: int, want_parents: bool, method: str):
     else:
         q, semiring = Vector.from_coo(at, xp.ones(1, bool), n), any_pair
     degree = A.cached("out_degree", lambda: xp.diff(A._csr()[0]))
-    nnz, explored, nq = A.nvals, 0, 1
+    switch, nq = direction.Switch(A.nvals, n), 1
     pull, depth = method == "pull", 0
     while nq:
         depth += 1
         if method in ("auto", "direction-optimizing"):
-            edges = int(degree[q._keys()[0]].sum())  # Beamer's m_f
-            explored += edges
-            pull = direction.next_direction(pull, edges, nnz - explored, nq, n)
+            pull = switch.next(int(degree[q._keys()[0]].sum()), nq)  # Beamer's m_f, n_f
         q = vxm(q, A, semiring, mask=~levels.S, replace=True, method="pull" if pull else "push")
         nq = q.nvals  # the loop condition
         if not nq:

@@ -43,9 +43,10 @@ def _bfs_kernel(indptr, indices, t_indptr, t_indices, source, state, shift, meth
     CSR arrays come as unsigned views (uint64 indptr, uint32 indices): indexing
     then needs no negative-index wraparound. method: 0 direction-optimizing, 1 push,
     2 pull. One queue holds every level in turn: q[start:end] is the frontier, the
-    next level is appended after it. Beamer's counts are those of kl_bfs_run: m_f =
-    the frontier's out-degree sum, explored = the sum of every m_f so far; a push
-    level sums its m_f as it walks the edges unless the switch depends on it.
+    next level is appended after it. Beamer's counts are those of kl_bfs_run
+    (:class:`kleene.ops.direction.Switch`): m_f = the frontier's out-degree sum, m_u
+    = the stored edges less the m_f of every pushed frontier; a push level sums its
+    m_f as it walks the edges unless the switch depends on it.
     """
     n = state.size
     nnz = indices.size
@@ -56,26 +57,30 @@ def _bfs_kernel(indptr, indices, t_indptr, t_indices, source, state, shift, meth
     state[source] = 0
     q[0] = source
     start, end = 0, 1
-    explored = 0  # sum of m_f over the levels so far, this one's once it is known
+    unexplored = nnz  # m_u
+    previous = 0  # the size of the frontier before this one
     mf = 0  # this frontier's m_f, when a pull level has summed it
     pull = False
     depth = 0
     while start < end:
         depth += 1
         inline = False  # this m_f is summed by the push pass (no switch can depend on it)
-        if method == 0:  # as kleene.ops.direction.next_direction
+        nq = end - start
+        if method == 0:  # as kleene.ops.direction.Switch
             if pull:
-                explored += mf
-                if (end - start) * to_push < n:
+                if nq * to_push < n and nq < previous:
                     pull = False
-            elif (end - start) * max_degree * (to_pull + 1) > nnz - explored:  # might switch
+                    unexplored -= mf
+            elif nq * max_degree * to_pull > unexplored:  # might switch: m_f decides
                 mf = _degree_sum(indptr, q, start, end)
-                explored += mf
-                pull = mf * to_pull > nnz - explored
+                pull = mf * to_pull > unexplored
+                if not pull:
+                    unexplored -= mf
             else:
                 inline = True
         else:
             pull = method == 2
+        previous = nq
         if pull:
             if n_unvisited < 0:
                 unvisited, n_unvisited = _unvisited(state)
@@ -84,7 +89,7 @@ def _bfs_kernel(indptr, indices, t_indptr, t_indices, source, state, shift, meth
         else:
             tail, mf = _push_level(indptr, indices, state, shift, depth, q, start, end)
             if inline:
-                explored += mf
+                unexplored -= mf
         start, end = end, tail
 
 

@@ -75,8 +75,8 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
     pull levels. A vertex's parent is its smallest-numbered neighbour one level up
     (what the ``min_first`` product gives). "direction-optimizing" (= "auto")
     switches by Beamer's rule (:mod:`kleene.ops.direction`: pull once the frontier's
-    out-edges exceed 1/TO_PULL of the unexplored ones, push once the frontier is
-    under n/TO_PUSH vertices).
+    out-edges exceed 1/TO_PULL of the edges still to check, push once the frontier
+    is under n/TO_PUSH vertices and shrinking).
     """
     if method not in _METHOD:
         raise ValueError(f"bfs_levels: method must be one of {tuple(_METHOD)}, got {method!r}")
@@ -117,8 +117,8 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
 def _bfs_by_level(ptr, idx, tptr, tidx, n, source, levels, par, qa, qb, p, method) -> None:
     """The same search, one launch and one host read per level, after kl_bfs_init.
 
-    Switches as kl_bfs_run does: on the frontier's out-edges m_f against the
-    edges not yet explored (nnz minus the sum of every m_f so far), and on its size.
+    Switches as kl_bfs_run does (:class:`kleene.ops.direction.Switch`): on the
+    frontier's out-edges m_f against the edges still to check, and on its size.
     """
     # One 24-byte header written and read whole each level: count_in, count_out
     # (int32) | unused heavy counter | m_f of the level's output (uint64, kl_next.edges).
@@ -130,12 +130,12 @@ def _bfs_by_level(ptr, idx, tptr, tidx, n, source, levels, par, qa, qb, p, metho
     nnz = int(idx.size)
     beg, end = (int(x) for x in ptr[source : source + 2].get())
     nq, mf = 1, end - beg  # the source's level, as kl_bfs_init left it
-    explored, pull, depth = mf, False, 0
+    switch, pull, depth = direction.Switch(nnz, n), False, 0
     q_in, q_out = qa, qb
     while nq:
         depth += 1
         if method == 0:
-            pull = direction.next_direction(pull, mf, nnz - explored, nq, n)
+            pull = switch.next(mf, nq)
         else:
             pull = method == 2
         head32[0] = nq  # count_in; count_out and both scratch words zero
@@ -149,7 +149,6 @@ def _bfs_by_level(ptr, idx, tptr, tidx, n, source, levels, par, qa, qb, p, metho
         )  # fmt: skip
         out = work.get()
         nq, mf = int(out[0:1].view(np.int32)[1]), int(out[2])
-        explored += mf
         q_in, q_out = q_out, q_in
 
 

@@ -112,11 +112,11 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, lv,
     """The levels of one group, after kl_ms_init seeded buffer 0: one read per level."""
     nnz = int(idx.size)
     nq, _, mf, _ = (int(x) for x in bufs[0][4].get())
-    explored, pull, depth, cur = mf, False, 0, 0
+    switch, pull, depth, cur = direction.Switch(nnz, n), False, 0, 0
     while nq:
         depth += 1
         if method in ("auto", "direction-optimizing"):
-            pull = direction.next_direction(pull, mf, nnz - explored, nq, n)
+            pull = switch.next(mf, nq)
         else:
             pull = method == "pull"
         f_in, q_in, hv_in, ho_in, h_in = bufs[cur]
@@ -154,5 +154,4 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, lv,
                 (tptr, tidx, np.int64(n), f_in, f_out, q_out, h_out, pr),
             )  # fmt: skip
         nq, _, mf, _ = (int(x) for x in h_out.get())
-        explored += mf
         cur = 1 - cur

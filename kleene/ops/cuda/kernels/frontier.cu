@@ -22,9 +22,9 @@
 // monotone relaxation). Only the order of vertices inside a queue varies.
 //
 // Beamer's switches KL_TO_PULL (pull once the frontier's out-edges m_f exceed 1/KL_TO_PULL
-// of the unexplored edges m_u) and KL_TO_PUSH (push once the frontier has fewer than
-// n/KL_TO_PUSH vertices) come from codegen, from kleene.ops.direction: the host loops
-// switch at the same counts.
+// of the edges still to check, m_u: stored edges less every pushed frontier's m_f) and
+// KL_TO_PUSH (push once the frontier has fewer than n/KL_TO_PUSH vertices and shrinks)
+// come from codegen, from kleene.ops.direction: the host loops switch at the same counts.
 #if !defined(KL_TO_PULL) || !defined(KL_TO_PUSH)
 #error "KL_TO_PULL / KL_TO_PUSH are generated (kleene.ops.cuda.codegen.frontier_spec)"
 #endif
@@ -214,17 +214,18 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
   int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb;
   long long *ho_in = hoa, *ho_out = hob;
-  long long nq = 1;
-  long long mf = (long long)__ldcg(edges), explored = mf;  // Beamer's m_f, and sum of m_f
+  long long nq = 1, previous = 0;  // this frontier's size and the one before
+  long long mf = (long long)__ldcg(edges), unexplored = nnz;  // Beamer's m_f and m_u
   bool pull = false;
   int depth = 0;
   while (true) {
     ++depth;
     if (METHOD == 2) {
       pull = true;
-    } else if (METHOD == 0) {  // as kleene.ops.direction.next_direction; m_u = nnz - explored
-      if (!pull && mf * KL_TO_PULL > nnz - explored) pull = true;
-      else if (pull && nq * KL_TO_PUSH < (long long)n) pull = false;
+    } else if (METHOD == 0) {  // as kleene.ops.direction.Switch
+      if (!pull) pull = mf * KL_TO_PULL > unexplored;
+      else pull = !(nq * KL_TO_PUSH < (long long)n && nq < previous);
+      if (!pull) unexplored -= mf;
     }
     const int in = (depth - 1) % 3, out = depth % 3, next = (depth + 1) % 3;
     if (blockIdx.x == 0 && threadIdx.x == 0) {  // nobody touches the next level's yet
@@ -243,10 +244,10 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
                            warp, nwarps);
     }
     kl_grid_sync(bar);
+    previous = nq;
     nq = __ldcg(counts + out);
     if (nq == 0) break;
     mf = (long long)__ldcg(edges + out);
-    explored += mf;
     int* t = q_in;
     q_in = q_out;
     q_out = t;
