@@ -78,6 +78,29 @@ def test_fingerprint_agrees_with_the_cpu(dtype, seed, kind):
         assert is_symmetric(fresh, values=values) == is_symmetric(host, values=values)
 
 
+@pytest.mark.parametrize("kind", ["sym", "one-off"])
+def test_fingerprint_over_long_runs_of_empty_rows(kind):
+    """Scan chunks that span hundreds of thousands of empty rows (the row search
+    gallops over them) and a hub split over many chunks: the same answers as the CPU,
+    and a NaN found anywhere."""
+    rng = np.random.default_rng(5)
+    n = 1 << 20
+    rows = np.concatenate([rng.choice(n, 3000, replace=False), np.full(5000, 7)])
+    cols = np.concatenate([rng.choice(n, 3000), rng.choice(n, 5000)])
+    g = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    g = (g + g.T).tocsr()
+    if kind == "one-off":
+        g = g.tolil()
+        g[n - 1, 3] = 2.0  # the last row, its mirror absent
+        g = g.tocsr()
+    g.sum_duplicates()
+    host, dev = Matrix.from_scipy(g), Matrix.from_scipy(csp.csr_matrix(g))
+    for values in (True, False):
+        assert is_symmetric(dev, values=values) == is_symmetric(host, values=values)
+    g.data[-1] = np.nan
+    assert Matrix.from_scipy(csp.csr_matrix(g)).has_nan()
+
+
 def test_nan_found_by_the_fused_scan():
     h = _csr(5000, 0.001, 8)
     h.data[h.nnz // 2] = np.nan

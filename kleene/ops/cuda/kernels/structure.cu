@@ -49,6 +49,24 @@ __device__ __forceinline__ long long kl_row_of(const long long* __restrict__ ind
   return lo;
 }
 
+// The row of entry e >= indptr[i], from row i on: i itself in the common case, else a
+// gallop then a bisection, so a chunk in a sparse region (an RMAT graph's tail of
+// almost empty rows: a thousand entries over a hundred thousand rows) costs a few
+// dozen loads per lane, not one per row (the linear walk left H100 SMs idle 60% of
+// the scan waiting on such chunks; benchmarks/results/logs/ncu_symmetry_sums_h100.log).
+__device__ __forceinline__ long long kl_advance_row(const long long* __restrict__ indptr,
+                                                    long long n, long long i, long long e) {
+  if (indptr[i + 1] > e) return i;
+  long long lo = i + 1, step = 1;  // indptr[lo] <= e
+  while (true) {
+    const long long hi = lo + step;
+    if (hi >= n) return kl_row_of(indptr, lo, n - 1, e);
+    if (indptr[hi] > e) return kl_row_of(indptr, lo, hi - 1, e);
+    lo = hi;
+    step <<= 1;
+  }
+}
+
 #define KL_SCAN_CHUNK 1024  // entries per warp task
 
 // out[0] += sum over entries (i, j) of h(i, j) - h(j, i), out[1] the same with the
@@ -58,9 +76,9 @@ __device__ __forceinline__ long long kl_row_of(const long long* __restrict__ ind
 // sums are exactly 0; otherwise the multisets {h(i, j)} and {h(j, i)} differ and a sum
 // is 0 only by a 64-bit coincidence of the salted hash.
 // Balanced over entries, not rows: a warp takes KL_SCAN_CHUNK consecutive entries,
-// finds the rows of its first and last entry (two searches, broadcast loads), and each
-// lane walks the row pointers forward from there, so a hub of millions of entries is
-// spread over the whole grid.
+// finds the row of its first entry (a search, broadcast loads), and each lane advances
+// from there (kl_advance_row), so a hub of millions of entries is spread over the
+// whole grid and a run of empty rows costs a search, not a walk.
 template <typename V, bool VALUES>
 __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
                                  const int* __restrict__ indices, const V* __restrict__ values,
@@ -78,7 +96,7 @@ __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
     const long long r0 = kl_row_of(indptr, 0, n - 1, e0);
     long long i = r0;
     for (long long e = e0 + lane; e < e1; e += 32) {
-      while (indptr[i + 1] <= e) ++i;
+      i = kl_advance_row(indptr, n, i, e);
       const unsigned long long ui = (unsigned long long)i;
       const unsigned long long j = (unsigned long long)(unsigned)indices[e];
       const unsigned long long f = kl_mix(salt ^ ((ui << 32) | j));
