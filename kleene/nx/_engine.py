@@ -113,6 +113,17 @@ def bfs_levels_many(G: KleeneGraph, sources, cutoff=None):
     return lv
 
 
+def distances_many(G: KleeneGraph, sources, weight, cutoff=None) -> np.ndarray:
+    """Distances (k, n) from each of ``sources`` (inf where unreachable or past
+    ``cutoff``): ``kleene.sssp`` with a list of sources, one batched search (on the
+    CPU a compiled Dijkstra per source over the cores). Weights must be >= 0."""
+    A = G.matrix(weight, unit=True)
+    dist = np.atleast_2d(host(sssp(A, [int(s) for s in sources])))
+    if cutoff is not None:
+        dist = np.where(dist > cutoff, np.inf, dist)
+    return dist
+
+
 def shortest_tree(G: KleeneGraph, sources, weight, *, reverse: bool = False):
     """(dist, pred): float distances (inf = unreachable) and a shortest-path tree.
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ._engine import (
     dist_dict,
+    distances_many,
     number,
     path_to,
     paths_from_tree,
@@ -57,11 +58,8 @@ class _Search:
 
     def __init__(self, G: KleeneGraph, sources, weight, *, cutoff=None, dijkstra=True,
                  reverse=False):  # fmt: skip
-        if dijkstra and G.has_negative_weight(weight):
-            raise NotImplementedError(
-                "kleene: Dijkstra with negative edge weights is undefined in NetworkX; "
-                "use the bellman_ford functions"
-            )
+        if dijkstra:
+            _no_negative_weights(G, weight)
         self.G = G
         self.weight = weight
         self.sources = [G.index[s] for s in sources]
@@ -87,6 +85,14 @@ class _Search:
 
     def path(self, target) -> list:
         return path_to(self.G.nodes, self.pred, self.G.index[target])
+
+
+def _no_negative_weights(G: KleeneGraph, weight) -> None:
+    if G.has_negative_weight(weight):
+        raise NotImplementedError(
+            "kleene: Dijkstra with negative edge weights is undefined in NetworkX; "
+            "use the bellman_ford functions"
+        )
 
 
 def _check_sources(G, sources):
@@ -179,8 +185,23 @@ def all_pairs_dijkstra(G, cutoff=None, weight="weight"):
 
 
 def all_pairs_dijkstra_path_length(G, cutoff=None, weight="weight"):
-    for v in G.nodes:
-        yield v, _Search(G, [v], weight, cutoff=cutoff).lengths()
+    """(node, {target: distance}) for every node (a generator): the sources go in
+    batches through one multi-source search each, not one search per node."""
+    _no_negative_weights(G, weight)
+    nodes = G.nodes
+    for lo in range(0, G.n, _rows_per_batch(G.n)):
+        batch = list(range(lo, min(G.n, lo + _rows_per_batch(G.n))))
+        for row, s in zip(distances_many(G, batch, weight, cutoff), batch, strict=True):
+            yield nodes[s], dist_dict(G, row, settle_order(row, [s]), weight)
+
+
+# All-pairs lengths: sources per batch, as many as keep a batch's (k, n) distances
+# under this many entries (128 MiB of float64).
+_BATCH_ENTRIES = 1 << 24
+
+
+def _rows_per_batch(n: int) -> int:
+    return max(1, min(n, _BATCH_ENTRIES // max(n, 1)))
 
 
 def all_pairs_dijkstra_path(G, cutoff=None, weight="weight"):
