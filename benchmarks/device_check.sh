@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # One device call: the GPU tests of the changed paths, then the path benchmarks.
-# Run from the repository root on the device with the data carried in .data:
+# Run from the repository root on the device with the data carried in .data (and the
+# wheels in .whl for the Dask GPU test):
 #   bash benchmarks/device_check.sh            (logs and results under $OUT)
 # TESTS (default: every gpu-marked test) and the time limits can be overridden.
 set -u
 OUT=${OUT:-/tmp/kleene_out}
 mkdir -p "$OUT"
 export PYTHONPATH=. KLEENE_DATA=${KLEENE_DATA:-$PWD/.data}
+# Packages the device image lacks (dask, distributed, dask-cuda and their missing
+# needs) travel as wheels in .whl (git-ignored; name it in carry): see
+# /work/.library/device/README.md for the pip download line.
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl && export PYTHONPATH=.:/tmp/site
+fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
 TESTS=${TESTS:-"tests"}
 timeout "${TEST_LIMIT:-330}" python3 -m pytest -q -m gpu -p no:cacheprovider --durations=10 \
