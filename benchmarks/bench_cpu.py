@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -48,6 +47,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import environment, host_facts, main_or_replot, write_results  # noqa: E402
+from cpu_harness import Group, run_child  # noqa: E402
 from cpu_report import CONVENTIONS, plot, write_markdown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,123 +168,20 @@ def _sources(S, k, seed=SOURCE_SEED):
 
 
 # ---------------------------------------------------------------------------------------
-# timing and rows (inside a group's subprocess)
+# a group of this benchmark, and the rows' checks (inside the group's subprocess)
 # ---------------------------------------------------------------------------------------
 
 
-def measure(fn, repeat: int, budget: float) -> tuple[dict, object]:
-    """One warm-up call, then ``repeat`` timed calls: min and median ms; the warm-up's
-    result is returned for the check. A call over ``budget`` s ends the row at that call."""
-    t0 = time.perf_counter()
-    out = fn()
-    first = time.perf_counter() - t0
-    if first > budget:
-        ms = 1e3 * first
-        return {"ms": ms, "median ms": ms, "runs": 1, "first call s": first,
-                "note": f"one call only (the first, {first:.1f} s > --row-budget: "
-                        "compilation included)"}, out  # fmt: skip
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        dt = time.perf_counter() - t0
-        times.append(dt)
-        if dt > budget:
-            break
-    r = {"ms": 1e3 * min(times), "median ms": 1e3 * statistics.median(times),
-         "runs": len(times), "first call s": first}  # fmt: skip
-    if len(times) < repeat:
-        r["note"] = f"{len(times)} timed call(s): one took longer than --row-budget"
-    return r, out
-
-
-class Group:
-    """Runs a group's rows in this (child) process; each finished row goes to stdout."""
+class CpuGroup(Group):
+    """A ``Group`` with this benchmark's sizes, python-graphblas (or None) and data files."""
 
     def __init__(self, name: str, args):
-        self.name, self.repeat, self.budget = name, args.repeat, args.row_budget
-        self.quick, self.data, self.scratch = args.quick, Path(args.data), args.scratch
+        super().__init__(name, args)
         self.size = sizes(args.quick)
         self.gb = _graphblas()
 
-    def log(self, msg: str) -> None:
-        print(f"[{self.name}] {msg}", file=sys.stderr, flush=True)
-
-    def emit(self, row: dict) -> None:
-        print("ROW " + json.dumps(row, default=float), flush=True)
-
-    def fact(self, key: str, value) -> None:
-        print("FACT " + json.dumps({"group": self.name, "key": key, "value": value},
-                                   default=float), flush=True)  # fmt: skip
-
-    def compare(self, task, call, kfn, baselines, check=None, extra=None):
-        """Time kleene's ``kfn`` and each baseline (name, fn or skip reason, target ratio);
-        one row per baseline, kleene's figures repeated on each."""
-        print("BEGIN " + json.dumps({"group": self.name, "task": task}), flush=True)
-        self.log(f"{task}: {call} ...")
-        k, kout = measure(kfn, self.repeat, self.budget)
-        self.log(f"    kleene {k['ms']:.3f} ms (first call {k['first call s']:.2f} s)")
-        for name, bfn, target in baselines:
-            row = {"group": self.name, "task": task, "kleene call": call, "kleene ms": k["ms"],
-                   "kleene median ms": k["median ms"], "runs": k["runs"],
-                   "first call s": k["first call s"],
-                   "compile s (first - median)": max(0.0, k["first call s"]
-                                                     - k["median ms"] / 1e3),
-                   "baseline": name}  # fmt: skip
-            notes = [k["note"]] if "note" in k else []
-            if isinstance(bfn, str):  # a reason it was not run
-                row.update({"baseline ms": None, "ratio": None})
-                notes.append(bfn)
-                self.log(f"    {name}: {bfn}")
-            elif isinstance(bfn, float):  # an absolute target time (ms), nothing to run
-                row.update({"baseline ms": bfn, "ratio": k["ms"] / bfn})
-                if check is not None:
-                    row["check"] = _check(check, kout, None, name)
-            else:
-                b, bout = measure(bfn, self.repeat, self.budget)
-                row.update({"baseline ms": b["ms"], "baseline median ms": b["median ms"],
-                            "baseline runs": b["runs"], "ratio": k["ms"] / b["ms"]})  # fmt: skip
-                if "note" in b:
-                    notes.append(f"baseline: {b['note']}")
-                if check is not None:
-                    row["check"] = _check(check, kout, bout, name)
-                self.log(f"    {name} {b['ms']:.3f} ms: ratio {row['ratio']:.2f}"
-                         + (f", check {row['check']}" if "check" in row else ""))  # fmt: skip
-            _target(row, target)
-            row.update(extra or {})
-            if notes:
-                row["note"] = "; ".join(notes)
-            self.emit(row)
-
-    def skip(self, task, reason, baselines=("-",)):
-        for name in baselines:
-            self.emit({"group": self.name, "task": task, "kleene ms": None, "baseline": name,
-                       "baseline ms": None, "ratio": None, "meets": "-",
-                       "note": f"skipped: {reason}"})  # fmt: skip
-        self.log(f"{task}: skipped: {reason}")
-
     def missing(self) -> list[str]:
         return [FILES[k] for k in NEEDS.get(self.name, []) if not (self.data / FILES[k]).exists()]
-
-
-def _target(row: dict, target) -> None:
-    """'target', 'target ratio' (for the plot) and 'meets' from a ratio target, a
-    (ratio, label) pair, or None."""
-    if target is None:
-        row.update({"target": "-", "meets": "-"})
-        return
-    target, label = target if isinstance(target, tuple) else (target, f"<= {target:g}x")
-    row["target"] = label
-    row["target ratio"] = float(target)
-    r = row.get("ratio")
-    row["meets"] = "-" if r is None else ("yes" if r <= target else "no")
-
-
-def _check(check, kout, bout, name) -> str:
-    try:
-        return "ok" if check(kout, bout, name) else "MISMATCH"
-    except Exception as e:  # a check that cannot run says why, the row stays
-        return f"not checked ({type(e).__name__}: {e})"
 
 
 def _same(a, b) -> bool:
@@ -308,7 +205,7 @@ def _bfs_levels(S, s):
 # ---------------------------------------------------------------------------------------
 
 
-def _bfs_baselines(g: Group, S, s, with_gb: bool, target=None):
+def _bfs_baselines(g: CpuGroup, S, s, with_gb: bool, target=None):
     from scipy.sparse.csgraph import breadth_first_order
 
     out = [("scipy breadth_first_order",
@@ -318,7 +215,7 @@ def _bfs_baselines(g: Group, S, s, with_gb: bool, target=None):
     return out
 
 
-def _gb_baseline(g: Group, task, S, s):
+def _gb_baseline(g: CpuGroup, task, S, s):
     if g.gb is None:
         return ("python-graphblas", GB_NOTE, None)
     from papers import _gb_bfs, _gb_sssp
@@ -342,7 +239,7 @@ def _check_sssp(kout, bout, name):
     return _same(kout, bout)
 
 
-def group_bfs_ny(g: Group):
+def group_bfs_ny(g: CpuGroup):
     kleene = _kleene()
     G = _induced(_read(g.data, "ny"), g.size["ny_vertices"])
     S = G.to_scipy().astype(np.float64)  # what scipy reads without a conversion per call
@@ -354,7 +251,7 @@ def group_bfs_ny(g: Group):
               _bfs_baselines(g, S, 0, False, T_BFS_CSR), check)  # fmt: skip
 
 
-def group_sssp_ny(g: Group):
+def group_sssp_ny(g: CpuGroup):
     from scipy.sparse.csgraph import dijkstra
 
     kleene = _kleene()
@@ -370,7 +267,7 @@ def group_sssp_ny(g: Group):
     )
 
 
-def group_sssp_p2p(g: Group):
+def group_sssp_p2p(g: CpuGroup):
     from scipy.sparse.csgraph import dijkstra
 
     kleene = _kleene()
@@ -386,7 +283,7 @@ def group_sssp_p2p(g: Group):
     )
 
 
-def group_rmat(g: Group):
+def group_rmat(g: CpuGroup):
     from scipy.sparse.csgraph import dijkstra
 
     kleene = _kleene()
@@ -404,7 +301,7 @@ def group_rmat(g: Group):
                _gb_baseline(g, "sssp", S, s)], _check_sssp)  # fmt: skip
 
 
-def group_apsp_dense(g: Group):
+def group_apsp_dense(g: CpuGroup):
     from scipy.sparse.csgraph import floyd_warshall
 
     kleene = _kleene()
@@ -415,7 +312,7 @@ def group_apsp_dense(g: Group):
                   lambda k, b, _: _same(k, b))  # fmt: skip
 
 
-def group_apsp_sparse(g: Group):
+def group_apsp_sparse(g: CpuGroup):
     from scipy.sparse.csgraph import shortest_path
 
     kleene = _kleene()
@@ -453,7 +350,7 @@ def _closure_graph(g_data: Path, quick: bool):
     return _induced(_read(g_data, "p2p"), sizes(quick)["closure_vertices"])
 
 
-def group_closure(g: Group, args):
+def group_closure(g: CpuGroup, args):
     from scipy.sparse.csgraph import breadth_first_order
 
     kleene = _kleene()
@@ -479,7 +376,7 @@ def group_closure(g: Group, args):
               [(f"{T_CLOSURE_S:g} s (the target itself)", 1e3 * T_CLOSURE_S,
                 (1.0, f"<= {T_CLOSURE_S:g} s"))],
               check)  # fmt: skip
-    print("BEGIN " + json.dumps({"group": g.name, "task": task + ": peak memory"}), flush=True)
+    g.begin(task + ": peak memory")
     g.log(f"{task}: peak memory (two subprocesses) ...")
     mem = _memory_rows(args)
     row = {"group": g.name, "task": task + ": peak memory", "kleene call":
@@ -589,7 +486,7 @@ def mem_child(args) -> None:
     print("MEM " + json.dumps(res), flush=True)
 
 
-def group_primitives(g: Group):
+def group_primitives(g: CpuGroup):
     import scipy.sparse as sp
 
     kleene = _kleene()
@@ -699,7 +596,7 @@ def group_primitives(g: Group):
 
 def run_group(name: str, args) -> None:
     """A group in this (child) process."""
-    g = Group(name, args)
+    g = CpuGroup(name, args)
     missing = g.missing()
     if missing:
         g.skip(name, f"{', '.join(missing)} not in {g.data}")
@@ -710,45 +607,6 @@ def run_group(name: str, args) -> None:
     {"bfs_ny": group_bfs_ny, "sssp_ny": group_sssp_ny, "sssp_p2p": group_sssp_p2p,
      "rmat": group_rmat, "apsp_dense": group_apsp_dense, "apsp_sparse": group_apsp_sparse,
      "primitives": group_primitives}[name](g)  # fmt: skip
-
-
-# ---------------------------------------------------------------------------------------
-# the parent: one subprocess a group
-# ---------------------------------------------------------------------------------------
-
-
-def run_child(group: str, args, scratch: str, cache_dir: str | None) -> tuple[list, list]:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", group, "--data", args.data,
-           "--row-budget", str(args.row_budget), "--repeat", str(args.repeat),
-           "--scratch", scratch] + (["--quick"] if args.quick else [])  # fmt: skip
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT),
-               os.environ.get("PYTHONPATH")])))  # fmt: skip
-    if cache_dir is not None:
-        env["NUMBA_CACHE_DIR"] = cache_dir
-    limit = args.group_timeout
-    t0 = time.perf_counter()
-    try:  # stderr (progress) passes through; stdout carries the rows
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, timeout=limit)
-        out, failure = p.stdout, (f"exit status {p.returncode}" if p.returncode else None)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        failure = f"killed after {time.perf_counter() - t0:.0f} s (--group-timeout {limit:g})"
-    rows, facts, begun = [], [], None
-    for line in out.splitlines():
-        tag, _, body = line.partition(" ")
-        if tag == "ROW":
-            rows.append(json.loads(body))
-            begun = None
-        elif tag == "FACT":
-            facts.append(json.loads(body))
-        elif tag == "BEGIN":
-            begun = json.loads(body)
-    if failure is not None:
-        task = begun["task"] if begun else f"{group} (the rest of the group)"
-        rows.append({"group": group, "task": task, "kleene ms": None, "baseline": "-",
-                     "baseline ms": None, "ratio": None, "meets": "-",
-                     "note": f"not finished: the group's subprocess {failure}"})  # fmt: skip
-    return rows, facts
 
 
 def main(argv=None) -> None:
@@ -800,7 +658,7 @@ def main(argv=None) -> None:
             cache_dir = None
             if cache == "fresh":
                 cache_dir = tempfile.mkdtemp(prefix=f"numba_{grp}_", dir=scratch)
-            r, f = run_child(grp, args, scratch, cache_dir)
+            r, f = run_child(Path(__file__).resolve(), grp, args, scratch, cache_dir)
             rows += r
             facts += f
     took = time.perf_counter() - t_start
