@@ -25,7 +25,7 @@ timeout "${INGEST_LIMIT:-200}" python3 benchmarks/bench_ingest.py --scales "${SC
   --out "$OUT/ingest_h100.json" >"$OUT/ingest.log" 2>&1
 echo "bench_ingest rc=$?" | tee -a "$OUT/device.txt"
 tail -30 "$OUT/ingest.log"
-timeout "${PATHS_LIMIT:-45}" python3 benchmarks/bench_paths.py --scale 22 --data .data \
+timeout "${PATHS_LIMIT:-150}" python3 benchmarks/bench_paths.py --scale 22 --data .data \
   --out "$OUT/paths_h100.json" >"$OUT/paths.log" 2>&1
 echo "bench_paths rc=$?" | tee -a "$OUT/device.txt"
 tail -8 "$OUT/paths.log"

@@ -15,6 +15,7 @@ from kleene.generators import (
     grid_graph,
     random_graph,
     rmat,
+    road_graph,
     scale_free_graph,
 )
 
@@ -31,6 +32,7 @@ def _coo(A):
         lambda s: scale_free_graph(5000, seed=s),
         lambda s: geometric_graph(1000, seed=s),
         lambda s: grid_graph(20, 30, seed=s),
+        lambda s: road_graph(20, 30, seed=s),
         lambda s: erdos_renyi(50, 0.3, seed=s),
     ],
 )
@@ -55,7 +57,7 @@ def test_scale_free_has_hubs():
 
 
 def test_grid_and_geometric_are_symmetric():
-    for A in (grid_graph(7, 9, seed=3), geometric_graph(500, seed=3)):
+    for A in (grid_graph(7, 9, seed=3), geometric_graph(500, seed=3), road_graph(30, seed=3)):
         d = A.to_scipy()
         assert (d != d.T).nnz == 0
 
@@ -63,6 +65,48 @@ def test_grid_and_geometric_are_symmetric():
 def test_grid_shape():
     A = grid_graph(3, 4)
     assert A.shape == (12, 12) and A.nvals == 2 * (3 * 3 + 2 * 4)
+
+
+def test_road_graph_is_one_component_numbered_from_the_corner():
+    from scipy.sparse.csgraph import connected_components, shortest_path
+
+    A = road_graph(60, 50, seed=4)
+    S = A.to_scipy()
+    assert connected_components(S, directed=False)[0] == 1
+    assert 0.85 * 3000 < A.nrows < 3000  # ~95% of the crossings at keep = 0.6
+    assert 2.3 < A.nvals / A.nrows < 2.7  # about 2.5 edges per vertex, as US road graphs
+    w = S.data
+    assert w.min() >= 1 and w.max() <= 1000 and np.all(w == np.round(w))
+    depth = shortest_path(S, unweighted=True, indices=0).max()
+    assert depth >= 0.9 * (60 + 50 - 2)  # vertex 0 is near the top-left: it crosses the grid
+
+
+def test_road_graph_keep_all_is_the_grid():
+    A = road_graph(3, 4, keep=1.0)
+    assert A.shape == (12, 12) and A.nvals == 2 * (3 * 3 + 2 * 4)
+    assert road_graph(1).shape == (1, 1)
+
+
+@pytest.mark.parametrize("bad", [{"keep": 0.0}, {"keep": 1.5}, {"rows": 0}])
+def test_road_graph_refuses_bad_parameters(bad):
+    args = {"rows": 5, "keep": 0.6, **bad}
+    with pytest.raises(ValueError, match="keep|row"):
+        road_graph(args.pop("rows"), **args)
+
+
+def test_road_graph_million_vertices_is_fast_and_deep():
+    """The benchmark's ~1 M-vertex road graph: ≥ 1,500 BFS levels from vertex 0, and
+    built in a few seconds (0.3 s measured on the 2-core CI machine)."""
+    import time
+
+    from scipy.sparse.csgraph import shortest_path
+
+    t0 = time.perf_counter()
+    A = road_graph(1024)
+    took = time.perf_counter() - t0
+    assert 0.9e6 < A.nrows < 2**20 and took < 10
+    level = shortest_path(A.to_scipy(), unweighted=True, indices=0)
+    assert np.isfinite(level).all() and level.max() >= 1500  # connected; 2,100 levels
 
 
 def test_rmat_graph500():
@@ -79,7 +123,8 @@ def test_dense_er():
     assert d[np.isfinite(d)].min() >= 1 and d[np.isfinite(d)].max() < 100
 
 
-SPECS = ["rmat:8", "random:500", "scalefree:2000:4", "grid:5x6", "er:30:0.5", "geometric:300"]
+SPECS = ["rmat:8", "random:500", "scalefree:2000:4", "grid:5x6", "er:30:0.5", "geometric:300",
+         "road:20x30", "road:12:0.8"]  # fmt: skip
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -100,6 +145,7 @@ def test_bad_specs(spec):
         ("rmat:-1", "scale must be at least 0"),
         ("er:10:2", "P must be in [0, 1]"),
         ("grid:0x3", "ROWS must be at least 1"),
+        ("road:5x5:1.5", "KEEP must be in (0, 1]"),
         ("random:-5", "N must be at least 0"),
     ],
 )
@@ -124,7 +170,16 @@ def small_machine(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "spec", ["rmat:24", "rmat:30:4", "er:50000", "grid:9000x9000", "geometric:1e8", "random:3e8:2"]
+    "spec",
+    [
+        "rmat:24",
+        "rmat:30:4",
+        "er:50000",
+        "grid:9000x9000",
+        "road:9000x9000:0.7",
+        "geometric:1e8",
+        "random:3e8:2",
+    ],
 )
 def test_spec_larger_than_memory_names_one_that_fits(small_machine, spec):
     import kleene.generators.spec as spec_mod
@@ -138,7 +193,7 @@ def test_spec_larger_than_memory_names_one_that_fits(small_machine, spec):
     params = spec_mod._parse(kind, largest.split(":")[1:])
     spec_mod._check_size(largest, kind, params, "cpu")  # the spec it names does fit ...
     knob, cost, _, _, _ = spec_mod._scaling(kind, params)
-    bigger = (math.isqrt(knob) + 1) ** 2 if kind == "grid" else knob + 1
+    bigger = (math.isqrt(knob) + 1) ** 2 if kind in ("grid", "road") else knob + 1
     assert cost(bigger)[1] > 0.8 * 2**30  # ... and the next size up does not
 
 

@@ -16,6 +16,8 @@ SPECS = {
     "scalefree": "scalefree:N[:AVG_DEGREE] — Harish's scale-free graph (0.1% hubs)",
     "geometric": "geometric:N[:AVG_DEGREE] — random geometric graph, distance weights",
     "grid": "grid:ROWSxCOLS — road-like 2-D grid, weights 1..1000",
+    "road": "road:ROWSxCOLS[:KEEP] — grid with each street kept with probability KEEP "
+    "(default 0.6), its largest component, weights 1..1000",
     "er": "er:N[:P] — dense Erdős–Rényi G(n, p), weights in [1, 100)",
 }
 
@@ -62,11 +64,16 @@ def _parse(kind: str, args: list[str]) -> tuple:
         n, deg = int(float(args[0])), (float(args[1]) if len(args) > 1 else 6.0)
         _at_least(0, N=n, AVG_DEGREE=deg)
         return n, deg
-    if kind == "grid":
+    if kind in ("grid", "road"):
         r, _, c = args[0].lower().partition("x")
         rows, cols = int(r), int(c or r)
         _at_least(1, ROWS=rows, COLS=cols)
-        return rows, cols
+        if kind == "grid":
+            return rows, cols
+        keep = float(args[1]) if len(args) > 1 else 0.6
+        if not 0.0 < keep <= 1.0:
+            raise ValueError(f"KEEP must be in (0, 1], got {keep}")
+        return rows, cols, keep
     n, p = int(float(args[0])), (float(args[1]) if len(args) > 1 else 1.0)
     _at_least(0, N=n)
     if not 0.0 <= p <= 1.0:
@@ -103,9 +110,10 @@ def _scaling(kind: str, params: tuple):
         tail = f":{ef}" if ef != 16 else ""
         return (scale, lambda s: (1 << s, _size.sparse_bytes(1 << s, 2 * ef << s)),
                 lambda s: f"rmat:{s}{tail}", 0, 62)  # fmt: skip
-    if kind == "grid":
-        rows, cols = params  # the knob is the vertex count; what fits is said as a square
-        square = lambda k: f"grid:{math.isqrt(k)}x{math.isqrt(k)}"  # noqa: E731
+    if kind in ("grid", "road"):
+        rows, cols = params[:2]  # the knob is the vertex count; what fits is said as a square
+        tail = f":{params[2]:g}" if kind == "road" and params[2] != 0.6 else ""
+        square = lambda k: f"{kind}:{math.isqrt(k)}x{math.isqrt(k)}{tail}"  # noqa: E731
         return (rows * cols, lambda k: (k, _size.sparse_bytes(k, 4 * k)), square,
                 1, _size.MAX_VERTICES)  # fmt: skip
     if kind == "er":
@@ -142,6 +150,11 @@ def _build(kind: str, params: tuple, seed: int, device: str) -> Matrix:
         from .grid import grid_graph
 
         return grid_graph(*params, seed=seed, device=device)
+    if kind == "road":
+        from .grid import road_graph
+
+        rows, cols, keep = params
+        return road_graph(rows, cols, keep=keep, seed=seed, device=device)
     from .dense import erdos_renyi
 
     n, p = params
