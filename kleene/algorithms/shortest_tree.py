@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-from ..ops import Matrix, Vector, ewise_mult, mxm, select
-from ..semiring import Semiring, binary, min_plus, monoid
-
-# (any, eq): for a one-term product, "is this entry equal to the diagonal entry".
-_any_eq = Semiring(monoid.any, binary.eq, name="any_eq")
-
-
-def tight_edges(A: Matrix, d: Vector, semiring=min_plus) -> Matrix:
-    """Boolean matrix of edges (k, j) with d(k) ⊗ w(k, j) == d(j), k reached (d(k) != zero)."""
-    reached = select(d, "valuene", semiring.zero_for(d.dtype))
-    through = mxm(Matrix.from_diag(reached), A, semiring)  # d(k) ⊗ w(k, j)
-    same = mxm(through, Matrix.from_diag(reached), _any_eq)  # ... == d(j)
-    return select(ewise_mult(same, same, "land"), "valueeq", True)
+from ..ops import Matrix, Vector, frontier_bfs, select, shortest_path_tree, tight_edges
+from ..semiring import min_plus
 
 
 def predecessors_from_distances(A: Matrix, d: Vector, source: int, semiring=min_plus):
@@ -22,12 +11,14 @@ def predecessors_from_distances(A: Matrix, d: Vector, source: int, semiring=min_
 
     The BFS tree of the tight-edge subgraph from ``source``: every parent edge is
     tight, and BFS order keeps the tree acyclic even across zero-weight cycles.
+    min_plus: ``kleene.ops.shortest_path_tree`` (compiled on the CPU); other
+    semirings (widest, most reliable paths) compose it from ``tight_edges``.
     """
-    from .breadth_first import bfs
-
+    if semiring is min_plus:
+        return shortest_path_tree(A, d, source)
     tight = select(tight_edges(A, d, semiring), "offdiag", 0)
-    _, pred = bfs(tight, source, method="push", return_predecessors=True)
-    return pred
+    _, pred = frontier_bfs(tight, source, parents=True, method="push")
+    return pred.to_dense(missing=-1)
 
 
 __all__ = ["predecessors_from_distances", "tight_edges"]

@@ -39,6 +39,7 @@ from .operations import (
 from .sources import multi_source_sssp
 from .streaming import pinned_empty, tile_stream
 from .symmetry import is_symmetric, symmetrize
+from .tree import shortest_path_tree, tight_edges
 from .vector import Vector
 
 __all__ = [
@@ -68,7 +69,9 @@ __all__ = [
     "reduce",
     "relax",
     "select",
+    "shortest_path_tree",
     "symmetrize",
+    "tight_edges",
     "tile_stream",
     "to_host",
     "transpose",

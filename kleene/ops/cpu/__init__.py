@@ -15,8 +15,9 @@ defines what any fused version must compute.
 
 This package exports the fused frontier loops ``bfs_levels`` and ``bellman_ford``
 (``cpu/frontier.py``) and ``delta_stepping`` (``cpu/delta.py``), the multi-source
-shortest paths ``sssp_rows`` (``cpu/sources.py``: one Dijkstra per source) and the
-dense closure kernels ``closure_dense`` and ``mxm_dense_acc`` (``cpu/closure.py``),
+shortest paths ``sssp_rows`` (``cpu/sources.py``: one Dijkstra per source), the
+shortest-path tree ``tight_tree`` (``cpu/tree.py``) and the dense closure kernels
+``closure_dense`` and ``mxm_dense_acc`` (``cpu/closure.py``),
 compiled with Numba, when Numba imports;
 ``KLEENE_CPU=numpy`` in the environment (read at import) leaves them out, so the
 composed NumPy forms, the reference, run everywhere.
@@ -44,6 +45,7 @@ from .primitives import (
 
 if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
     bfs_levels = bellman_ford = delta_stepping = sssp_rows = None  # the NumPy reference path only
+    tight_tree = None
     bool_closure_rows = closure_dense = mxm_dense_acc = mxm_sparse = None
 else:
     from .bool_closure import bool_closure_rows, closure_dense  # bit-packed for lor_land
@@ -52,6 +54,7 @@ else:
     from .delta import delta_stepping
     from .frontier import bellman_ford, bfs_levels
     from .sources import dijkstra_rows as sssp_rows
+    from .tree import tight_tree
 
     if _HAVE_NUMBA:  # compiled mxv_pull / vxm_push (NumPy fallback inside), SpGEMM
         from .compiled import mxm_sparse, mxv_pull, vxm_push
@@ -73,6 +76,7 @@ __all__ = [
     "reduce_all",
     "segment_reduce",
     "sssp_rows",
+    "tight_tree",
     "unary",
     "vxm_push",
 ]

@@ -1,0 +1,67 @@
+"""The shortest-path tree from converged distances, compiled: a BFS from the source
+over the tight edges (d[u] + w(u, v) == d[v]) read straight from the CSR, with no
+tight-edge matrix built (the composed form, ``kleene.ops.shortest_path_tree``, makes
+it with two sparse products and then runs a BFS over it: on a road graph ~90% of an
+SSSP with predecessors). A vertex's parent is its smallest-numbered tight
+in-neighbour one BFS level up, the composed form's ``min_first`` rule."""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import numba
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
+
+HAVE_NUMBA = numba is not None
+
+
+def _tree_kernel(indptr, indices, w, dist, source, parent, level, q):
+    """parent/level all -1 on entry; q a scratch queue of n entries."""
+    level[source] = 0
+    q[0] = source
+    start, end, depth = 0, 1, 0
+    while start < end:
+        depth += 1
+        tail = end
+        for i in range(start, end):
+            u = q[i]
+            du = dist[u]
+            for e in range(indptr[u], indptr[u + 1]):
+                v = indices[e]
+                if v == u or du + w[e] != dist[v]:
+                    continue
+                lv = level[v]
+                if lv < 0:
+                    level[v] = depth
+                    parent[v] = u
+                    q[tail] = v
+                    tail += 1
+                elif lv == depth and u < parent[v]:
+                    parent[v] = u
+        start, end = end, tail
+
+
+if HAVE_NUMBA:
+    _tree_kernel = numba.njit(cache=True, nogil=True)(_tree_kernel)
+
+
+def _tight_tree(indptr, indices, weights, dist, source: int) -> np.ndarray:
+    """Parents (int64, -1 for the source and unreached vertices) of the BFS tree of
+    the tight edges from ``source``; weights and distances compare as float64 sums."""
+    n = dist.size
+    ptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    idx = np.ascontiguousarray(indices, dtype=np.int64)
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    d = np.ascontiguousarray(dist, dtype=np.float64)
+    if ptr.shape != (n + 1,) or w.shape != idx.shape:
+        raise ValueError("tight_tree: indptr/indices/weights are not a CSR of len(dist) rows")
+    parent = np.full(n, -1, dtype=np.int64)
+    level = np.full(n, -1, dtype=np.int64)
+    _tree_kernel(ptr, idx, w, d, np.int64(source), parent, level, np.empty(n, np.int64))
+    return parent
+
+
+# None without Numba: the back end then has no fused tree (the composed form runs).
+tight_tree = _tight_tree if HAVE_NUMBA else None

@@ -1,0 +1,70 @@
+"""Shortest-path trees from converged distances: predecessors as the BFS tree of the
+tight edges, the edges on shortest paths."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..semiring import Semiring, binary, min_plus, monoid
+from .checks import as_container
+from .elementwise import ewise_mult, select
+from .frontier import _fused_loop, _square_and_source, frontier_bfs
+from .matrix import Matrix
+from .multiply import mxm
+from .vector import Vector
+
+# (any, eq): for a one-term product, "is this entry equal to the diagonal entry".
+_any_eq = Semiring(monoid.any, binary.eq, name="any_eq")
+
+
+def tight_edges(A: Matrix, d: Vector, semiring=min_plus) -> Matrix:
+    """Boolean matrix of edges (k, j) with d(k) ⊗ w(k, j) == d(j), k reached (d(k) != zero).
+
+    Example
+    -------
+    >>> import numpy as np, kleene
+    >>> A = kleene.Matrix.from_edges([0, 0, 1], [1, 2, 2], [1.0, 5.0, 1.0], n=3)
+    >>> d = kleene.Vector.from_dense(np.array([0.0, 1.0, 2.0]), missing=None)
+    >>> sorted(zip(*[x.tolist() for x in tight_edges(A, d).to_coo()[:2]]))
+    [(0, 1), (1, 2)]
+    """
+    reached = select(d, "valuene", semiring.zero_for(d.dtype))
+    through = mxm(Matrix.from_diag(reached), A, semiring)  # d(k) ⊗ w(k, j)
+    same = mxm(through, Matrix.from_diag(reached), _any_eq)  # ... == d(j)
+    return select(ewise_mult(same, same, "land"), "valueeq", True)
+
+
+def shortest_path_tree(A: Matrix, d: Vector, source: int, *, fused: bool | None = None):
+    """Predecessors (a dense int64 array, -1 for the source and unreached vertices) of
+    shortest paths from ``source``, given its converged min_plus distances ``d``.
+
+    The BFS tree of the tight edges (d(u) + w(u, v) == d(v), self loops left out) from
+    ``source``: each vertex's parent is its smallest-numbered tight in-neighbour one
+    BFS level up, so the tree is acyclic even across zero-weight cycles. Composed form:
+    ``frontier_bfs(tight_edges(A, d), source, parents=True, method="push")``; the
+    CPU back end runs it as one compiled BFS reading the tight edges off A's CSR
+    (``fused`` as in ``frontier_bfs``). Sums compare in float64: pass A as float64
+    for the composed form to agree (``kleene.sssp`` does).
+
+    Example
+    -------
+    >>> import numpy as np, kleene
+    >>> A = kleene.Matrix.from_edges([0, 0, 1], [1, 2, 2], [1.0, 2.0, 1.0], n=3)
+    >>> d = kleene.Vector.from_dense(np.array([0.0, 1.0, 2.0]), missing=None)
+    >>> kleene.ops.shortest_path_tree(A, d, 0).tolist()  # 2 has two tight in-edges
+    [-1, 0, 0]
+    """
+    s = _square_and_source("shortest_path_tree", A, source)
+    as_container("shortest_path_tree", "d", d, (Vector,))
+    if d.size != A.nrows:
+        raise ValueError(f"shortest_path_tree: d has {d.size} entries for {A.nrows} vertices")
+    loop = _fused_loop("shortest_path_tree", A, "tight_tree", fused)
+    if loop is None:
+        tight = select(tight_edges(A, d), "offdiag", 0)
+        _, parents = frontier_bfs(tight, s, parents=True, method="push", fused=fused)
+        return parents.to_dense(missing=-1)
+    ptr, idx, w = A._csr()
+    return loop(ptr, idx, w, d.to_dense(missing=np.inf), s)
+
+
+__all__ = ["shortest_path_tree", "tight_edges"]

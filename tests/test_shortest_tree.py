@@ -1,0 +1,83 @@
+"""kleene.ops.shortest_path_tree: the compiled tight-edge BFS (CPU back end) against
+its composed form (tight_edges + frontier_bfs), and every parent edge on a shortest
+path; zero-weight cycles, self loops, integer and float weights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.sparse.csgraph import dijkstra
+
+import kleene
+from kleene.ops import Matrix, Vector, shortest_path_tree
+
+needs_fused = pytest.mark.skipif(
+    getattr(kleene.ops.device.backend(np), "tight_tree", None) is None,
+    reason="the CPU back end has no compiled tree (no Numba, or KLEENE_CPU=numpy)",
+)
+
+
+def _graph(n, density, seed, zero_share, integral):
+    rng = np.random.default_rng(seed)
+    g = sp.random(n, n, density=density, random_state=rng, format="csr")
+    w = rng.integers(0, 5, g.nnz).astype(np.float64) if integral else g.data * 3
+    w[rng.random(g.nnz) < zero_share] = 0.0  # zero-weight edges, and so zero cycles
+    g.data = w
+    g.sum_duplicates()
+    return g
+
+
+def _check_tree(g, dist, pred, source):
+    """Each reached vertex but the source has a parent on a tight edge; chains end at
+    the source (no cycle)."""
+    n = dist.size
+    c = g.tocoo()  # stored entries, explicit zeros too (zero-weight edges)
+    dense = {(int(i), int(j)): w for i, j, w in zip(c.row, c.col, c.data, strict=True)}
+    for v in range(n):
+        if v == source or not np.isfinite(dist[v]):
+            assert pred[v] == -1
+            continue
+        u = int(pred[v])
+        assert u >= 0 and dist[u] + dense[(u, v)] == dist[v]
+    for v in range(n):
+        seen, x = 0, v
+        while x != -1 and x != source:
+            x = int(pred[x])
+            seen += 1
+            assert seen <= n, "a cycle in the predecessors"
+
+
+@needs_fused
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 60), density=st.floats(0.02, 0.3), seed=st.integers(0, 10**6),
+       zero_share=st.sampled_from([0.0, 0.3, 1.0]), integral=st.booleans())  # fmt: skip
+def test_compiled_tree_equals_the_composed_one(n, density, seed, zero_share, integral):
+    g = _graph(n, density, seed, zero_share, integral)
+    A = Matrix.from_scipy(g)
+    source = seed % n
+    dist = dijkstra(g, indices=source)
+    d = Vector.from_dense(dist, missing=None)
+    fused = shortest_path_tree(A, d, source, fused=True)
+    composed = shortest_path_tree(A, d, source, fused=False)
+    np.testing.assert_array_equal(fused, composed)
+    _check_tree(g, dist, fused, source)
+
+
+def test_sssp_predecessors_on_a_road_graph_are_shortest_path_trees():
+    g = kleene.generators.road_graph(60, seed=3)
+    S = g.to_scipy().astype(np.float64)
+    S.data = np.random.default_rng(1).integers(1, 100, S.nnz).astype(np.float64)
+    dist, pred = kleene.sssp(S, 0, return_predecessors=True)
+    np.testing.assert_allclose(dist, dijkstra(S, indices=0))
+    _check_tree(S, dist, pred, 0)
+
+
+def test_bad_inputs_are_named():
+    A = Matrix.from_edges([0], [1], [1.0], n=2)
+    with pytest.raises(ValueError, match="d has 3 entries"):
+        shortest_path_tree(A, Vector.from_dense(np.zeros(3), missing=None), 0)
+    with pytest.raises(IndexError, match="out of range"):
+        shortest_path_tree(A, Vector.from_dense(np.zeros(2), missing=None), 5)
