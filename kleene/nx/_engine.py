@@ -18,7 +18,7 @@ import numpy as np
 
 from ..algorithms import bfs, sssp
 from ..errors import NegativeCycleError
-from ..ops import Mask, Matrix, Vector, vxm
+from ..ops import Mask, Matrix, Vector, shortest_path_tree, vxm
 from ._order import ordered_adjacency, walk
 from .graph import KleeneGraph
 
@@ -122,6 +122,24 @@ def distances_many(G: KleeneGraph, sources, weight, cutoff=None) -> np.ndarray:
     if cutoff is not None:
         dist = np.where(dist > cutoff, np.inf, dist)
     return dist
+
+
+def trees_many(G: KleeneGraph, sources, weight, cutoff=None):
+    """(distances, predecessors) host rows from each of ``sources``, in batches: the
+    distances of one multi-source ``kleene.sssp``, each row's shortest-path tree by
+    ``kleene.ops.shortest_path_tree`` (what ``shortest_tree`` gives one source at a
+    time); past ``cutoff`` a vertex is unreached (inf, -1). Weights must be >= 0."""
+    A = G.matrix(weight, unit=True)
+    A64 = A if A.dtype == np.float64 else A.astype(np.float64)  # the trees' sums
+    xp = A64.xp
+    dist = distances_many(G, sources, weight)
+    for row, s in zip(dist, sources, strict=True):
+        pred = host(shortest_path_tree(A64, Vector.from_dense(xp.asarray(row), missing=None),
+                                       int(s)))  # fmt: skip
+        if cutoff is not None:
+            far = row > cutoff
+            row, pred = np.where(far, np.inf, row), np.where(far, -1, pred)
+        yield row, pred
 
 
 def shortest_tree(G: KleeneGraph, sources, weight, *, reverse: bool = False):

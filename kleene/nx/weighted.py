@@ -24,6 +24,7 @@ from ._engine import (
     paths_from_tree,
     settle_order,
     shortest_tree,
+    trees_many,
 )
 from .graph import KleeneGraph
 
@@ -179,9 +180,13 @@ def bidirectional_dijkstra(G, source, target, weight="weight"):
 
 
 def all_pairs_dijkstra(G, cutoff=None, weight="weight"):
-    for v in G.nodes:
-        S = _Search(G, [v], weight, cutoff=cutoff)
-        yield v, (S.lengths(), S.paths())
+    """(node, ({target: distance}, {target: path})) for every node (a generator): the
+    sources in batches, as all_pairs_dijkstra_path_length, each row's tree as one
+    source's search makes it."""
+    for s, dist, pred in _all_trees(G, weight, cutoff):
+        order = settle_order(dist, [s])
+        yield G.nodes[s], (dist_dict(G, dist, order, weight),
+                           paths_from_tree(G.nodes, pred, order))  # fmt: skip
 
 
 def all_pairs_dijkstra_path_length(G, cutoff=None, weight="weight"):
@@ -205,8 +210,19 @@ def _rows_per_batch(n: int) -> int:
 
 
 def all_pairs_dijkstra_path(G, cutoff=None, weight="weight"):
-    for v in G.nodes:
-        yield v, _Search(G, [v], weight, cutoff=cutoff).paths()
+    """(node, {target: path}) for every node (a generator), in batches of sources."""
+    for s, dist, pred in _all_trees(G, weight, cutoff):
+        yield G.nodes[s], paths_from_tree(G.nodes, pred, settle_order(dist, [s]))
+
+
+def _all_trees(G, weight, cutoff):
+    """(source id, distances, predecessors) for every vertex, batch by batch."""
+    _no_negative_weights(G, weight)
+    step = _rows_per_batch(G.n)
+    for lo in range(0, G.n, step):
+        batch = list(range(lo, min(G.n, lo + step)))
+        for s, (dist, pred) in zip(batch, trees_many(G, batch, weight, cutoff), strict=True):
+            yield s, dist, pred
 
 
 # -- Bellman-Ford --------------------------------------------------------------
