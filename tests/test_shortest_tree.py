@@ -81,3 +81,61 @@ def test_bad_inputs_are_named():
         shortest_path_tree(A, Vector.from_dense(np.zeros(3), missing=None), 0)
     with pytest.raises(IndexError, match="out of range"):
         shortest_path_tree(A, Vector.from_dense(np.zeros(2), missing=None), 5)
+
+
+@needs_fused
+def test_unreached_vertices_and_infinite_weights_stay_out_of_the_tree():
+    """An explicit inf weight, and edges among unreached vertices (inf == inf), are
+    not tight: the compiled tree leaves them out as the composed form does."""
+    inf = np.inf
+    rows = [0, 1, 2, 3, 4, 3]
+    cols = [1, 2, 3, 4, 3, 5]
+    w = [1.0, inf, 1.0, 1.0, 2.0, 0.0]  # 2 is only reached through an inf edge
+    A = Matrix.from_edges(rows, cols, w, n=6)
+    d = Vector.from_dense(np.array([0.0, 1.0, inf, inf, inf, inf]), missing=None)
+    fused = shortest_path_tree(A, d, 0, fused=True)
+    np.testing.assert_array_equal(fused, shortest_path_tree(A, d, 0, fused=False))
+    assert fused.tolist() == [-1, 0, -1, -1, -1, -1]
+
+
+def _bellman_ford32(g, source):
+    """float32 distances, each the float32 sum d[u] + w(u, v) of its last relaxation."""
+    c = g.tocoo()
+    d = np.full(g.shape[0], np.inf, np.float32)
+    d[source] = 0
+    for _ in range(g.shape[0]):
+        changed = False
+        for u, v, w in zip(c.row, c.col, c.data, strict=True):
+            t = np.float32(d[u] + w)
+            if t < d[v]:
+                d[v], changed = t, True
+        if not changed:
+            break
+    return d
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 40), seed=st.integers(0, 10**6))
+def test_float32_distances_get_a_full_tree(n, seed):
+    """float32 weights and distances (as the APSP repair passes them): every reached
+    vertex but the source gets a parent on a tight float32 edge (a float64-sum tree
+    would miss the vertices whose float32 sums rounded)."""
+    g = _graph(n, 0.2, seed, 0.2, integral=False).astype(np.float32)
+    source = seed % n
+    dist32 = _bellman_ford32(g, source)
+    A = Matrix.from_scipy(g)
+    pred = shortest_path_tree(A, Vector.from_dense(dist32, missing=None), source)
+    c = g.tocoo()
+    w = {(int(i), int(j)): np.float32(x) for i, j, x in zip(c.row, c.col, c.data, strict=True)}
+    for v in range(n):
+        if v == source or not np.isfinite(dist32[v]):
+            continue
+        u = int(pred[v])
+        assert u >= 0 and np.float32(dist32[u] + w[(u, v)]) == dist32[v]
+
+
+def test_fused_true_needs_float64():
+    A = Matrix.from_edges([0], [1], np.array([1.0], np.float32), n=2)
+    d = Vector.from_dense(np.array([0.0, 1.0], np.float32), missing=None)
+    with pytest.raises(ValueError, match="float64"):
+        shortest_path_tree(A, d, 0, fused=True)

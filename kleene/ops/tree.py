@@ -43,8 +43,8 @@ def shortest_path_tree(A: Matrix, d: Vector, source: int, *, fused: bool | None 
     BFS level up, so the tree is acyclic even across zero-weight cycles. Composed form:
     ``frontier_bfs(tight_edges(A, d), source, parents=True, method="push")``; the
     CPU back end runs it as one compiled BFS reading the tight edges off A's CSR
-    (``fused`` as in ``frontier_bfs``). Sums compare in float64: pass A as float64
-    for the composed form to agree (``kleene.sssp`` does).
+    (``fused`` as in ``frontier_bfs``) when A and d are float64 (its sums are float64;
+    other dtypes run the composed form, whose sums are in their own dtype).
 
     Example
     -------
@@ -58,13 +58,25 @@ def shortest_path_tree(A: Matrix, d: Vector, source: int, *, fused: bool | None 
     as_container("shortest_path_tree", "d", d, (Vector,))
     if d.size != A.nrows:
         raise ValueError(f"shortest_path_tree: d has {d.size} entries for {A.nrows} vertices")
-    loop = _fused_loop("shortest_path_tree", A, "tight_tree", fused)
+    # The fused forms compare float64 sums: only float64 weights and distances give
+    # the composed form's tight edges (float32 sums round differently).
+    exact = A.dtype == np.float64 and d.dtype == np.float64
+    if fused and not exact:
+        raise ValueError(
+            "shortest_path_tree: the fused tree compares float64 sums; A and d must be "
+            f"float64 (got {A.dtype} and {d.dtype}), or use fused=None"
+        )
+    loop = _fused_loop("shortest_path_tree", A, "tight_tree", fused if exact else False)
     if loop is None:
         tight = select(tight_edges(A, d), "offdiag", 0)
         _, parents = frontier_bfs(tight, s, parents=True, method="push", fused=fused)
         return parents.to_dense(missing=-1)
     ptr, idx, w = A._csr()
-    return loop(ptr, idx, w, d.to_dense(missing=np.inf), s)
+    dist = d.to_dense(missing=np.inf)
+    # Unreached vertices as NaN: no sum equals it, so no edge into or out of one is
+    # tight (the composed form leaves them out; inf + w == inf would not).
+    dist = A.xp.where(A.xp.isinf(dist) & (dist > 0), np.nan, dist)
+    return loop(ptr, idx, w, dist, s)
 
 
 __all__ = ["shortest_path_tree", "tight_edges"]
