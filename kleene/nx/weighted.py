@@ -315,11 +315,22 @@ def single_source_bellman_ford(G, source, target=None, weight="weight"):
 
 
 def all_pairs_bellman_ford_path_length(G, weight="weight"):
+    """(node, {target: distance}) for every node (a generator). Without negative
+    weights the distances are Dijkstra's: the sources go in batches; with them, one
+    Bellman-Ford per source (a negative cycle raises at the first source reaching it,
+    as in NetworkX)."""
+    if not G.has_negative_weight(weight):
+        yield from all_pairs_dijkstra_path_length(G, weight=weight)
+        return
     for v in G.nodes:
         yield v, single_source_bellman_ford_path_length(G, v, weight=weight)
 
 
 def all_pairs_bellman_ford_path(G, weight="weight"):
+    """(node, {target: path}) for every node (a generator); batched as the lengths."""
+    if not G.has_negative_weight(weight):
+        yield from all_pairs_dijkstra_path(G, weight=weight)
+        return
     for v in G.nodes:
         yield v, single_source_bellman_ford_path(G, v, weight=weight)
 
