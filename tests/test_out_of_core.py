@@ -359,6 +359,7 @@ class _Sim:
         self.streams: dict = {}
         self.current: list = []
         self.pinned: list = []  # (start, end) of page-locked host memory
+        self.free: dict = {}  # (stream, size, dtype) -> device blocks freed there
 
     def run_until(self, done) -> None:
         while not done():
@@ -462,7 +463,17 @@ def _fake_cupy(sim: _Sim):
     )  # fmt: skip
     fake = types.ModuleType("cupy")
     fake.cuda, fake.ndarray, fake.diagonal = cuda, ndarray, diagonal
-    fake.empty = lambda size, dtype: np.empty(size, dtype=dtype).view(ndarray)
+
+    def empty(size, dtype):
+        """As CuPy's pool: a block freed on the current stream is handed out again at
+        once, with no synchronisation (sim.free, filled by the kernels' temporaries)."""
+        stream = sim.current[-1].ptr if sim.current else None
+        free = sim.free.get((stream, size, np.dtype(dtype)))
+        if free:
+            return free.pop()
+        return np.empty(size, dtype=dtype).view(ndarray)
+
+    fake.empty = empty
     fake.asnumpy = lambda a: np.array(a)
     fake.__getattr__ = lambda name: mock.MagicMock(name=name)
     return fake
@@ -500,9 +511,18 @@ def simulated(monkeypatch):
             sim.queue(lambda: closure_op._closure_dense(cpu, sr, a, one, p))
 
         def acc(sr, a, b, c, pb=None, pc=None):
+            # As the real kernel's aliased-operand copies: the product reads a
+            # temporary copy of a, a tile-sized block freed to the pool as soon as
+            # the product is queued (the next slot made on this stream may get it).
             a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
             pb, pc = (None if x is None else np.asarray(x) for x in (pb, pc))
-            sim.queue(lambda: closure_op._mxm_dense_acc(cpu, sr, a, b, c, pb, pc))
+            base = a.base if a.base is not None else a
+            tmp = ts.cupy.empty(base.size, base.dtype)
+            view = np.asarray(tmp)[: a.size].reshape(a.shape)
+            sim.queue(lambda: np.copyto(view, a))
+            sim.queue(lambda: closure_op._mxm_dense_acc(cpu, sr, view, b, c, pb, pc))
+            key = (sim.current[-1].ptr, base.size, base.dtype)
+            sim.free.setdefault(key, []).append(tmp)
 
         monkeypatch.setattr(ts, "closure_dense", star)
         monkeypatch.setattr(ts, "mxm_dense_acc", acc)

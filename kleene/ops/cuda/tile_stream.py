@@ -195,6 +195,10 @@ class TileStream:
         if s is None:
             with self.compute:  # the pool then reuses the block on this stream only
                 s = self.slots[name] = _Slot(self.size, self.dtype, self.preds)
+            # The block may be a temporary just freed by a product queued on compute (the
+            # pool hands it back at once, unsynchronised): the slot's first copy in, on
+            # h2d, must wait for everything queued on compute so far.
+            s.used.record(self.compute)
         return s
 
     # ---- copies ---------------------------------------------------------------------
@@ -225,7 +229,10 @@ class TileStream:
         if pv is not None:
             _copy_2d(pv, p, _D2H, self.d2h)
         s.drained.record(self.d2h)
-        self.written.setdefault(key, _Mark()).record(self.d2h)
+        mark = self.written.get(key)
+        if mark is None:  # one event per host tile, made once
+            mark = self.written[key] = _Mark()
+        mark.record(self.d2h)
         return None
 
     def finish(self, handle) -> None:
