@@ -197,7 +197,7 @@ def _dask_array(grid: dict, n: int, b: int, dtype):
 
     nb = int(math.isqrt(len(grid)))
     size = [min(b, n - s) for s in range(0, n, b)]
-    first = delayed(lambda pair: pair[0], pure=True)
+    first = delayed(lambda pair: to_host(pair[0]), pure=True)  # NumPy chunks, GPU workers too
     rows = [[da.from_delayed(first(grid[i, j]), (size[i], size[j]), dtype=dtype)
              for j in range(nb)] for i in range(nb)]  # fmt: skip
     return da.block(rows)

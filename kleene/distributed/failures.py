@@ -39,7 +39,9 @@ def named_task(fn):
             return fn(*args)
         except Exception as e:
             msg = f"{label} failed on worker {_worker_address()}: {type(e).__name__}: {e}"
-            if isinstance(e, _KEEP_TYPE):
+            if isinstance(e, MemoryError):  # CuPy's OutOfMemoryError takes other arguments
+                err = MemoryError(msg)
+            elif isinstance(e, _KEEP_TYPE):
                 try:
                     err = type(e)(msg)
                 except Exception:
