@@ -99,3 +99,16 @@ def test_dask_array_result_has_numpy_chunks(client):
     got = arr.compute()
     assert isinstance(got, np.ndarray)
     np.testing.assert_allclose(got, kleene.apsp(G))
+
+
+def test_blocks_cross_processes_between_gpu_workers():
+    """Two worker processes on the one GPU: the blocks of the grid travel between them
+    as CuPy arrays (distributed's CuPy serialization), and the answer is unchanged."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster:  # fmt: skip
+        with distributed.Client(cluster) as c:
+            assert all(c.run(kleene.gpu_available).values())
+            G = _graph(256, 0.03, seed=9)
+            got = kleene.apsp(G, client=c, block_size=64)
+            assert isinstance(got, np.ndarray)
+            np.testing.assert_allclose(got, kleene.apsp(G))
