@@ -193,11 +193,9 @@ def all_pairs_dijkstra_path_length(G, cutoff=None, weight="weight"):
     """(node, {target: distance}) for every node (a generator): the sources go in
     batches through one multi-source search each, not one search per node."""
     _no_negative_weights(G, weight)
-    nodes = G.nodes
-    for lo in range(0, G.n, _rows_per_batch(G.n)):
-        batch = list(range(lo, min(G.n, lo + _rows_per_batch(G.n))))
+    for batch in _batches(G.n):
         for row, s in zip(distances_many(G, batch, weight, cutoff), batch, strict=True):
-            yield nodes[s], dist_dict(G, row, settle_order(row, [s]), weight)
+            yield G.nodes[s], dist_dict(G, row, settle_order(row, [s]), weight)
 
 
 # All-pairs lengths: sources per batch, as many as keep a batch's (k, n) distances
@@ -205,8 +203,11 @@ def all_pairs_dijkstra_path_length(G, cutoff=None, weight="weight"):
 _BATCH_ENTRIES = 1 << 24
 
 
-def _rows_per_batch(n: int) -> int:
-    return max(1, min(n, _BATCH_ENTRIES // max(n, 1)))
+def _batches(n: int):
+    """Source ids 0..n-1 in lists of as many as keep a batch's (k, n) rows in bounds."""
+    step = max(1, min(n, _BATCH_ENTRIES // max(n, 1)))
+    for lo in range(0, n, step):
+        yield list(range(lo, min(n, lo + step)))
 
 
 def all_pairs_dijkstra_path(G, cutoff=None, weight="weight"):
@@ -218,9 +219,7 @@ def all_pairs_dijkstra_path(G, cutoff=None, weight="weight"):
 def _all_trees(G, weight, cutoff):
     """(source id, distances, predecessors) for every vertex, batch by batch."""
     _no_negative_weights(G, weight)
-    step = _rows_per_batch(G.n)
-    for lo in range(0, G.n, step):
-        batch = list(range(lo, min(G.n, lo + step)))
+    for batch in _batches(G.n):
         for s, (dist, pred) in zip(batch, trees_many(G, batch, weight, cutoff), strict=True):
             yield s, dist, pred
 
