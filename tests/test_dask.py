@@ -210,3 +210,86 @@ def test_docstring_examples():
     import kleene.distributed.closure_grid as grid
 
     assert doctest.testmod(grid).failed == 0
+
+
+def _dense_with_gaps(n: int, seed: int, dtype=np.float64) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    a = np.round(rng.random((n, n)) * 10, 1) + 0.5
+    a[rng.random((n, n)) < 0.9] = np.inf  # inf = no edge, as for a dense array
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("chunks, block", [(37, 40), (50, 50), (150, None)])
+def test_apsp_dask_array_input_stays_distributed(client, chunks, block):
+    da = pytest.importorskip("dask.array")
+    a = _dense_with_gaps(150, seed=chunks)
+    got = kleene.apsp(da.from_array(a, chunks=chunks), client=client, block_size=block)
+    assert isinstance(got, da.Array)  # dask in, dask out
+    want = shortest_path(np.where(np.isinf(a), 0, a), method="FW")
+    np.testing.assert_allclose(got.compute(), want)
+
+
+def test_apsp_dask_array_float32_bool_and_numpy_result(client):
+    da = pytest.importorskip("dask.array")
+    a = _dense_with_gaps(120, seed=3, dtype=np.float32)
+    got = apsp_on_dask(client, da.from_array(a, chunks=50), block_size=64, as_dask_array=False)
+    assert isinstance(got, np.ndarray) and got.dtype == np.float32
+    np.testing.assert_allclose(got, kleene.apsp(a), rtol=1e-6)
+    reach = np.isfinite(a)  # bool: False = no edge; lor_land gives reachability
+    got = apsp_on_dask(client, da.from_array(reach, chunks=40), semiring="lor_land",
+                       block_size=32, as_dask_array=False)  # fmt: skip
+    np.testing.assert_array_equal(got, kleene.apsp(reach, semiring="lor_land"))
+
+
+def test_apsp_dask_array_errors(client):
+    da = pytest.importorskip("dask.array")
+    a = _dense_with_gaps(90, seed=5)
+    b = a.copy()
+    b[10, 70], b[70, 10] = -20.0, 1.0  # a negative cycle through 10 and 70
+    with pytest.raises(kleene.NegativeCycleError, match="negative cycle through vertex"):
+        kleene.apsp(da.from_array(b, chunks=30), client=client, block_size=30)
+    b = a.copy()
+    b[65, 3] = np.nan
+    with pytest.raises(ValueError, match=r"NaN edge weights in rows 60\.\.89"):
+        kleene.apsp(da.from_array(b, chunks=30), client=client, block_size=30)
+    with pytest.raises(ValueError, match="square"):
+        kleene.apsp(da.from_array(a[:, :80], chunks=30), client=client)
+    with pytest.raises(ValueError, match="predecessors"):
+        kleene.apsp(da.from_array(a, chunks=30), client=client, return_predecessors=True)
+    with pytest.raises(ValueError, match="directed=False"):
+        kleene.apsp(da.from_array(a, chunks=30), client=client, directed=False)
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_loaded_graph_serves_many_calls(client, directed):
+    from kleene.distributed import LoadedGraph, load_graph
+
+    G = _graph(300, 0.01, seed=11)
+    H = load_graph(client, G, directed=directed)
+    assert isinstance(H, LoadedGraph) and H.shape == (300, 300) and len(H.workers) == 2
+    for sources in ([0, 5, 299], [7], list(range(40))):
+        want = shortest_path(G, indices=sources, directed=directed)
+        np.testing.assert_allclose(kleene.sssp(H, sources, directed=directed), want)
+        got = kleene.bfs(H, sources, client=client, directed=directed)
+        np.testing.assert_array_equal(got, [_bfs_levels(G, s, directed) for s in sources])
+    with pytest.raises(ValueError, match="loaded with directed"):
+        kleene.sssp(H, [0], directed=not directed)
+    H.release()
+    assert H.parts == {}
+
+
+def test_sources_as_dask_array(client):
+    da = pytest.importorskip("dask.array")
+    from kleene.distributed import bfs_on_dask, sssp_on_dask
+
+    G = _graph(200, 0.02, seed=12)
+    sources = [3, 1, 4, 1, 5, 9, 2, 6]
+    d = sssp_on_dask(client, G, sources, as_dask_array=True, batches=3)
+    assert isinstance(d, da.Array) and d.chunks == ((3, 3, 2), (200,))
+    np.testing.assert_allclose(d.compute(), shortest_path(G, indices=sources))
+    lv, pred = bfs_on_dask(client, G, sources, return_predecessors=True, as_dask_array=True)
+    want_lv, want_pred = kleene.bfs(G, sources, return_predecessors=True)
+    np.testing.assert_array_equal(lv.compute(), want_lv)
+    np.testing.assert_array_equal(pred.compute(), want_pred)
+    one = sssp_on_dask(client, G, 4, as_dask_array=True)
+    np.testing.assert_allclose(one.compute(), shortest_path(G, indices=4))

@@ -96,7 +96,10 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
     client : dask.distributed.Client, optional
         Run the blocked closure on the client's workers over a 2-D grid of blocks
         (``kleene.distributed``, docs/scaling.md): method "auto" or "blocked",
-        result in host memory (NumPy). Not with ``memory_limit`` or ``out``.
+        result in host memory (NumPy). ``G`` may then be a square
+        ``dask.array.Array``: its chunks are computed on the workers that own
+        their blocks and the result is a ``dask.array.Array`` left on them.
+        Not with ``memory_limit`` or ``out``.
     memory_limit : int, optional
         Bytes the closure may use on its device (the GPU for a GPU graph; RAM
         beside the result for a CPU one): a positive integer. When the in-core
@@ -492,18 +495,29 @@ def _initial(A: Matrix, sr: Semiring, preds: bool):
     return D, P
 
 
-def _check_cycles(D: Matrix, sr: Semiring) -> None:
+def _check_cycles(D: Matrix, sr: Semiring, offset: int = 0) -> None:
     """A cycle better than the empty path (one) makes the closure undefined."""
+    i = first_cycle(D, sr)
+    if i is not None:
+        raise_cycle(sr, i + offset, D.dtype)
+
+
+def first_cycle(D: Matrix, sr: Semiring) -> int | None:
+    """The first i whose D[i, i] beats the empty path (one), else None."""
     diag = select(D, "diag", 0)
     one = sr.one_for(D.dtype)
     # ⊕_i (d_i ⊕ one) = (⊕_i d_i) ⊕ one for an idempotent add: one scalar decides
     if sr.add.op(reduce(diag, sr.add), one) == one:
-        return
+        return None
     better = select(apply(diag, sr.add.op, right=one), "valuene", one)
-    if better.nvals:
-        i = int(better.to_coo()[0][0])
-        kind = "negative cycle" if sr is min_plus else f"cycle better than {one!r} ({sr.name})"
-        raise NegativeCycleError(f"apsp: the graph has a {kind} through vertex {i}")
+    return int(better.to_coo()[0][0]) if better.nvals else None
+
+
+def raise_cycle(sr: Semiring, i: int, dtype) -> None:
+    """NegativeCycleError for a cycle through vertex i (better than one, for sr)."""
+    one = sr.one_for(dtype)
+    kind = "negative cycle" if sr is min_plus else f"cycle better than {one!r} ({sr.name})"
+    raise NegativeCycleError(f"apsp: the graph has a {kind} through vertex {i}")
 
 
 @names_gpu_memory("transitive_closure")

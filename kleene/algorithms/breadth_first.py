@@ -6,7 +6,7 @@ import numpy as np
 
 from ..errors import names_gpu_memory
 from ..ops import frontier_bfs, frontier_bfs_multi
-from .graph_input import as_graph, check_source
+from .graph_input import as_graph, check_source, loaded_client
 
 METHODS = ("auto", "push", "pull", "direction-optimizing")
 
@@ -42,7 +42,9 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     return_predecessors : bool
     client : dask.distributed.Client, optional
         Split the sources in batches over the client's workers, the graph
-        scattered to each once (``kleene.distributed``); NumPy results.
+        loaded on each once (``kleene.distributed``); NumPy results. ``G`` may
+        then be a ``kleene.distributed.LoadedGraph`` (``load_graph``), kept on
+        the workers between calls (its client is used when ``client`` is None).
 
     Returns
     -------
@@ -60,6 +62,7 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     """
     if method not in METHODS:
         raise ValueError(f"bfs: method must be one of {METHODS}, got {method!r}")
+    client = loaded_client(G, client)
     if client is not None:  # source batches on Dask workers (optional extra)
         from ..distributed import bfs_on_dask
 

@@ -53,6 +53,14 @@ def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "
     return A
 
 
+def loaded_client(G, client):
+    """``client``, or the client of a ``kleene.distributed.LoadedGraph`` passed as ``G``
+    (recognised without importing Dask)."""
+    if client is None and type(G).__name__ == "LoadedGraph" and hasattr(G, "parts"):
+        return G.client
+    return client
+
+
 def check_source(source, n: int, name: str = "source") -> np.ndarray:
     """``source`` (a vertex id or a sequence of them) as a flat int64 NumPy array.
 

@@ -16,7 +16,7 @@ from ..ops import (
     relax,
     select,
 )
-from .graph_input import as_graph, check_source
+from .graph_input import as_graph, check_source, loaded_client
 from .shortest_tree import predecessors_from_distances
 
 METHODS = ("auto", "bellman-ford", "delta-stepping")
@@ -72,7 +72,9 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         source and unreachable vertices).
     client : dask.distributed.Client, optional
         Split the sources in batches over the client's workers, the graph
-        scattered to each once (``kleene.distributed``); NumPy results.
+        loaded on each once (``kleene.distributed``); NumPy results. ``G`` may
+        then be a ``kleene.distributed.LoadedGraph`` (``load_graph``), kept on
+        the workers between calls (its client is used when ``client`` is None).
 
     Example
     -------
@@ -88,6 +90,7 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
     if delta is not None:
         delta = _check_delta(delta, method)
         method = "delta-stepping"
+    client = loaded_client(G, client)
     if client is not None:  # source batches on Dask workers (optional extra)
         from ..distributed import sssp_on_dask
 

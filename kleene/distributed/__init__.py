@@ -7,9 +7,10 @@ this package or Dask; the public functions import it when given a ``client``.
 - :func:`apsp_on_dask`: the blocked closure (Katz & Kider's blocked Floyd-Warshall)
   over a 2-D grid of blocks held by the workers, each task run where its output
   block lives (``closure_grid.py``);
-- :func:`bfs_on_dask`, :func:`sssp_on_dask`: the graph scattered once to every
-  worker, source batches split across them, results gathered in order
-  (``sources.py``);
+- :func:`bfs_on_dask`, :func:`sssp_on_dask`: the graph loaded once on every
+  worker, source batches split across them, results gathered in order or left on
+  the workers as a dask.array (``sources.py``); :func:`load_graph` keeps a graph
+  on the workers for many calls (``loaded_graph.py``);
 - :class:`DistributedError`: a task failed or a worker was lost; no partial result
   is ever returned (``failures.py``).
 
@@ -18,8 +19,18 @@ The work inside each task is kleene's own operations (``closure``,
 workers, CuPy on workers that see a GPU (``tasks.py``). See docs/scaling.md.
 """
 
-from .closure_grid import apsp_on_dask, default_block_size
+from .closure_grid import apsp_on_dask, default_block_size, is_dask_array
 from .failures import DistributedError
+from .loaded_graph import LoadedGraph, load_graph
 from .sources import bfs_on_dask, sssp_on_dask
 
-__all__ = ["DistributedError", "apsp_on_dask", "bfs_on_dask", "default_block_size", "sssp_on_dask"]
+__all__ = [
+    "DistributedError",
+    "LoadedGraph",
+    "apsp_on_dask",
+    "bfs_on_dask",
+    "default_block_size",
+    "is_dask_array",
+    "load_graph",
+    "sssp_on_dask",
+]

@@ -10,9 +10,16 @@ blocks smaller when b does not divide n), block (i, j) owned by the worker at
 3. every other block D_ij ← D_ij ⊕ D_ik ⊗ D_kj on its owner (D_ik travels along
    block row i, D_kj along block column j).
 
-Every task is submitted at once with its input futures as arguments, so Dask
-starts round k + 1's pivot as soon as its inputs are ready (look-ahead) and frees
-each block version once its readers have run. See docs/scaling.md.
+Every task is submitted at once with its input futures as arguments, and Dask frees
+each block version once its readers have run. Priorities give a look-ahead of one
+round: the trailing updates that feed round k + 1's pivot row and column run first,
+and round k + 1's pivot tasks run before round k's remaining trailing updates, so
+the blocks the next round ships between workers travel while those updates run.
+
+``G`` may be a ``dask.array.Array``: then each b × b chunk is computed on the worker
+that owns its block (``client.compute(..., workers=[owner])``), turned into the
+block's initial value there, and never passes through the client; the result is a
+``dask.array.Array`` too (``as_dask_array``). See docs/scaling.md.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from ..algorithms.all_pairs import (
     _repair,
     _resolve,
     _weights,
+    raise_cycle,
 )
 from ..algorithms.apsp_memory import check_fits, out_of_memory
 from ..algorithms.graph_input import as_graph
@@ -70,51 +78,136 @@ def _round_work(n: int, s: int) -> int:
 def apsp_on_dask(client, G, *, method: str = "auto", directed: bool = True,
                  return_predecessors: bool = False, semiring="min_plus",
                  block_size: int | None = None, progress=None,
-                 as_dask_array: bool = False):  # fmt: skip
+                 as_dask_array: bool | None = None):  # fmt: skip
     """``kleene.apsp(G, client=client)``: the blocked closure on the client's workers.
 
     ``method`` must be "auto" or "blocked" (the one distributed method);
-    ``block_size`` defaults to :func:`default_block_size`. The result is a NumPy
-    array (and predecessors, if asked), or with ``as_dask_array=True`` a
-    ``dask.array.Array`` whose chunks are the blocks left on the workers (no cycle
-    check then: a negative cycle shows as a negative diagonal entry; predecessors
-    are not available this way).
+    ``block_size`` defaults to :func:`default_block_size`. ``G`` is any graph
+    ``kleene.apsp`` takes, or a square ``dask.array.Array`` (inf = no edge, as for
+    a dense array; its chunks are computed on the workers that own their blocks and
+    never reach the client; ``directed=False`` is not available for it).
+
+    The result is a NumPy array (and predecessors, if asked), or with
+    ``as_dask_array=True`` (the default for a dask.array ``G``) a
+    ``dask.array.Array`` whose chunks are the blocks left on the workers, every
+    block computed and the diagonal checked for negative cycles before it returns
+    (NumPy chunks when computed; predecessors are not available this way).
 
     A task that raises comes back as an exception naming the task and its worker;
     a lost worker as a :class:`DistributedError`. Neither returns a partial result.
+
+    >>> import numpy as np, kleene, distributed  # doctest: +SKIP
+    >>> client = distributed.Client(n_workers=2)  # doctest: +SKIP
+    >>> G = np.array([[0, 3, np.inf], [np.inf, 0, 1], [2, np.inf, 0]])
+    >>> kleene.distributed.apsp_on_dask(client, G, block_size=2).tolist()  # doctest: +SKIP
+    [[0.0, 3.0, 4.0], [3.0, 0.0, 1.0], [2.0, 5.0, 0.0]]
     """
     if method not in ("auto", "blocked"):
         raise ValueError(f"apsp: with client=, method must be 'auto' or 'blocked', got {method!r}")
     preds = bool(return_predecessors)
+    lazy = is_dask_array(G)
+    as_dask_array = lazy if as_dask_array is None else bool(as_dask_array)
+    if lazy and preds:
+        raise ValueError("apsp: predecessors are not available for a dask.array G")
     if as_dask_array and preds:
         raise ValueError("apsp: as_dask_array=True returns distances only")
     sr = get_semiring(semiring)
-    A = _weights(as_graph(G, directed=directed, fmt=None), sr)
-    if A.xp is not np:
-        A = A.to("cpu")  # the client builds D on the host; the workers pick their device
-    _resolve(A, sr, "blocked", preds)  # the semiring must have an idempotent add
-    n = A.nrows
-    if n == 0:
-        from ..algorithms import apsp
+    if lazy:
+        n, dtype = _lazy_input(G, sr, directed)
+    else:
+        A = _weights(as_graph(G, directed=directed, fmt=None), sr)
+        if A.xp is not np:
+            A = A.to("cpu")  # the client builds D on the host; the workers pick their device
+        _resolve(A, sr, "blocked", preds)  # the semiring must have an idempotent add
+        n, dtype = A.nrows, A.dtype
+        if n == 0:
+            from ..algorithms import apsp
 
-        return apsp(A, method="blocked", return_predecessors=preds, semiring=sr)
+            return apsp(A, method="blocked", return_predecessors=preds, semiring=sr)
     workers = sorted(worker_addresses(client, "apsp"))
     b = default_block_size(n, len(workers)) if block_size is None else _block_size(block_size)
-    need = check_fits(n, A.dtype, preds, np, method="blocked", sparse_ok=False)
     total = sum(_round_work(n, min(b, n - s)) for s in range(0, n, b))
+    srarg = tasks.semiring_arg(sr)
+    if lazy:
+        with progress_for(progress, total, "apsp on dask") as bar:
+            grid = _blocks_from_dask(client, G, srarg, preds, b, workers)
+            grid = _rounds(client, grid, srarg, workers, bar, n, b)
+            return _finish_distributed(client, grid, workers, n, b, dtype, sr, as_dask_array)
+    need = check_fits(n, dtype, preds, np, method="blocked", sparse_ok=False)
     with out_of_memory(need), progress_for(progress, total, "apsp on dask") as bar:
         D, P = _initial(A, sr, preds)
         grid = _scatter(client, D, P, b, workers)
         del D, P
-        grid = _rounds(client, grid, tasks.semiring_arg(sr), workers, bar, n, b)
+        grid = _rounds(client, grid, srarg, workers, bar, n, b)
         if as_dask_array:
-            return _dask_array(grid, n, b, A.dtype)
+            return _finish_distributed(client, grid, workers, n, b, dtype, sr, True)
         dist, pred = _collect(client, grid, workers)
         del grid
         _check_cycles(Matrix.from_dense(dist, missing=None), sr)
         if not preds:
             return dist
         return dist, _repair(A, sr, dist, pred)
+
+
+def is_dask_array(G) -> bool:
+    """Whether ``G`` is a ``dask.array.Array`` (without importing Dask for anything else)."""
+    return type(G).__module__.startswith("dask.array") and hasattr(G, "chunks")
+
+
+def _lazy_input(G, sr, directed: bool) -> tuple[int, np.dtype]:
+    """n and the closure's dtype for a dask.array graph; the checks the eager path makes
+    on the whole graph that can be made without computing it."""
+    if not directed:
+        raise ValueError("apsp: directed=False needs the whole graph; symmetrize the "
+                         "dask array first (e.g. da.minimum(G, G.T))")  # fmt: skip
+    if G.ndim != 2 or G.shape[0] != G.shape[1] or any(math.isnan(s) for s in G.shape):
+        raise ValueError(f"G must be square (an adjacency matrix), got shape {G.shape}")
+    if G.dtype.kind not in "biuf":
+        raise TypeError(f"G must hold real or bool edge weights, got dtype {G.dtype}")
+    if not sr.idempotent:
+        raise ValueError(f"apsp: semiring {sr.name} has no in-place closure (add must be "
+                         "idempotent)")  # fmt: skip
+    probe = Matrix.from_dense(np.zeros((1, 1), dtype=G.dtype), missing=None)
+    probe = probe if G.dtype.kind in "bf" else probe.astype(np.float64)
+    return G.shape[0], _weights(probe, sr).dtype
+
+
+def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]) -> dict:
+    """Each b × b chunk of G computed on its block's owner and turned there into the
+    block's initial value: {(i, j): future of (d, p)}."""
+    G = G.rechunk((b, b))
+    nb = len(G.chunks[0])
+    token = uuid.uuid4().hex[:12]
+    grid = {}
+    for i in range(nb):
+        for j in range(nb):
+            at = [_owner(workers, i, j)]
+            chunk = client.compute(G.blocks[i, j], workers=at, allow_other_workers=True)
+            grid[i, j] = client.submit(tasks.initial, f"apsp: initial block ({i}, {j})", sr,
+                                       chunk, i * b, j * b, preds, key=f"kleene-apsp-init-{i}-"
+                                       f"{j}-{token}", workers=at, allow_other_workers=True,
+                                       pure=False)  # fmt: skip
+    return grid
+
+
+def _finish_distributed(client, grid: dict, workers: list[str], n: int, b: int, dtype, sr,
+                        as_dask_array: bool):  # fmt: skip
+    """Wait for every block, check the diagonal blocks for a cycle better than the
+    empty path, then the distances as a dask.array (or gathered, for a lazy G asked
+    for NumPy)."""
+    nb = int(math.isqrt(len(grid)))
+    checks = [client.submit(tasks.cycle_on_diagonal, f"apsp: cycle check of block ({k}, {k})",
+                            tasks.semiring_arg(sr), grid[k, k], workers=[_owner(workers, k, k)],
+                            allow_other_workers=True, pure=False)
+              for k in range(nb)]  # fmt: skip
+    settle(list(grid.values()), "apsp on dask")
+    for k, at in enumerate(gather(client, checks, "apsp on dask")):
+        if at is not None:
+            raise_cycle(sr, k * b + at, dtype)
+    if as_dask_array:
+        return _dask_array(grid, n, b, dtype)
+    dist, _ = _collect(client, grid, workers)
+    return dist
 
 
 def _owner(workers: list[str], i: int, j: int) -> str:
@@ -126,17 +219,17 @@ def _scatter(client, D: Matrix, P: Matrix | None, b: int, workers: list[str]) ->
     """The blocks of D (and P) as futures, each on its owner: {(i, j): future of (d, p)}."""
     n = D.nrows
     cuts = [slice(s, min(n, s + b)) for s in range(0, n, b)]
-    by_worker: dict[str, dict] = {}
-    for i, r in enumerate(cuts):
-        for j, c in enumerate(cuts):
-            d = to_host(D.block(r, c).to_dense())
-            p = None if P is None else to_host(P.block(r, c).to_dense())
-            by_worker.setdefault(_owner(workers, i, j), {})[(i, j)] = (d, p)
     grid = {}
-    for w, blocks in by_worker.items():
-        keys = list(blocks)
-        futures = client.scatter([blocks[k] for k in keys], workers=[w], hash=False)
-        grid.update(zip(keys, futures, strict=True))
+    for w in workers:  # one worker's blocks at a time: the client holds D and those only
+        keys = [(i, j) for i in range(len(cuts)) for j in range(len(cuts))
+                if _owner(workers, i, j) == w]  # fmt: skip
+        blocks = [(to_host(D.block(cuts[i], cuts[j]).to_dense()),
+                   None if P is None else to_host(P.block(cuts[i], cuts[j]).to_dense()))
+                  for i, j in keys]  # fmt: skip
+        if keys:
+            futures = client.scatter(blocks, workers=[w], hash=False)
+            grid.update(zip(keys, futures, strict=True))
+        del blocks
     return grid
 
 
@@ -145,30 +238,36 @@ def _rounds(client, grid: dict, sr, workers: list[str], bar, n: int, b: int) -> 
     nb = len({i for i, _ in grid})
     token = uuid.uuid4().hex[:12]  # fresh keys: never a stale result of an earlier run
 
-    def submit(fn, key: str, label: str, at: tuple[int, int], *args):
+    def submit(fn, key: str, label: str, at: tuple[int, int], priority: int, *args):
         return client.submit(fn, label, sr, *args, key=f"kleene-apsp-{key}-{token}",
                              workers=[_owner(workers, *at)], allow_other_workers=True,
-                             pure=False)  # fmt: skip
+                             priority=priority, pure=False)  # fmt: skip
 
     pivots = []
     for k in range(nb):
+        # Look-ahead of one round (higher runs first among ready tasks on a worker):
+        # round k's pivot tasks 3(nb-k)+1 outrank round k-1's other trailing updates
+        # 3(nb-k)+0, and are outranked by the ones feeding them, 3(nb-k)+2.
+        pivot, feeds, rest = 3 * (nb - k) + 1, 3 * (nb - k - 1) + 2, 3 * (nb - k - 1)
         kk = grid[k, k] = submit(tasks.star, f"star-{k}", f"apsp round {k}: closure of block "
-                                 f"({k}, {k})", (k, k), grid[k, k])  # fmt: skip
+                                 f"({k}, {k})", (k, k), pivot, grid[k, k])  # fmt: skip
         pivots.append(kk)
         for j in range(nb):
             if j != k:
                 grid[k, j] = submit(tasks.row, f"row-{k}-{j}", f"apsp round {k}: row block "
-                                    f"({k}, {j})", (k, j), kk, grid[k, j])  # fmt: skip
+                                    f"({k}, {j})", (k, j), pivot, kk, grid[k, j])  # fmt: skip
         for i in range(nb):
             if i != k:
                 grid[i, k] = submit(tasks.column, f"col-{k}-{i}", f"apsp round {k}: column "
-                                    f"block ({i}, {k})", (i, k), grid[i, k], kk)  # fmt: skip
+                                    f"block ({i}, {k})", (i, k), pivot, grid[i, k],
+                                    kk)  # fmt: skip
         for i in range(nb):
             for j in range(nb):
                 if i != k and j != k:
+                    first = feeds if k + 1 in (i, j) else rest
                     grid[i, j] = submit(tasks.trailing, f"rest-{k}-{i}-{j}", f"apsp round {k}: "
-                                        f"block ({i}, {j})", (i, j), grid[i, j], grid[i, k],
-                                        grid[k, j])  # fmt: skip
+                                        f"block ({i}, {j})", (i, j), first, grid[i, j],
+                                        grid[i, k], grid[k, j])  # fmt: skip
     for k, kk in enumerate(pivots):
         settle([kk], f"apsp on dask (round {k})")
         bar.step(_round_work(n, min(b, n - k * b)))

@@ -8,6 +8,8 @@ sees a GPU moves host blocks there on first use (CuPy), others keep NumPy.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ops import Matrix, closure, gpu_available, is_cupy_array, mxm_accumulate, to_host
 from ..semiring import SEMIRINGS, get_semiring
 from .failures import named_task
@@ -31,6 +33,47 @@ def _matrix(a) -> Matrix | None:
 
 def _out(D: Matrix, P: Matrix | None):
     return D.to_dense(), None if P is None else P.to_dense()
+
+
+@named_task
+def initial(sr, chunk, r0: int, c0: int, preds: bool):
+    """A chunk of a dense graph (inf = no edge; bool: False = no edge) at rows r0..,
+    columns c0.. → its block of D (diagonal ⊕= one on the graph's diagonal) and of P
+    (P[i, j] = i for each edge off the diagonal, else -1), as apsp builds them."""
+    from ..algorithms.all_pairs import _initial, _weights
+
+    a = chunk if is_cupy_array(chunk) or not gpu_available() else _matrix(chunk).to_dense()
+    if a.dtype != np.bool_ and a.dtype.kind != "f":
+        a = a.astype(np.float64)
+    A = Matrix.from_dense(a, missing=False if a.dtype == np.bool_ else float("inf"))
+    if A.has_nan():
+        raise ValueError(f"G has NaN edge weights in rows {r0}..{r0 + a.shape[0] - 1}")
+    semiring = get_semiring(sr)
+    A = _weights(A, semiring)
+    if r0 == c0:  # a diagonal block: the same as the whole graph's D and P
+        D, P = _initial(A, semiring, preds)
+        if P is not None:
+            xp = A.xp
+            p = P.to_dense()
+            P = Matrix.from_dense(xp.where(p >= 0, p + r0, p), missing=None)
+        return _out(D, P)
+    D = A.to_dense(missing=semiring.zero_for(A.dtype))
+    if not preds:
+        return D, None
+    xp = A.xp
+    rows, cols, _ = A.to_coo()
+    p = xp.full(D.shape, -1, dtype=np.int64)
+    p[rows, cols] = rows.astype(np.int64) + r0
+    return D, p
+
+
+@named_task
+def cycle_on_diagonal(sr, kk):
+    """The first diagonal index of a diagonal block whose entry beats ``one`` (a cycle
+    better than the empty path: a negative cycle for min_plus), else None."""
+    from ..algorithms.all_pairs import first_cycle
+
+    return first_cycle(Matrix.from_dense(kk[0], missing=None), get_semiring(sr))
 
 
 @named_task
@@ -73,13 +116,22 @@ def host(block):
 
 
 @named_task
-def sources(name: str, graph, batch, kwargs: dict):
+def load_graph(csr):
+    """A host CSR → this worker's kleene Matrix, on its GPU when it has one; kept in the
+    worker's memory for the source batches that follow."""
+    A = Matrix.from_scipy(csr)
+    return A.to("gpu") if gpu_available() else A
+
+
+@named_task
+def sources(name: str, graph: Matrix, batch, kwargs: dict, on_device: bool = False):
     """``kleene.bfs`` / ``kleene.sssp`` (``name``) from a batch of sources (a list, or one
-    int), on this worker's device; host arrays back."""
+    int) on this worker's loaded graph; host arrays back, or left on the worker's device
+    (``on_device``: for results that stay distributed)."""
     from .. import algorithms
 
     fn = algorithms.bfs if name == "bfs" else algorithms.sssp
-    if gpu_available():
-        graph = Matrix.from_scipy(graph).to("gpu")
     out = fn(graph, batch, **kwargs)
+    if on_device:
+        return out
     return tuple(to_host(a) for a in out) if isinstance(out, tuple) else to_host(out)

@@ -1,0 +1,72 @@
+"""A graph loaded once on every Dask worker, for many multi-source BFS / SSSP calls.
+
+``kleene.bfs(G, sources, client=client)`` ships the graph to the workers on every
+call; a caller who asks many questions of one graph loads it once instead::
+
+    H = kleene.distributed.load_graph(client, G)   # host CSR → each worker's device
+    kleene.sssp(H, sources, client=client)          # no transfer of the graph
+    H.release()                                     # (or let H go out of scope)
+
+Each worker keeps the graph as a kleene Matrix on its own device (its GPU, on GPU
+workers), so a call costs only its source batches.
+"""
+
+from __future__ import annotations
+
+from ..algorithms.graph_input import as_graph
+from . import tasks
+from .failures import settle, worker_addresses
+
+
+class LoadedGraph:
+    """A graph held by every worker of ``client`` (see :func:`load_graph`).
+
+    ``n``: vertices; ``directed``: False when the edges were symmetrized on loading;
+    ``workers``: the addresses that hold it; ``parts``: {address: future of the
+    worker's Matrix}.
+    """
+
+    def __init__(self, client, parts: dict, n: int, directed: bool):
+        self.client, self.parts, self.n, self.directed = client, parts, n, directed
+
+    @property
+    def workers(self) -> list[str]:
+        return list(self.parts)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n, self.n)
+
+    def release(self) -> None:
+        """Free the workers' copies now (they are also freed when this object goes)."""
+        for f in self.parts.values():
+            f.release()
+        self.parts = {}
+
+    def __repr__(self) -> str:
+        kind = "directed" if self.directed else "undirected"
+        return f"<kleene LoadedGraph: {self.n} vertices, {kind}, on {len(self.parts)} workers>"
+
+
+def load_graph(client, G, *, directed: bool = True) -> LoadedGraph:
+    """Load ``G`` on every worker of ``client`` once: a :class:`LoadedGraph` for
+    ``kleene.bfs`` / ``kleene.sssp`` with ``client=`` (and ``directed`` equal to the
+    one given here). ``G`` is any graph those functions take; ``directed=False``
+    symmetrizes it first (the lighter of two opposite edges wins).
+
+    >>> import scipy.sparse as sp, kleene, distributed  # doctest: +SKIP
+    >>> client = distributed.Client(n_workers=2)  # doctest: +SKIP
+    >>> G = sp.csr_matrix(([1.0, 2.0], ([0, 1], [1, 2])), shape=(3, 3))
+    >>> H = kleene.distributed.load_graph(client, G)  # doctest: +SKIP
+    >>> kleene.sssp(H, [0, 1], client=client).tolist()  # doctest: +SKIP
+    [[0.0, 1.0, 3.0], [inf, 0.0, 2.0]]
+    """
+    A = as_graph(G, directed=directed).to("cpu").to_scipy()
+    workers = worker_addresses(client, "load_graph")
+    shipped = client.scatter(A, broadcast=True, hash=False)
+    parts = {w: client.submit(tasks.load_graph, f"load_graph on {w}", shipped, workers=[w],
+                              allow_other_workers=True, pure=False)
+             for w in workers}  # fmt: skip
+    settle(list(parts.values()), "load_graph")
+    del shipped  # each worker now holds its Matrix; the host copies can go
+    return LoadedGraph(client, parts, A.shape[0], directed)
