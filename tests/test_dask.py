@@ -293,3 +293,29 @@ def test_sources_as_dask_array(client):
     np.testing.assert_array_equal(pred.compute(), want_pred)
     one = sssp_on_dask(client, G, 4, as_dask_array=True)
     np.testing.assert_allclose(one.compute(), shortest_path(G, indices=4))
+
+
+def test_block_sharing_plumbing_of_the_ipc_path(monkeypatch):
+    """The IPC path's task wiring (export on the owner, a fetch per reader worker, the
+    buffers dropped after the fetches) with host blocks: two thread workers of one
+    process, where fetch copies the exported arrays (the GPU path maps them by CUDA
+    IPC instead: tests/gpu/test_dask_cuda.py)."""
+    from kleene.distributed import device_ipc
+
+    monkeypatch.setattr(device_ipc, "enabled", lambda client, workers: True)
+    G = _graph(130, 0.04, seed=13)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                       dashboard_address=":0")  # fmt: skip
+    with cluster, distributed.Client(cluster) as c:
+        got = kleene.apsp(G, client=c, block_size=30)
+        np.testing.assert_allclose(got, shortest_path(G, method="FW"))
+        dist, pred = kleene.apsp(G, client=c, block_size=40, return_predecessors=True)
+        np.testing.assert_allclose(dist, shortest_path(G, method="FW"))
+        _, want_pred = shortest_path(G, method="FW", return_predecessors=True)
+        reach = np.isfinite(dist) & ~np.eye(130, dtype=bool)
+        # predecessors may differ on ties; each must lie on a shortest path
+        i, j = np.nonzero(reach)
+        p = pred[i, j]
+        np.testing.assert_allclose(dist[i, p] + G.toarray()[p, j], dist[i, j])
+        time.sleep(0.2)  # the drops run after the last fetches
+        assert device_ipc._EXPORTS == {}

@@ -43,7 +43,7 @@ from ..algorithms.graph_input import as_graph
 from ..ops import Matrix, to_host
 from ..progress import progress_for
 from ..semiring import get_semiring
-from . import tasks
+from . import device_ipc, tasks
 from .failures import gather, settle, worker_addresses
 
 _MIN_BLOCK, _MAX_BLOCK = 64, 8192
@@ -237,11 +237,39 @@ def _rounds(client, grid: dict, sr, workers: list[str], bar, n: int, b: int) -> 
     """Submit every round's tasks; step ``bar`` as each round's pivot closure finishes."""
     nb = len({i for i, _ in grid})
     token = uuid.uuid4().hex[:12]  # fresh keys: never a stale result of an earlier run
+    ipc = device_ipc.enabled(client, workers)
+    own = {(i, j): _owner(workers, i, j) for i in range(nb) for j in range(nb)}
+    drops: list = []
 
     def submit(fn, key: str, label: str, at: tuple[int, int], priority: int, *args):
         return client.submit(fn, label, sr, *args, key=f"kleene-apsp-{key}-{token}",
-                             workers=[_owner(workers, *at)], allow_other_workers=True,
+                             workers=[own[at]], allow_other_workers=True,
                              priority=priority, pure=False)  # fmt: skip
+
+    def shared(x, at: tuple[int, int], readers: set[str], priority: int, name: str) -> dict:
+        """Block ``x`` as each reader worker will take it: x itself (Dask moves it), or
+        with IPC a copy fetched from its owner's GPU by the reader."""
+        seen = {w: x for w in readers}
+        others = sorted(readers - {own[at]})
+        if not (ipc and others):
+            return seen
+        o = own[at]
+        key = f"kleene-apsp-{name}-{token}"
+        info = client.submit(device_ipc.export, f"apsp: export of {name}", x, key,
+                             key=f"{key}-export", workers=[o], allow_other_workers=True,
+                             priority=priority, pure=False)  # fmt: skip
+        marks = []
+        for w in others:
+            seen[w] = client.submit(device_ipc.fetch, f"apsp: fetch of {name} to {w}", info,
+                                    key=f"{key}-fetch-{w}", workers=[w],
+                                    allow_other_workers=True, priority=priority,
+                                    pure=False)  # fmt: skip
+            marks.append(client.submit(device_ipc.fetched, seen[w], workers=[w],
+                                       allow_other_workers=True, priority=priority,
+                                       pure=False))  # fmt: skip
+        drops.append(client.submit(device_ipc.drop, key, *marks, key=f"{key}-drop",
+                                   workers=[o], priority=priority, pure=False))  # fmt: skip
+        return seen  # (a task whose future the client drops may never run: keep the drops)
 
     pivots = []
     for k in range(nb):
@@ -249,29 +277,37 @@ def _rounds(client, grid: dict, sr, workers: list[str], bar, n: int, b: int) -> 
         # round k's pivot tasks 3(nb-k)+1 outrank round k-1's other trailing updates
         # 3(nb-k)+0, and are outranked by the ones feeding them, 3(nb-k)+2.
         pivot, feeds, rest = 3 * (nb - k) + 1, 3 * (nb - k - 1) + 2, 3 * (nb - k - 1)
+        others = [m for m in range(nb) if m != k]
         kk = grid[k, k] = submit(tasks.star, f"star-{k}", f"apsp round {k}: closure of block "
                                  f"({k}, {k})", (k, k), pivot, grid[k, k])  # fmt: skip
         pivots.append(kk)
-        for j in range(nb):
-            if j != k:
-                grid[k, j] = submit(tasks.row, f"row-{k}-{j}", f"apsp round {k}: row block "
-                                    f"({k}, {j})", (k, j), pivot, kk, grid[k, j])  # fmt: skip
-        for i in range(nb):
-            if i != k:
-                grid[i, k] = submit(tasks.column, f"col-{k}-{i}", f"apsp round {k}: column "
-                                    f"block ({i}, {k})", (i, k), pivot, grid[i, k],
-                                    kk)  # fmt: skip
-        for i in range(nb):
-            for j in range(nb):
-                if i != k and j != k:
-                    first = feeds if k + 1 in (i, j) else rest
-                    grid[i, j] = submit(tasks.trailing, f"rest-{k}-{i}-{j}", f"apsp round {k}: "
-                                        f"block ({i}, {j})", (i, j), first, grid[i, j],
-                                        grid[i, k], grid[k, j])  # fmt: skip
+        readers = {own[k, m] for m in others} | {own[m, k] for m in others}
+        kk_at = shared(kk, (k, k), readers, pivot, f"pivot-{k}")
+        for j in others:
+            grid[k, j] = submit(tasks.row, f"row-{k}-{j}", f"apsp round {k}: row block "
+                                f"({k}, {j})", (k, j), pivot, kk_at[own[k, j]],
+                                grid[k, j])  # fmt: skip
+        for i in others:
+            grid[i, k] = submit(tasks.column, f"col-{k}-{i}", f"apsp round {k}: column "
+                                f"block ({i}, {k})", (i, k), pivot, grid[i, k],
+                                kk_at[own[i, k]])  # fmt: skip
+        col = {i: shared(grid[i, k], (i, k), {own[i, j] for j in others}, pivot,
+                         f"col-{k}-{i}") for i in others}  # fmt: skip
+        row = {j: shared(grid[k, j], (k, j), {own[i, j] for i in others}, pivot,
+                         f"row-{k}-{j}") for j in others}  # fmt: skip
+        for i in others:
+            for j in others:
+                first = feeds if k + 1 in (i, j) else rest
+                at = own[i, j]
+                grid[i, j] = submit(tasks.trailing, f"rest-{k}-{i}-{j}", f"apsp round {k}: "
+                                    f"block ({i}, {j})", (i, j), first, grid[i, j], col[i][at],
+                                    row[j][at])  # fmt: skip
+        del col, row, kk_at
     for k, kk in enumerate(pivots):
         settle([kk], f"apsp on dask (round {k})")
         bar.step(_round_work(n, min(b, n - k * b)))
         pivots[k] = None  # let Dask free the pivot block's old version
+    settle(drops, "apsp on dask (freeing the shared blocks)")
     return grid
 
 
