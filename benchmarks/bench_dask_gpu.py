@@ -128,15 +128,22 @@ def cluster(gpus: int):
     return c, Client(c)
 
 
-def apsp_row(client, gpus: int, n: int, repeats: int, check: bool) -> dict:
-    from kleene.distributed import default_block_size
+def apsp_row(client, gpus: int, n: int, repeats: int, check: bool, require_ipc: bool) -> dict:
+    from kleene.distributed import default_block_size, device_ipc
 
     b = default_block_size(n, gpus)
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    ipc = device_ipc.enabled(client, workers)
+    if gpus > 1 and not ipc and require_ipc:
+        raise SystemExit(f"no CUDA IPC between the workers: {device_ipc.last_reason}")
     label = f"apsp fp32 n={n} on {gpus} GPU"
     med, times, R = measure(lambda: kleene.apsp(dense_graph(n, b), client=client), repeats,
                             0, label)  # fmt: skip
     row = {"row": "apsp fp32 dense", "n": n, "gpus": gpus, "block": b, "median s": med,
-           "runs s": times, "T steps/s": n**3 / med / 1e12}  # fmt: skip
+           "runs s": times, "T steps/s": n**3 / med / 1e12,
+           "blocks between workers": "CUDA IPC" if ipc else "Dask comm (TCP)"}  # fmt: skip
+    if gpus > 1:
+        row["ipc decision"] = device_ipc.last_reason
     if check:
         rows = sorted({0, 1, n // 3, n // 2 + 1, n - 1})
         t0 = time.perf_counter()
@@ -197,6 +204,8 @@ def main() -> None:
     ap.add_argument("--sssp-repeats", type=int, default=5)
     ap.add_argument("--gather", action="store_true", help="also time the plain call (NumPy back)")
     ap.add_argument("--no-check", action="store_true")
+    ap.add_argument("--require-ipc", action="store_true",
+                    help="stop if blocks cannot go GPU to GPU by CUDA IPC")  # fmt: skip
     ap.add_argument("--quick", action="store_true", help="small sizes: a smoke test")
     ap.add_argument("--out", default="benchmarks/results/dask_gpu.json")
     args = ap.parse_args()
@@ -237,7 +246,8 @@ def main() -> None:
             sizes = list(args.apsp) + (list(args.apsp_all_gpus) if gpus == max(args.gpus) else [])
             for n in sizes:
                 rows.append(apsp_row(client, gpus, n, 1 if n in args.apsp_all_gpus else
-                                     args.apsp_repeats, not args.no_check))  # fmt: skip
+                                     args.apsp_repeats, not args.no_check,
+                                     args.require_ipc))  # fmt: skip
                 save()
             if csr is not None:
                 rows.extend(sssp_rows(client, gpus, csr, M_gpu, sources, args.sssp_repeats,

@@ -182,10 +182,10 @@ def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]) ->
     for i in range(nb):
         for j in range(nb):
             at = [_owner(workers, i, j)]
-            chunk = client.compute(G.blocks[i, j], workers=at, allow_other_workers=True)
+            chunk = client.compute(G.blocks[i, j], workers=at, allow_other_workers=False)
             grid[i, j] = client.submit(tasks.initial, f"apsp: initial block ({i}, {j})", sr,
                                        chunk, i * b, j * b, preds, key=f"kleene-apsp-init-{i}-"
-                                       f"{j}-{token}", workers=at, allow_other_workers=True,
+                                       f"{j}-{token}", workers=at, allow_other_workers=False,
                                        pure=False)  # fmt: skip
     return grid
 
@@ -198,10 +198,10 @@ def _finish_distributed(client, grid: dict, workers: list[str], n: int, b: int, 
     nb = int(math.isqrt(len(grid)))
     checks = [client.submit(tasks.cycle_on_diagonal, f"apsp: cycle check of block ({k}, {k})",
                             tasks.semiring_arg(sr), grid[k, k], workers=[_owner(workers, k, k)],
-                            allow_other_workers=True, pure=False)
+                            allow_other_workers=False, pure=False)
               for k in range(nb)]  # fmt: skip
-    settle(list(grid.values()), "apsp on dask")
-    for k, at in enumerate(gather(client, checks, "apsp on dask")):
+    settle(list(grid.values()), "apsp on dask", watch=(client, workers))
+    for k, at in enumerate(gather(client, checks, "apsp on dask", watch=workers)):
         if at is not None:
             raise_cycle(sr, k * b + at, dtype)
     if as_dask_array:
@@ -243,7 +243,7 @@ def _rounds(client, grid: dict, sr, workers: list[str], bar, n: int, b: int) -> 
 
     def submit(fn, key: str, label: str, at: tuple[int, int], priority: int, *args):
         return client.submit(fn, label, sr, *args, key=f"kleene-apsp-{key}-{token}",
-                             workers=[own[at]], allow_other_workers=True,
+                             workers=[own[at]], allow_other_workers=False,
                              priority=priority, pure=False)  # fmt: skip
 
     def shared(x, at: tuple[int, int], readers: set[str], priority: int, name: str) -> dict:
@@ -256,16 +256,16 @@ def _rounds(client, grid: dict, sr, workers: list[str], bar, n: int, b: int) -> 
         o = own[at]
         key = f"kleene-apsp-{name}-{token}"
         info = client.submit(device_ipc.export, f"apsp: export of {name}", x, key,
-                             key=f"{key}-export", workers=[o], allow_other_workers=True,
+                             key=f"{key}-export", workers=[o], allow_other_workers=False,
                              priority=priority, pure=False)  # fmt: skip
         marks = []
         for w in others:
             seen[w] = client.submit(device_ipc.fetch, f"apsp: fetch of {name} to {w}", info,
                                     key=f"{key}-fetch-{w}", workers=[w],
-                                    allow_other_workers=True, priority=priority,
+                                    allow_other_workers=False, priority=priority,
                                     pure=False)  # fmt: skip
             marks.append(client.submit(device_ipc.fetched, seen[w], workers=[w],
-                                       allow_other_workers=True, priority=priority,
+                                       allow_other_workers=False, priority=priority,
                                        pure=False))  # fmt: skip
         drops.append(client.submit(device_ipc.drop, key, *marks, key=f"{key}-drop",
                                    workers=[o], priority=priority, pure=False))  # fmt: skip
@@ -304,10 +304,10 @@ def _rounds(client, grid: dict, sr, workers: list[str], bar, n: int, b: int) -> 
                                     row[j][at])  # fmt: skip
         del col, row, kk_at
     for k, kk in enumerate(pivots):
-        settle([kk], f"apsp on dask (round {k})")
+        settle([kk], f"apsp on dask (round {k})", watch=(client, workers))
         bar.step(_round_work(n, min(b, n - k * b)))
         pivots[k] = None  # let Dask free the pivot block's old version
-    settle(drops, "apsp on dask (freeing the shared blocks)")
+    settle(drops, "apsp on dask (freeing the shared blocks)", watch=(client, workers))
     return grid
 
 
@@ -315,9 +315,9 @@ def _collect(client, grid: dict, workers: list[str]):
     """The blocks back as host arrays, assembled: (dist, pred or None)."""
     keys = sorted(grid)
     hosted = [client.submit(tasks.host, f"apsp: copy of block {k} to the host", grid[k],
-                            workers=[_owner(workers, *k)], allow_other_workers=True)
+                            workers=[_owner(workers, *k)], allow_other_workers=False)
               for k in keys]  # fmt: skip
-    parts = dict(zip(keys, gather(client, hosted, "apsp on dask"), strict=True))
+    parts = dict(zip(keys, gather(client, hosted, "apsp on dask", watch=workers), strict=True))
     nb = int(math.isqrt(len(keys)))
     dist = np.block([[parts[i, j][0] for j in range(nb)] for i in range(nb)])
     if parts[0, 0][1] is None:

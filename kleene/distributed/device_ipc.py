@@ -65,10 +65,11 @@ def fetch(info: dict):
     rt = cupy.cuda.runtime
     shapes = info["shapes"]
     out = []
-    for handle, (shape, dtype) in zip(info["parts"], shapes, strict=True):
+    for handle, kind in zip(info["parts"], shapes, strict=True):
         if handle is None:
             out.append(None)
             continue
+        shape, dtype = kind
         dst = cupy.empty(shape, dtype=np.dtype(dtype))  # on this worker's device
         src = rt.ipcOpenMemHandle(handle)
         try:

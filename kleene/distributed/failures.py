@@ -74,24 +74,49 @@ def _no_partial_result(what: str) -> Iterator[None]:
         ) from e
 
 
-def gather(client, futures, what: str):
-    """``client.gather(futures)``, failures reported as :func:`_no_partial_result` says."""
+def gather(client, futures, what: str, *, watch: list[str] | None = None):
+    """``client.gather(futures)``, failures reported as :func:`_no_partial_result` says;
+    ``watch`` as for :func:`settle`."""
+    if watch:
+        settle(futures, what, watch=(client, watch))
     with _no_partial_result(what):
         return client.gather(futures)
 
 
-def settle(futures, what: str) -> None:
+# How often a wait on tasks pinned to workers checks that those workers are still there.
+_POLL_S = 1.0
+
+
+def settle(futures, what: str, *, watch: tuple | None = None) -> None:
     """Wait for ``futures`` without moving their data; raise as :func:`gather` would
-    if one failed or was lost."""
+    if one failed or was lost. ``watch`` = (client, worker addresses): tasks pinned to
+    those workers (``allow_other_workers=False``) would wait forever for a worker that
+    left, so the wait also ends, with a DistributedError, when one of them leaves."""
     from distributed import wait
 
     with _no_partial_result(what):
-        wait(futures)
+        while True:
+            try:
+                wait(futures, timeout=_POLL_S if watch else None)
+                break
+            except TimeoutError:
+                _still_there(watch, what)
         bad = [f for f in futures if f.status != "finished"]
         if bad:
             bad[0].result()  # raises the task's error, or CancelledError for a lost one
     if bad:
         raise DistributedError(f"{what} did not finish: task {bad[0].key} is {bad[0].status}")
+
+
+def _still_there(watch: tuple, what: str) -> None:
+    client, workers = watch
+    present = set(client.scheduler_info(n_workers=-1)["workers"])
+    gone = sorted(w for w in workers if w not in present)
+    if gone:
+        raise DistributedError(
+            f"{what} did not finish: a Dask worker or its data was lost ({', '.join(gone)} "
+            "left the cluster); no partial result is returned"
+        )
 
 
 _WORKER_WAIT_S = 30

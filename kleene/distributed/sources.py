@@ -101,12 +101,12 @@ def _batches(client, name, H: LoadedGraph, srcs, single, kwargs, batches, as_das
         label = f"{name} sources {int(p[0])}..{int(p[-1])} (batch {b + 1} of {len(parts)})"
         batch = int(p[0]) if single else p.tolist()
         futures.append(client.submit(tasks.sources, label, name, H.parts[w], batch, kwargs,
-                                     as_dask_array, workers=[w], allow_other_workers=True,
+                                     as_dask_array, workers=[w], allow_other_workers=False,
                                      pure=False))  # fmt: skip
     if as_dask_array:
-        settle(futures, f"{name} on dask")
+        settle(futures, f"{name} on dask", watch=(client, workers))
         return _dask_arrays(futures, [len(p) for p in parts], n, name, kwargs, single)
-    out = gather(client, futures, f"{name} on dask")
+    out = gather(client, futures, f"{name} on dask", watch=workers)
     if single:
         return out[0]
     if isinstance(out[0], tuple):
