@@ -36,7 +36,16 @@ def main(argv=None) -> None:
                     "with predecessors, beside SciPy")  # fmt: skip
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[1] / ".." / "shared"
                                           / "data"))  # fmt: skip
+    ap.add_argument("--boolean", action="store_true",
+                    help="the Boolean rows instead (boolean_rows.py): transitive closure on "
+                    "tensor cores, CUDA-core and min-plus paths, int8 GEMM rate (GPU)")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.boolean:
+        from boolean_rows import rows as boolean_rows
+
+        write_results(args.out, "transitive closure (Boolean semiring)",
+                      boolean_rows(args.sizes, args.budget))  # fmt: skip
+        return
     if args.sparse:
         from apsp_sparse_rows import rows as sparse_rows
 

@@ -555,17 +555,38 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
     sr = get_semiring("lor_land")
     A = _weights(as_graph(G, directed=directed), sr)
     whole = method == "auto" and A.xp is np  # the CPU: one closure of the whole matrix
-    method = WHOLE if whole else _resolve(A, sr, method, False)
-    need = check_fits(A.nrows, A.dtype, False, A.xp, method=method, what="transitive_closure",
+    tensor = method == "auto" and A.xp is not np and _bool_tensor_cores()
+    method = WHOLE if whole else "recursive" if tensor else _resolve(A, sr, method, False)
+    n = A.nrows
+    pad = (-n) % 16 if tensor else 0  # 16-aligned blocks for the tensor-core products
+    need = check_fits(n + pad, A.dtype, False, A.xp, method=method, what="transitive_closure",
                       sparse_ok=False)  # fmt: skip
     block = _block_size(None)
-    n = A.nrows
-    total = (_WHOLE_UNITS * n * n if whole else _work(n, method, block, False)) + A.nvals
+    total = (_WHOLE_UNITS * n * n if whole else _work(n + pad, method, block, False)) + A.nvals
     with out_of_memory(need), progress_for(progress, total, "transitive_closure") as bar:
-        star = _star_whole(A, sr, bar) if whole else _solve(A, sr, method, False, block, bar)
+        if whole:
+            star = _star_whole(A, sr, bar)
+        else:
+            star = _solve(_padded(A, n + pad) if pad else A, sr, method, False, block, bar)
+            if pad:  # the isolated extra vertices reach nothing: crop them off
+                star = A.xp.ascontiguousarray(star[:n, :n])
         if not reflexive:
             _drop_empty_paths(A, star)
         return star
+
+
+def _bool_tensor_cores() -> bool:
+    """Whether the GPU runs (or, and) products on its tensor cores (ops/cuda/boolean_mma.py):
+    then the GPU transitive closure is R-Kleene, whose big products they take."""
+    from ..ops.cuda import boolean_mma
+
+    return boolean_mma.enabled()
+
+
+def _padded(A: Matrix, size: int) -> Matrix:
+    """A with isolated vertices added up to ``size``."""
+    rows, cols, vals = A.to_coo()
+    return Matrix.from_edges(rows, cols, vals, size, ncols=size)
 
 
 # CPU transitive_closure "auto": one closure of the whole n×n bool matrix, which the

@@ -11,7 +11,7 @@ from ...semiring import Semiring
 from ...semiring.builtins import binary as _ops
 from ...semiring.dtypes import as_dtype
 from ..memory import overlaps
-from . import codegen, jit
+from . import boolean_mma, codegen, jit
 from .elementwise import binary
 
 # Below this many steps (m*n*k) the fast path's range check costs more than it saves.
@@ -173,6 +173,10 @@ def mxm_dense(semiring: Semiring, a, b, out_dtype) -> cupy.ndarray:
         return cupy.full((m, n), add.identity_for(out), dtype=out)
     if add.stops_at_first:
         return binary(semiring.mul, a[:, :1], b[:1, :], out)
+    if out == np.bool_ and boolean_mma.eligible(semiring, a, b, a):  # tensor cores
+        c = cupy.empty((m, n), dtype=out)
+        boolean_mma.product(a, b, c, accumulate=False)
+        return c
     ta, tb = as_dtype(a.dtype), as_dtype(b.dtype)
     fast = codegen.mxm_fast_kind(semiring, out)
     big = m * n * k >= _FAST_MIN_STEPS
@@ -256,6 +260,9 @@ def mxm_dense_acc(semiring: Semiring, a, b, c, pb=None, pc=None) -> None:
         raise ValueError(f"mxm_dense_acc: {m}x{k}x{n} exceeds the kernel's int32 indexing")
     if m == 0 or n == 0 or k == 0 or add.stops_at_first:
         return  # nothing to add (any: ADD(C, x) keeps C)
+    if not pred and boolean_mma.eligible(semiring, a, b, c):  # (or, and) on tensor cores
+        boolean_mma.product(a, b, c, accumulate=True)
+        return
     a, lda = as_view(a)
     b, ldb = as_view(b)
     cw, ldc = as_view(c)  # c itself unless its layout needs a work copy

@@ -1,0 +1,149 @@
+"""Boolean (or, and) products on tensor cores (kleene/ops/cuda/boolean_mma.py) and the
+GPU transitive closure over them, judged by the CPU: NumPy's integer product > 0 for
+the products, the CPU back end's bit-packed closure and SciPy's BFS for reachability.
+Shapes across the 16-element alignment and the row bands, all-false, all-true and
+identity operands, in-place (aliased) accumulation as R-Kleene uses it, and the
+CUDA-core path (KLEENE_BOOL_TENSOR_CORES=0) giving the same answers. Skipped without
+CuPy or a GPU.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order
+
+pytestmark = pytest.mark.gpu
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cuda_cases import gpu_missing  # noqa: E402
+
+if gpu_missing():
+    pytest.skip(gpu_missing(), allow_module_level=True)
+
+import cupy  # noqa: E402
+
+import kleene  # noqa: E402
+from kleene.ops import mxm_accumulate  # noqa: E402
+from kleene.ops.cuda import boolean_mma  # noqa: E402
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """How many products took the tensor-core path."""
+    seen = []
+    real = boolean_mma.product
+
+    def spy(a, b, c, *, accumulate):
+        seen.append((a.shape, b.shape, accumulate))
+        return real(a, b, c, accumulate=accumulate)
+
+    monkeypatch.setattr(boolean_mma, "product", spy)
+    return seen
+
+
+def _bool(rng, shape, p):
+    return rng.random(shape) < p
+
+
+def _ref(a, b):
+    return (a.astype(np.int64) @ b.astype(np.int64)) > 0
+
+
+SHAPES = [(256, 256, 256), (1024, 512, 768), (4096, 1024, 64), (1000, 512, 512),
+          (512, 300, 512), (513, 516, 20)]  # fmt: skip
+
+
+@pytest.mark.parametrize("m, k, n", SHAPES)
+@pytest.mark.parametrize("p", [0.0, 0.002, 0.05, 1.0])
+def test_product_equals_integer_product(calls, m, k, n, p):
+    rng = np.random.default_rng(m + k + n)
+    a, b = _bool(rng, (m, k), p), _bool(rng, (k, n), p)
+    A = kleene.Matrix.from_dense(cupy.asarray(a), missing=None)
+    B = kleene.Matrix.from_dense(cupy.asarray(b), missing=None)
+    got = kleene.mxm(A, B, "lor_land").to_dense(missing=False)
+    np.testing.assert_array_equal(cupy.asnumpy(got), _ref(a, b))
+    tensor = m * n * k >= boolean_mma.MIN_STEPS and k % 4 == 0 and n % 4 == 0 and min(m, n, k) >= 16
+    assert bool(calls) == tensor  # the aligned, big ones ran on the tensor cores
+
+
+def test_identity_and_bands(calls, monkeypatch):
+    monkeypatch.setattr(boolean_mma, "SCRATCH_BYTES", 4 * 512 * 100)  # 100-row bands
+    rng = np.random.default_rng(1)
+    a = _bool(rng, (1000, 512), 0.01)
+    eye = np.eye(512, dtype=bool)
+    c = cupy.zeros((1000, 512), dtype=bool)
+    boolean_mma.product(cupy.asarray(a), cupy.asarray(eye), c, accumulate=False)
+    np.testing.assert_array_equal(cupy.asnumpy(c), a)
+
+
+@pytest.mark.parametrize("alias", ["none", "a", "b"])
+def test_accumulate_in_place_on_block_views(calls, alias):
+    """C |= A·B on views of one matrix, as R-Kleene's steps (A12 ← A11 A12: B = C;
+    A21 ← A21 A11: A = C): the old values of every operand, then or-ed in."""
+    rng = np.random.default_rng(7)
+    n, h = 1024, 512
+    d = _bool(rng, (n, n), 0.003)
+    D = kleene.Matrix.from_dense(cupy.asarray(d), missing=None)
+    one, two = slice(0, h), slice(h, n)
+    if alias == "a":  # A21 ← A21 ⊕ A21 A11
+        A, B, C = D.block(two, one), D.block(one, one), D.block(two, one)
+        want = d[two, one] | _ref(d[two, one], d[one, one])
+    elif alias == "b":  # A12 ← A12 ⊕ A11 A12
+        A, B, C = D.block(one, one), D.block(one, two), D.block(one, two)
+        want = d[one, two] | _ref(d[one, one], d[one, two])
+    else:  # A22 ← A22 ⊕ A21 A12
+        A, B, C = D.block(two, one), D.block(one, two), D.block(two, two)
+        want = d[two, two] | _ref(d[two, one], d[one, two])
+    mxm_accumulate(A, B, C, "lor_land")
+    assert calls and calls[-1][2]
+    np.testing.assert_array_equal(cupy.asnumpy(C.to_dense()), want)
+
+
+def _digraph(n: int, per: float, seed: int):
+    rng = np.random.default_rng(seed)
+    m = int(per * n)
+    return sp.csr_matrix((np.ones(m), (rng.integers(0, n, m), rng.integers(0, n, m))),
+                         shape=(n, n))  # fmt: skip
+
+
+@pytest.mark.parametrize("n", [700, 2048, 3001])
+@pytest.mark.parametrize("reflexive", [False, True])
+def test_transitive_closure_equals_cpu_and_bfs(calls, n, reflexive):
+    G = _digraph(n, 2.0, seed=n)
+    got = cupy.asnumpy(kleene.transitive_closure(cupy.asarray(G.toarray() > 0),
+                                                 reflexive=reflexive))  # fmt: skip
+    want = kleene.transitive_closure(G, reflexive=reflexive)
+    np.testing.assert_array_equal(got, want)
+    assert calls, "the GPU closure ran no tensor-core product"
+    for s in (0, n // 2, n - 1):  # an independent judge: SciPy's BFS
+        reach = np.zeros(n, dtype=bool)
+        reach[breadth_first_order(G, s, return_predecessors=False)] = True
+        if not reflexive:
+            reach[s] = bool(got[s, s])  # s reaches itself only round a cycle
+        np.testing.assert_array_equal(got[s], reach)
+
+
+def test_undirected_all_true_and_empty(calls):
+    n = 1040
+    full = cupy.ones((n, n), dtype=bool)
+    assert bool(kleene.transitive_closure(full).all())
+    empty = cupy.zeros((n, n), dtype=bool)
+    assert not bool(kleene.transitive_closure(empty).any())
+    assert bool(kleene.transitive_closure(empty, reflexive=True).diagonal().all())
+    G = _digraph(n, 1.0, seed=3)
+    got = kleene.transitive_closure(cupy.asarray(G.toarray() > 0), directed=False)
+    np.testing.assert_array_equal(cupy.asnumpy(got), kleene.transitive_closure(G, directed=False))
+
+
+def test_cuda_core_path_agrees_and_reruns_are_identical(monkeypatch):
+    G = cupy.asarray(_digraph(1536, 1.5, seed=11).toarray() > 0)
+    first = kleene.transitive_closure(G)
+    again = kleene.transitive_closure(G)
+    assert bool((first == again).all())
+    monkeypatch.setenv("KLEENE_BOOL_TENSOR_CORES", "0")
+    assert bool((kleene.transitive_closure(G) == first).all())
