@@ -13,6 +13,7 @@ from ..ops import (
     Vector,
     apply,
     array_module,
+    bool_tensor_cores,
     closure,
     ewise_add,
     mxm,
@@ -555,7 +556,7 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
     sr = get_semiring("lor_land")
     A = _weights(as_graph(G, directed=directed), sr)
     whole = method == "auto" and A.xp is np  # the CPU: one closure of the whole matrix
-    tensor = method == "auto" and A.xp is not np and _bool_tensor_cores()
+    tensor = method == "auto" and A.xp is not np and bool_tensor_cores()  # R-Kleene
     method = WHOLE if whole else "recursive" if tensor else _resolve(A, sr, method, False)
     n = A.nrows
     pad = (-n) % 16 if tensor else 0  # 16-aligned blocks for the tensor-core products
@@ -573,14 +574,6 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
         if not reflexive:
             _drop_empty_paths(A, star)
         return star
-
-
-def _bool_tensor_cores() -> bool:
-    """Whether the GPU runs (or, and) products on its tensor cores (ops/cuda/boolean_mma.py):
-    then the GPU transitive closure is R-Kleene, whose big products they take."""
-    from ..ops.cuda import boolean_mma
-
-    return boolean_mma.enabled()
 
 
 def _padded(A: Matrix, size: int) -> Matrix:

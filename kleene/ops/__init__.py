@@ -8,6 +8,7 @@ where there are some), and where arrays live.
 from .closure import closure, mxm_accumulate
 from .device import (
     array_module,
+    bool_tensor_cores,
     gpu_available,
     gpu_memory_free,
     host_memory_free,
@@ -54,6 +55,7 @@ __all__ = [
     "frontier_bfs",
     "frontier_bfs_multi",
     "frontier_delta_stepping",
+    "bool_tensor_cores",
     "gpu_available",
     "gpu_memory_free",
     "host_memory_free",

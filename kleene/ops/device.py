@@ -25,6 +25,19 @@ def gpu_available() -> bool:
     return cupy_module() is not None
 
 
+def bool_tensor_cores() -> bool:
+    """Whether the GPU back end runs (or, and) products on bool as int8 tensor-core GEMMs
+    (``kleene/ops/cuda/boolean_mma.py``); ``KLEENE_BOOL_TENSOR_CORES=0`` says no.
+
+    >>> import os, kleene
+    >>> kleene.ops.bool_tensor_cores() == (os.environ.get("KLEENE_BOOL_TENSOR_CORES") != "0")
+    True
+    """
+    import os
+
+    return os.environ.get("KLEENE_BOOL_TENSOR_CORES", "1") != "0"
+
+
 def is_cupy_array(a) -> bool:
     return type(a).__module__.startswith("cupy")
 

@@ -25,10 +25,10 @@ on bool when :func:`eligible` says so; otherwise those run their own kernels.
 
 from __future__ import annotations
 
-import os
-
 import cupy
 import numpy as np
+
+from ..device import bool_tensor_cores
 
 # cuBLAS enums (cublas_api.h / library_types.h), named where CuPy does not export them.
 _CUDA_R_8I = 3
@@ -51,7 +51,7 @@ _nonzero = cupy.ElementwiseKernel("int32 t", "bool c", "c = (t != 0)", "kleene_b
 
 def enabled() -> bool:
     """``KLEENE_BOOL_TENSOR_CORES=0`` turns the tensor-core path off (for comparisons)."""
-    return os.environ.get("KLEENE_BOOL_TENSOR_CORES", "1") != "0"
+    return bool_tensor_cores()
 
 
 def is_or_and(semiring) -> bool:
