@@ -34,14 +34,17 @@ def _sync():
     cupy.cuda.get_current_stream().synchronize()
 
 
-def _timed(fn, repeat: int, warmup: int = 1) -> tuple[float, object]:
+def _timed(fn, repeat: int, warmup: int = 1, setup=None) -> tuple[float, object]:
+    """(median wall seconds of fn(*setup()) with a device sync, last result); ``setup``
+    (fresh data) runs untimed before each call."""
     out = None
     times = []
     for r in range(warmup + repeat):
         out = None
+        args = setup() if setup else ()
         _sync()
         t0 = time.perf_counter()
-        out = fn()
+        out = fn(*args)
         _sync()
         if r >= warmup:
             times.append(time.perf_counter() - t0)
@@ -100,15 +103,15 @@ def closure_rows(sizes, budget: float) -> list[dict]:
                 continue
             os.environ["KLEENE_BOOL_TENSOR_CORES"] = "0" if mode == "cuda-core" else "1"
 
-            def run(mode=mode, n=n, seeds=seeds):
-                G = digraph(n, 2.0, next(seeds))
-                if mode == "min-plus":
-                    return kleene.apsp(G)
-                return kleene.transitive_closure(G)
+            def fresh(n=n, seeds=seeds):
+                return (digraph(n, 2.0, next(seeds)),)
+
+            def run(G, mode=mode):
+                return kleene.apsp(G) if mode == "min-plus" else kleene.transitive_closure(G)
 
             try:
                 t0 = time.perf_counter()
-                med, _ = _timed(run, repeat)
+                med, _ = _timed(run, repeat, setup=fresh)
                 took = time.perf_counter() - t0
             except MemoryError as e:
                 rows.append({"n": n, "method": mode, "error": str(e)[:200]})
