@@ -37,6 +37,7 @@ from .operations import (
     transpose,
     vxm,
 )
+from .replayable import release_replays, replay, replay_bytes
 from .sources import multi_source_sssp
 from .streaming import pinned_empty, tile_stream
 from .symmetry import is_symmetric, symmetrize
@@ -70,6 +71,9 @@ __all__ = [
     "mxv",
     "reduce",
     "relax",
+    "release_replays",
+    "replay",
+    "replay_bytes",
     "select",
     "shortest_path_tree",
     "symmetrize",

@@ -3,7 +3,8 @@
 A Boolean product is an integer product followed by ``> 0``: bool arrays are bytes
 of 0 or 1, so they are int8 operands as they lie, and cuBLAS's int8 GEMM
 (``cublasGemmEx`` with ``CUDA_R_8I`` inputs, ``CUDA_R_32I`` output, 32-bit integer
-compute) runs them on the tensor cores — on an H100 about 2,000 T int8 ops/s
+compute, called through ``cublas_int8.py`` so that CUDA graphs can capture it) runs
+them on the tensor cores — on an H100 about 2,000 T int8 ops/s
 against 14 T steps/s of the CUDA-core semiring kernels. Sums reach at most k, far
 below int32's range.
 
@@ -29,13 +30,9 @@ import cupy
 import numpy as np
 
 from ..device import bool_tensor_cores
+from .cublas_int8 import gemm_int8
 
-# cuBLAS enums (cublas_api.h / library_types.h), named where CuPy does not export them.
-_CUDA_R_8I = 3
-_CUDA_R_32I = 10
-_COMPUTE_32I = getattr(cupy.cuda.cublas, "CUBLAS_COMPUTE_32I", 72)
-_GEMM_DEFAULT = -1
-_OP_N, _OP_T = 0, 1
+_OP_N, _OP_T = 0, 1  # cublasOperation_t
 
 # int32 scratch for one band of C's rows (the product before thresholding).
 SCRATCH_BYTES = 256 << 20
@@ -90,28 +87,14 @@ def product(a, b, c, *, accumulate: bool) -> None:
     bt = cupy.ascontiguousarray(b.T).view(cupy.int8)  # Bᵀ (n × k): the T of "TN"
     rows = max(1, min(m, SCRATCH_BYTES // (4 * n)))
     scratch = cupy.empty((rows, n), dtype=cupy.int32)
-    blas = cupy.cuda.cublas
-    handle = cupy.cuda.device.get_cublas_handle()
-    blas.setStream(handle, cupy.cuda.get_current_stream().ptr)
-    mode = blas.getPointerMode(handle)
-    blas.setPointerMode(handle, blas.CUBLAS_POINTER_MODE_HOST)  # alpha, beta: host ints
-    one, zero = np.array(1, dtype=np.int32), np.array(0, dtype=np.int32)
     fuse = _or_nonzero if accumulate else _nonzero
-    try:
-        for r0 in range(0, m, rows):
-            h = min(rows, m - r0)
-            band = scratch[:h]
-            # column-major: band(n × h) = (Bᵀ stored k × n)ᵀ · (A's rows r0.., k × h)
-            blas.gemmEx(
-                handle, _OP_T, _OP_N, n, h, k,
-                one.ctypes.data, bt.data.ptr, _CUDA_R_8I, k,
-                a8.data.ptr + r0 * lda, _CUDA_R_8I, lda,
-                zero.ctypes.data, band.data.ptr, _CUDA_R_32I, n,
-                _COMPUTE_32I, _GEMM_DEFAULT,
-            )  # fmt: skip
-            fuse(band, c[r0 : r0 + h])
-    finally:
-        blas.setPointerMode(handle, mode)
+    for r0 in range(0, m, rows):
+        h = min(rows, m - r0)
+        band = scratch[:h]
+        # column-major: band(n × h) = (Bᵀ stored k × n)ᵀ · (A's rows r0.., k × h)
+        gemm_int8(_OP_T, _OP_N, n, h, k, bt.data.ptr, k, a8.data.ptr + r0 * lda, lda,
+                  band.data.ptr, n)  # fmt: skip
+        fuse(band, c[r0 : r0 + h])
 
 
 def _int8_view(x) -> tuple[cupy.ndarray, int]:

@@ -1,0 +1,134 @@
+"""CUDA graphs for fixed sequences of dense device work (R-Kleene, blocked FW).
+
+A dense closure of n = 8192 issues ~440 block operations; from Python each costs
+100-150 µs of host time, far more than the GPU needs for the small ones, so small
+and mid-size closures ran at host speed. Captured once into a CUDA graph and
+replayed, the same sequence costs about a microsecond a node.
+
+A graph holds raw pointers, so each entry owns the buffers its graph works on
+(the caller copies its data in and the result out) and a private memory pool that
+keeps every temporary the captured work allocated (the int8 tensor-core products'
+scratch, Bᵀ copies): returned to CuPy's shared pool, those blocks could be handed
+to a live array that a later replay would overwrite. Inside the capture the
+private pool reuses freed blocks as usual (one stream: in order), so it holds the
+sequence's peak temporaries, not their sum.
+
+Entries are cached per (device, key, buffer shapes and dtypes), at most
+``MAX_ENTRIES`` and ``MAX_BYTES`` of buffers and pools together, oldest dropped
+first; :func:`release` drops them all. ``KLEENE_CUDA_GRAPHS=0`` turns graphs off.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from collections.abc import Callable
+
+import cupy
+import numpy as np
+
+from . import cublas_int8
+
+MAX_ENTRIES = 4
+MAX_BYTES = 3 << 30  # buffers plus private pools of all entries
+
+
+def enabled() -> bool:
+    return os.environ.get("KLEENE_CUDA_GRAPHS", "1") != "0"
+
+
+def fits(specs) -> bool:
+    """Whether buffers of these (shape, dtype) specs may be held by a graph entry
+    (half the cache: the captured work's temporaries come on top)."""
+    return enabled() and _bytes(specs) <= MAX_BYTES // 2
+
+
+def _bytes(specs) -> int:
+    return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in specs)
+
+
+class Entry:
+    """One captured sequence: its buffers, graph (None until captured) and pool."""
+
+    def __init__(self, specs):
+        self.arrays = [cupy.empty(shape, dtype=dtype) for shape, dtype in specs]
+        self.matrices = None  # kleene Matrices over the arrays, made by ops.replay
+        self.graph = None
+        self.pool: cupy.cuda.MemoryPool | None = None
+        self.stream: cupy.cuda.Stream | None = None
+        self.failed: str | None = None  # why capture failed: run eagerly from then on
+
+    @property
+    def nbytes(self) -> int:
+        pool = 0 if self.pool is None else self.pool.total_bytes()
+        return sum(a.nbytes for a in self.arrays) + pool
+
+    def drop(self) -> None:
+        self.graph = None
+        self.arrays, self.matrices = [], None
+        if self.pool is not None:
+            self.pool.free_all_blocks()
+            self.pool = None
+
+
+_cache: OrderedDict[tuple, Entry] = OrderedDict()
+
+
+def entry(key, specs) -> Entry:
+    """The cached entry for ``key`` and buffer ``specs`` [(shape, dtype), ...], made
+    (buffers allocated, nothing captured yet) if missing, older ones dropped to fit."""
+    specs = tuple((tuple(int(s) for s in shape), np.dtype(dtype)) for shape, dtype in specs)
+    k = (cupy.cuda.runtime.getDevice(), key, specs)
+    e = _cache.get(k)
+    if e is not None:
+        _cache.move_to_end(k)
+        return e
+    need = _bytes(specs)
+    while _cache and (len(_cache) >= MAX_ENTRIES or held_bytes() + need > MAX_BYTES):
+        _cache.popitem(last=False)[1].drop()
+    e = _cache[k] = Entry(specs)
+    return e
+
+
+def held_bytes() -> int:
+    """Device bytes the cached entries hold (buffers and their private pools)."""
+    return sum(e.nbytes for e in _cache.values())
+
+
+def release() -> None:
+    """Drop every cached graph, its buffers and its pool."""
+    while _cache:
+        _cache.popitem(last=False)[1].drop()
+
+
+def run(e: Entry, fn: Callable[..., None], args) -> bool:
+    """Run ``fn(*args)`` (device work over e's buffers) on the current stream: replay
+    e's graph if captured, else capture it now and launch it; eagerly if capture
+    fails. Returns whether ``fn`` was called (its host side ran)."""
+    outer = cupy.cuda.get_current_stream()
+    if e.graph is not None:
+        e.graph.launch(outer)
+        return False
+    if e.failed is not None:
+        fn(*args)
+        return True
+    cublas_int8.prepare()  # its handle and workspace, made outside the capture
+    stream = cupy.cuda.Stream(non_blocking=True)
+    stream.wait_event(outer.record())
+    pool = cupy.cuda.MemoryPool()
+    graph = None
+    try:
+        with cupy.cuda.using_allocator(pool.malloc), stream:
+            stream.begin_capture()
+            try:
+                fn(*args)
+            finally:
+                graph = stream.end_capture()
+    except Exception as exc:  # noqa: BLE001 - anything the capture cannot take: run eagerly
+        e.failed = f"{type(exc).__name__}: {exc}"
+        pool.free_all_blocks()
+        fn(*args)
+        return True
+    e.graph, e.pool, e.stream = graph, pool, stream
+    graph.launch(outer)
+    return True

@@ -1,0 +1,105 @@
+"""replay: run a fixed sequence of dense operations, on the GPU as a replayed CUDA graph.
+
+Blocked and recursive closures issue hundreds of small block operations whose host
+cost (100-150 µs each from Python) exceeded their GPU time at small and mid n. A
+sequence that depends only on the shapes (never on values read back to the host)
+can be captured once into a CUDA graph and replayed at about a microsecond a node
+(``kleene/ops/cuda/graphs.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+import numpy as np
+
+from .checks import same_device
+from .closure import _full_dense
+from .matrix import Matrix
+
+
+def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix) -> tuple[Matrix, ...]:
+    """Run ``fn(*matrices)``, which updates full dense matrices in place, and return
+    the matrices that hold the result.
+
+    On the CPU, or when graphs are off or the matrices too big to keep a copy of,
+    ``fn`` runs on ``matrices`` and they are returned. On the GPU otherwise the
+    first call for ``key`` and these shapes and dtypes captures ``fn``'s device
+    work into a CUDA graph over buffers that the cache owns; every call copies
+    ``matrices`` into those buffers, launches the graph and returns matrices over
+    the buffers: copy the result out before the next call with the same key
+    reuses them. ``fn`` must issue the same work whatever the values are (no reads
+    back to the host, no host decisions on data); replayed, it is not called at
+    all, so a host side effect in it (progress) happens only on the calls that run
+    it. ``KLEENE_CUDA_GRAPHS=0`` turns graphs off; :func:`release_replays` frees
+    what the cache holds.
+
+    Example
+    -------
+    >>> import numpy as np, kleene
+    >>> D = kleene.Matrix.from_dense(np.array([[0.0, 4.0], [1.0, 0.0]]), missing=None)
+    >>> (R,) = kleene.ops.replay("demo", lambda m: kleene.closure(m, out=m), D)
+    >>> R.to_dense().tolist()
+    [[0.0, 4.0], [1.0, 0.0]]
+    """
+    for i, m in enumerate(matrices):
+        _full_dense("replay", f"matrices[{i}]", m)
+    xp = same_device("replay", **{f"m{i}": m for i, m in enumerate(matrices)})
+    if xp is np:
+        fn(*matrices)
+        return matrices
+    from .cuda import graphs
+
+    specs = [(m.shape, m.dtype) for m in matrices]
+    if not graphs.fits(specs):
+        fn(*matrices)
+        return matrices
+    entry = graphs.entry(key, specs)
+    held = _held(entry)
+    for src, dst in zip(matrices, held, strict=True):
+        dst._values[...] = src._values
+        dst._touched()
+    graphs.run(entry, fn, held)
+    for m in held:
+        m._touched()
+    return held
+
+
+def _held(entry) -> tuple[Matrix, ...]:
+    """Matrices over the entry's buffers, made once (the graph's pointers are theirs)."""
+    if entry.matrices is None:
+        import cupy
+
+        entry.matrices = tuple(Matrix._from_bitmap(cupy, a) for a in entry.arrays)
+    return entry.matrices
+
+
+def release_replays() -> None:
+    """Free the buffers, pools and graphs :func:`replay` keeps on the GPU (no-op on
+    a machine without one).
+
+    >>> import kleene
+    >>> kleene.ops.release_replays()
+    """
+    from .device import gpu_available
+
+    if gpu_available():
+        from .cuda import graphs
+
+        graphs.release()
+
+
+def replay_bytes() -> int:
+    """Device bytes :func:`replay`'s cache holds now (buffers and captured temporaries).
+
+    >>> import kleene
+    >>> kleene.ops.replay_bytes() >= 0
+    True
+    """
+    from .device import gpu_available
+
+    if not gpu_available():
+        return 0
+    from .cuda import graphs
+
+    return graphs.held_bytes()
