@@ -16,7 +16,7 @@ import numpy as np
 
 from ...semiring import Semiring
 from ...semiring.dtypes import as_dtype
-from . import codegen, jit
+from . import bool_closure, codegen, jit
 from .dense import as_view, mxm_dense_acc
 from .elementwise import binary
 
@@ -77,6 +77,14 @@ def _one_block(semiring: Semiring, a: cupy.ndarray, p: cupy.ndarray | None, one)
     fn((1,), (32, codegen.CLOSURE_ROWS), args, shared_mem=smem)
 
 
+def _diagonal(semiring: Semiring, a: cupy.ndarray, p: cupy.ndarray | None, one) -> None:
+    """Close a block of up to one block's rows: bit-packed for (or, and), else generic."""
+    if bool_closure.eligible(semiring, a, p):
+        bool_closure.close(a)
+    else:
+        _one_block(semiring, a, p, one)
+
+
 def _blocked(semiring: Semiring, a: cupy.ndarray, p: cupy.ndarray | None, one, block: int):
     """Katz & Kider: per diagonal block, its closure, its block row and column, the rest."""
     n = a.shape[0]
@@ -93,7 +101,7 @@ def _blocked(semiring: Semiring, a: cupy.ndarray, p: cupy.ndarray | None, one, b
     al = slice(None)
     for s in range(0, n, block):
         k = slice(s, min(n, s + block))
-        _one_block(semiring, a[k, k], None if p is None else p[k, k], one)
+        _diagonal(semiring, a[k, k], None if p is None else p[k, k], one)
         acc((k, k), (k, al), (k, al))  # its block row ...
         acc((al, k), (k, k), (al, k))  # ... and column
         acc((al, k), (k, al), (al, al))  # the rest
@@ -120,9 +128,10 @@ def closure_dense(semiring: Semiring, a, one, pred=None) -> None:
         return
     aw = as_view(a)[0]  # a itself unless its layout needs a work copy
     pw = None if pred is None else as_view(pred)[0]
-    limit = one_block_limit(aw.dtype, pw is not None)
+    bits = bool_closure.eligible(semiring, aw, pw)  # (or, and) packed 32 entries a word
+    limit = bool_closure.MAX_N if bits else one_block_limit(aw.dtype, pw is not None)
     if n <= limit:
-        _one_block(semiring, aw, pw, one)
+        _diagonal(semiring, aw, pw, one)
     else:
         _blocked(semiring, aw, pw, one, limit if limit < 32 else limit - limit % 32)
     if aw is not a:

@@ -30,7 +30,7 @@ import numpy as np
 from . import cublas_int8
 
 MAX_ENTRIES = 4
-MAX_BYTES = 3 << 30  # buffers plus private pools of all entries
+MAX_BYTES = 1 << 30  # buffers plus private pools of all entries (buffers: half at most)
 
 
 def enabled() -> bool:
