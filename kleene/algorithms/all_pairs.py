@@ -19,6 +19,7 @@ from ..ops import (
     mxm,
     reduce,
     replay,
+    replay_buffers,
     select,
     to_host,
 )
@@ -195,9 +196,9 @@ def _solve(A: Matrix, sr: Semiring, method: str, preds: bool, block: int, bar: P
 
 
 def _dense_closure(sr: Semiring, D: Matrix, P: Matrix | None, method: str, block: int,
-                   bar: Progress, graph: bool = True) -> tuple[Matrix, Matrix | None]:  # fmt: skip
+                   bar: Progress) -> tuple[Matrix, Matrix | None]:  # fmt: skip
     """D ← D* (and P) by a dense method, as one replayed CUDA graph on the GPU where the
-    matrices fit the graph cache (``kleene.ops.replay``) and ``graph``: the plan
+    matrices fit the graph cache (``kleene.ops.replay``): the plan
     depends only on n and the block, and its hundreds of block steps then cost no
     host time each. Returns the matrices holding the result (the cache's on the GPU
     when replayed: copy them out)."""
@@ -213,14 +214,15 @@ def _dense_closure(sr: Semiring, D: Matrix, P: Matrix | None, method: str, block
             apsp_dense.recursive(sr, d, p, block, bar)
 
     ran: list[bool] = []
-    if not graph:
-        run(*((D,) if P is None else (D, P)))
-        return D, P
-    key = ("dense-closure", method, block, sr.name, bool_tensor_cores())  # what it captures
-    held = replay(key, run, *((D,) if P is None else (D, P)))
+    held = replay(_closure_key(method, block, sr), run, *((D,) if P is None else (D, P)))
     if not ran:  # a replayed graph: the steps' progress units in one go
         bar.step(apsp_dense.work(method, D.nrows, block))
     return held[0], (held[1] if P is not None else None)
+
+
+def _closure_key(method: str, block: int, sr: Semiring) -> tuple:
+    """The replay key of a dense closure: what decides the work it captures."""
+    return ("dense-closure", method, block, sr.name, bool_tensor_cores())
 
 
 def _route(A: Matrix, sr: Semiring, method: str, preds: bool, limit: int | None, out) -> str:
@@ -587,7 +589,7 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
     pad = (-n) % 16 if tensor else 0  # 16-aligned blocks for the tensor-core products
     need = check_fits(n + pad, A.dtype, False, A.xp, method=method, what="transitive_closure",
                       sparse_ok=False)  # fmt: skip
-    block = _TENSOR_BASE if tensor else _block_size(None)
+    block = _tensor_base(n + pad) if tensor else _block_size(None)
     total = (_WHOLE_UNITS * n * n if whole else _work(n + pad, method, block, False)) + A.nvals
     with out_of_memory(need), progress_for(progress, total, "transitive_closure") as bar:
         if whole:
@@ -601,34 +603,37 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
         return star
 
 
-# R-Kleene's base for the tensor-core Boolean closure: diagonal blocks of up to 512
-# rows close bit-packed in one thread block (ops/cuda/bool_closure.py); the larger
-# the base, the fewer (small, latency-bound) products above it.
-_TENSOR_BASE = 512
+def _tensor_base(size: int) -> int:
+    """R-Kleene's base for the tensor-core Boolean closure. Diagonal blocks of up to
+    512 rows close bit-packed in one thread block (ops/cuda/bool_closure.py): the
+    larger the base, the fewer small products above it but the longer each leaf's
+    sequential steps. Measured on an H100: replayed (n <= 16384) 256 is best (n =
+    8192: 12.8 ms against 15.9 with 512), run eagerly (larger n) 512 (n = 32768:
+    128 ms against 140)."""
+    return 256 if size <= 16384 else 512
 
 
 def _star_tensor_cores(A: Matrix, sr: Semiring, size: int, block: int, bar: Progress):
     """A* (n×n bool, with the empty paths) on the GPU: R-Kleene whose products run on
     the int8 tensor cores and 512-row diagonal blocks close bit-packed, on a
     ``size``×``size`` matrix (n padded to 16) built in place from the edges.
-    Peak: 2 bytes a pair (the working matrix and the result's copy; never three
-    n² arrays at once) plus the products' scratch (a Bᵀ copy of at most a quarter
-    of the matrix, 256 MB of int32)."""
+    Replayed as a CUDA graph where the matrix fits the graph cache, on the cache's
+    buffer filled in place. Peak: 2 bytes a pair (the working matrix, the graph's
+    buffer or not, and the result's copy; never three n² arrays at once) plus the
+    products' scratch (a Bᵀ copy of at most a quarter of the matrix and an int32
+    band no larger beyond 16 MB)."""
     xp, n = A.xp, A.nrows
-    dense = xp.zeros((size, size), dtype=bool)
+    key = _closure_key("recursive", block, sr)
+    (dense,), (D,) = replay_buffers(key, [((size, size), np.bool_)], xp)  # filled in place
+    dense.fill(False)
     rows, cols, vals = A.to_coo()
     dense[rows, cols] = vals
     del rows, cols, vals
     idx = xp.arange(size)
     dense[idx, idx] = True  # the empty path: sr.one on the diagonal
-    D = Matrix.from_dense(dense, missing=None)
     del dense
     bar.step(_INITIAL_UNITS * size * size)
-    # Not replayed: a graph's cached buffer and captured temporaries (0.9 GiB of
-    # private pool at n = 16384, measured) would break the 2-bytes-a-pair peak, and
-    # with 512-row bit-packed leaves host time no longer decides (n = 8192: 15.4 ms
-    # either way on an H100).
-    D, _ = _dense_closure(sr, D, None, "recursive", block, bar, graph=False)
+    D, _ = _dense_closure(sr, D, None, "recursive", block, bar)
     star = D.block(slice(0, n), slice(0, n)).to_dense()  # the result's own copy
     bar.step(_FINAL_UNITS * size * size)
     return star

@@ -37,7 +37,7 @@ from .operations import (
     transpose,
     vxm,
 )
-from .replayable import release_replays, replay, replay_bytes
+from .replayable import release_replays, replay, replay_buffers, replay_bytes
 from .sources import multi_source_sssp
 from .streaming import pinned_empty, tile_stream
 from .symmetry import is_symmetric, symmetrize
@@ -73,6 +73,7 @@ __all__ = [
     "relax",
     "release_replays",
     "replay",
+    "replay_buffers",
     "replay_bytes",
     "select",
     "shortest_path_tree",

@@ -12,8 +12,8 @@ Layout: kleene's arrays are row-major; cuBLAS is column-major, so C = A·B is ru
 Cᵀ = Bᵀ·Aᵀ, and the int8 tensor-core kernels want the "TN" form (cuBLASLt's rule
 for IMMA): Bᵀ is copied once per product (k·n bytes, small beside m·n·k), A is
 read in place. The int32 product goes to a scratch buffer a band of C's rows at a
-time (at most ``SCRATCH_BYTES``), then one fused pass writes ``C |= scratch != 0``
-into C (any strided view).
+time (at most ``SCRATCH_BYTES``, and no more than Bᵀ's bytes beyond 4 MB), then
+one fused pass writes ``C |= scratch != 0`` into C (any strided view).
 
 In-place products (A or B overlapping C, as in R-Kleene) are exact for (or, and):
 a band may read entries earlier bands have set, but every entry read is a true
@@ -30,12 +30,14 @@ import cupy
 import numpy as np
 
 from ..device import bool_tensor_cores
+from . import graphs
 from .cublas_int8 import gemm_int8
 
 _OP_N, _OP_T = 0, 1  # cublasOperation_t
 
 # int32 scratch for one band of C's rows (the product before thresholding).
 SCRATCH_BYTES = 256 << 20
+MIN_BAND_BYTES = 4 << 20
 # Below this many multiply-adds the CUDA-core kernel's single launch is as fast.
 MIN_STEPS = 1 << 24
 _ALIGN = 4  # int8 tensor-core GEMMs: 4-byte aligned pointers, leading dims multiples of 4
@@ -84,9 +86,17 @@ def product(a, b, c, *, accumulate: bool) -> None:
     m, k = a.shape
     n = b.shape[1]
     a8, lda = _int8_view(a)
-    bt = cupy.ascontiguousarray(b.T).view(cupy.int8)  # Bᵀ (n × k): the T of "TN"
-    rows = max(1, min(m, SCRATCH_BYTES // (4 * n)))
-    scratch = cupy.empty((rows, n), dtype=cupy.int32)
+    # Bᵀ (n × k, the T of "TN") and the int32 band in one scratch buffer (a replayed
+    # graph's arena while one is captured); the band no larger than Bᵀ beyond 4 MB,
+    # so the temporaries stay near one block's bytes.
+    band_bytes = min(SCRATCH_BYTES, max(MIN_BAND_BYTES, n * k))
+    rows = max(1, min(m, band_bytes // (4 * n)))
+    bt_bytes = -(-n * k // 256) * 256
+    buf = graphs.scratch(bt_bytes + rows * n * 4)
+    bt = buf[: n * k].view(cupy.bool_).reshape(n, k)
+    bt[...] = b.T
+    bt = bt.view(cupy.int8)
+    scratch = buf[bt_bytes:].view(cupy.int32).reshape(rows, n)
     fuse = _or_nonzero if accumulate else _nonzero
     for r0 in range(0, m, rows):
         h = min(rows, m - r0)

@@ -57,18 +57,49 @@ class Entry:
         self.pool: cupy.cuda.MemoryPool | None = None
         self.stream: cupy.cuda.Stream | None = None
         self.failed: str | None = None  # why capture failed: run eagerly from then on
+        self.arena: Arena | None = None  # the captured steps' scratch
 
     @property
     def nbytes(self) -> int:
-        pool = 0 if self.pool is None else self.pool.total_bytes()
+        pool = 0 if self.pool is None else self.pool.total_bytes()  # the arena is in it
         return sum(a.nbytes for a in self.arrays) + pool
 
     def drop(self) -> None:
-        self.graph = None
+        self.graph = self.arena = None
         self.arrays, self.matrices = [], None
         if self.pool is not None:
             self.pool.free_all_blocks()
             self.pool = None
+
+
+class Arena:
+    """Scratch for the steps of one capture. They run in order on one stream, so one
+    buffer serves them all; a step that needs more gets one twice as large, and the
+    old one goes back to the entry's private pool: only this graph's later steps can
+    get that memory again, after the steps that used it (stream order), so nothing
+    outside the graph ever shares it. Kept per-step temporaries had grown the pool
+    to 0.9 GiB at n = 16384 for a 0.32 GiB largest step."""
+
+    def __init__(self):
+        self.block: cupy.ndarray | None = None
+
+    def take(self, nbytes: int) -> cupy.ndarray:
+        if self.block is None or self.block.size < nbytes:
+            size = max(nbytes, 0 if self.block is None else 2 * self.block.size)
+            self.block = None
+            self.block = cupy.empty(size, dtype=cupy.uint8)
+        return self.block[:nbytes]
+
+
+_capturing: Arena | None = None  # the arena of the capture under way, if any
+
+
+def scratch(nbytes: int) -> cupy.ndarray:
+    """``nbytes`` of uint8 scratch for one step: inside a capture, the capture's arena
+    (valid until the step's next call to this); otherwise a new array."""
+    if _capturing is not None:
+        return _capturing.take(nbytes)
+    return cupy.empty(nbytes, dtype=cupy.uint8)
 
 
 _cache: OrderedDict[tuple, Entry] = OrderedDict()
@@ -117,15 +148,19 @@ def run(e: Entry, fn: Callable[..., None], args) -> bool:
     stream.wait_event(outer.record())
     pool = cupy.cuda.MemoryPool()
     graph = None
+    global _capturing
     try:
         with cupy.cuda.using_allocator(pool.malloc), stream:
+            _capturing = e.arena = Arena()
             stream.begin_capture()
             try:
                 fn(*args)
             finally:
                 graph = stream.end_capture()
+                _capturing = None
     except Exception as exc:  # noqa: BLE001 - anything the capture cannot take: run eagerly
         e.failed = f"{type(exc).__name__}: {exc}"
+        e.arena = None
         pool.free_all_blocks()
         fn(*args)
         return True

@@ -55,3 +55,9 @@ kl_bool_closure_bits(unsigned char* __restrict__ A, long long lda, int n) {
     A[(long long)i * lda + j] = (unsigned char)((R[i * words + (j >> 5)] >> (j & 31)) & 1u);
   }
 }
+
+#undef KL_BITS_MAX
+#undef KL_BITS_WORDS
+#undef KL_BITS_CELLS
+#undef KL_BITS_THREADS
+#undef KL_BITS_PER
