@@ -41,10 +41,12 @@ def main(argv=None) -> None:
                     "tensor cores, CUDA-core and min-plus paths, int8 GEMM rate (GPU)")  # fmt: skip
     args = ap.parse_args(argv)
     if args.boolean:
+        from boolean_rows import plot as boolean_plot
         from boolean_rows import rows as boolean_rows
 
-        write_results(args.out, "transitive closure (Boolean semiring)",
-                      boolean_rows(args.sizes, args.budget))  # fmt: skip
+        rows = boolean_rows(args.sizes, args.budget)
+        write_results(args.out, "transitive closure (Boolean semiring)", rows)
+        boolean_plot(rows, Path(args.out).with_suffix(".png"))
         return
     if args.sparse:
         from apsp_sparse_rows import rows as sparse_rows

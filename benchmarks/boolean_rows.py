@@ -175,3 +175,23 @@ def rows(sizes, budget: float = 60.0) -> list[dict]:
     out = closure_rows(sizes, budget)
     out += gemm_rows(16384)
     return out
+
+
+def plot(rows: list[dict], path) -> None:
+    """Closure time against n, one line a method (log-log), beside the results."""
+    from common import log_log_plot
+
+    series: dict[str, tuple[list, list]] = {}
+    for r in rows:
+        if "transitive_closure" in r["method"] or "min-plus" in r["method"]:
+            if "ms" in r:
+                x, y = series.setdefault(r["method"], ([], []))
+                x.append(r["n"])
+                y.append(r["ms"] / 1e3)
+    log_log_plot(
+        path,
+        series,
+        "n (vertices)",
+        "seconds",
+        "Transitive closure, random digraphs (2 edges a vertex)",
+    )
