@@ -39,6 +39,9 @@ def main(argv=None) -> None:
     ap.add_argument("--boolean", action="store_true",
                     help="the Boolean rows instead (boolean_rows.py): transitive closure on "
                     "tensor cores, CUDA-core and min-plus paths, int8 GEMM rate (GPU)")  # fmt: skip
+    ap.add_argument("--frontiers", action="store_true",
+                    help="multi-source BFS rows (boolean_rows.frontier_rows): dense frontiers "
+                    "on tensor cores against the sparse MS-BFS kernels (GPU)")  # fmt: skip
     args = ap.parse_args(argv)
     if args.boolean:
         from boolean_rows import plot as boolean_plot
@@ -47,6 +50,11 @@ def main(argv=None) -> None:
         rows = boolean_rows(args.sizes, args.budget)
         write_results(args.out, "transitive closure (Boolean semiring)", rows)
         boolean_plot(rows, Path(args.out).with_suffix(".png"))
+        return
+    if args.frontiers:
+        from boolean_rows import frontier_rows
+
+        write_results(args.out, "multi-source BFS: dense frontiers vs sparse", frontier_rows())
         return
     if args.sparse:
         from apsp_sparse_rows import rows as sparse_rows

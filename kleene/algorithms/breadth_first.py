@@ -6,9 +6,10 @@ import numpy as np
 
 from ..errors import names_gpu_memory
 from ..ops import frontier_bfs, frontier_bfs_multi
+from .dense_frontiers import dense_frontiers_win, levels_dense
 from .graph_input import as_graph, check_source, loaded_client
 
-METHODS = ("auto", "push", "pull", "direction-optimizing")
+METHODS = ("auto", "push", "pull", "direction-optimizing", "dense")
 
 
 @names_gpu_memory("bfs")
@@ -28,8 +29,11 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
         A list gives multi-source BFS and (k, n) results, row b from
         ``source[b]``: ``kleene.ops.frontier_bfs_multi``, one batched product
         per level for all sources (on the GPU 64 sources per bit-packed word,
-        MS-BFS); ``method`` applies to a single source only.
-    method : {"auto", "push", "pull", "direction-optimizing"}
+        MS-BFS), or with ``method="dense"`` one Boolean product of the k × n
+        frontier matrix with the dense adjacency per level (int8 tensor cores on
+        the GPU: ``kleene.algorithms.dense_frontiers``), which "auto" picks for
+        many sources on dense graphs; the other methods apply to one source.
+    method : {"auto", "push", "pull", "direction-optimizing", "dense"}
         "push" scatters from a sparse frontier, "pull" gathers over the
         transpose for unvisited vertices only, "direction-optimizing" switches
         between them by frontier size (Beamer's rule, ``kleene.ops.direction``);
@@ -70,6 +74,14 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
                            return_predecessors=return_predecessors)  # fmt: skip
     A = as_graph(G, directed=directed, pattern=True)  # levels need no weights
     srcs = check_source(source, A.nrows)
+    dense = method == "dense" or (method == "auto" and np.ndim(source) > 0
+                                  and dense_frontiers_win(A, len(srcs)))  # fmt: skip
+    if dense:
+        if return_predecessors:
+            raise ValueError("bfs: method='dense' gives levels only; use another method for "
+                             "predecessors")  # fmt: skip
+        lv = levels_dense(A, srcs)
+        return lv if np.ndim(source) > 0 else lv[0]
     if np.ndim(source) > 0:
         lv, par = frontier_bfs_multi(A, srcs, parents=return_predecessors,
                                      symmetric=not directed)  # fmt: skip

@@ -180,3 +180,29 @@ def test_bit_packed_closure_equals_cpu_and_generic_kernel(n, p):
         generic = cupy.asarray(host[3 : 3 + n, 7 : 7 + n])
         cuda_closure._one_block(get_semiring("lor_land"), generic, None, True)
         np.testing.assert_array_equal(cupy.asnumpy(generic), want)
+
+
+@pytest.mark.parametrize("n, density", [(1000, 0.003), (1024, 0.02), (2000, 0.2)])
+def test_dense_frontier_bfs_on_tensor_cores(calls, monkeypatch, n, density):
+    """bfs(G, sources, method="dense"): (k × n) · (n × n) Boolean products on the tensor
+    cores, levels equal to the sparse multi-source kernels'; "auto" takes it on a
+    graph past the density threshold."""
+    import cupyx.scipy.sparse as csp
+
+    from kleene.algorithms import breadth_first, dense_frontiers
+
+    rng = np.random.default_rng(n)
+    m = int(density * n * n)
+    ends = (rng.integers(0, n, m), rng.integers(0, n, m))
+    G = csp.csr_matrix(sp.csr_matrix((np.ones(m), ends), shape=(n, n)))
+    sources = [int(s) for s in rng.integers(0, n, 80)]
+    got = kleene.bfs(G, sources, method="dense")
+    assert calls, "no product ran on the tensor cores"
+    want = kleene.bfs(G, sources, method="push")  # the sparse MS-BFS kernels
+    np.testing.assert_array_equal(cupy.asnumpy(got), cupy.asnumpy(want))
+    assert bool((kleene.bfs(G, sources, method="dense") == got).all())  # reruns identical
+    seen = []
+    real = breadth_first.levels_dense
+    monkeypatch.setattr(breadth_first, "levels_dense", lambda A, s: seen.append(1) or real(A, s))
+    kleene.bfs(G, sources)
+    assert bool(seen) == (density >= dense_frontiers.DENSE_MIN_DENSITY)
