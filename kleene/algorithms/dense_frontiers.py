@@ -17,8 +17,11 @@ import numpy as np
 from ..ops import Matrix, bool_tensor_cores, mxm
 
 # Dense frontiers when the graph has at least this share of all n² pairs as edges
-# and at least DENSE_MIN_SOURCES sources (H100 measurement: docs/algorithms.md).
-DENSE_MIN_DENSITY = 0.02
+# and at least DENSE_MIN_SOURCES sources. H100, n = 16384, 1024 sources, random
+# digraphs (benchmarks/results/frontiers_h100.md): dense / sparse MS-BFS time 2.95
+# at density 0.001, 1.97 at 0.05, 0.56 at 0.2; the crossover, interpolated on a
+# log scale, near 0.1.
+DENSE_MIN_DENSITY = 0.1
 DENSE_MIN_SOURCES = 64
 # Largest n whose dense bool adjacency (n² bytes) auto will build: 1 GiB.
 DENSE_MAX_N = 32768
