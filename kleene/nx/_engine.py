@@ -48,10 +48,13 @@ def bfs_levels(G: KleeneGraph, sources, *, reverse: bool = False, depth_limit=No
     yield level, np.full(level.size, -1, np.int64)
     if n == 0 or level.size == 0:
         return
-    R, bound = G.rank_matrix(reverse=reverse)
-    if walk is not None and not _on_gpu(R):  # the fused twin: one compiled pass
+    if walk is not None:  # the fused twin: one compiled pass on the host, whatever the
+        # device (the output is host data in a host order; on the GPU the level loop
+        # below costs a host round trip a level: 1 s on the 619 levels of NY)
+        R, _ = G.rank_matrix(reverse=reverse, device="cpu")
         yield from _walked(G, R, first, reverse, depth_limit)
         return
+    R, bound = G.rank_matrix(reverse=reverse)
     seen_at = np.zeros(n, np.bool_)
     seen_at[level] = True
     depth = 0
@@ -217,6 +220,11 @@ def path_to(nodes, pred: np.ndarray, target: int) -> list:
 
 
 def dist_dict(G: KleeneGraph, dist: np.ndarray, order, weight) -> dict:
-    integral = G.integral(weight)
+    """{node: distance} in ``order``: Python ints for integral weights, else floats
+    (converted in bulk by ``tolist``, not one NumPy scalar at a time: all-pairs
+    results hold millions of entries)."""
+    order = np.asarray(order, dtype=np.int64)
+    vals = dist[order]
+    vals = vals.astype(np.int64) if G.integral(weight) else vals.astype(np.float64)
     nodes = G.nodes
-    return {nodes[v]: number(dist[v], integral) for v in order.tolist()}
+    return dict(zip([nodes[v] for v in order.tolist()], vals.tolist(), strict=True))

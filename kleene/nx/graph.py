@@ -131,15 +131,17 @@ class KleeneGraph:
             self._matrices[key] = A if dev == "cpu" else A.to(dev)
         return self._matrices[key]
 
-    def rank_matrix(self, *, reverse: bool = False) -> tuple[Matrix, int]:
+    def rank_matrix(self, *, reverse: bool = False,
+                    device: str | None = None) -> tuple[Matrix, int]:  # fmt: skip
         """Int64 matrix R[u, v] = position of v among u's neighbours (networkx order).
 
         ``reverse`` (directed graphs): positions in the predecessor lists. Returns
-        (R, bound) with every position < bound.
+        (R, bound) with every position < bound. ``device``: where R lives (None:
+        the configured device).
         """
         from .config import device as config_device
 
-        dev = config_device()
+        dev = config_device() if device is None else device
         key = ("rank", reverse and self.directed, dev)
         if key not in self._matrices:
             if reverse and self.directed:
