@@ -15,6 +15,7 @@ from ..ops import (
     array_module,
     bool_tensor_cores,
     closure,
+    diagonal,
     ewise_add,
     mxm,
     reduce,
@@ -532,7 +533,7 @@ def _check_cycles(D: Matrix, sr: Semiring, offset: int = 0) -> None:
 
 def first_cycle(D: Matrix, sr: Semiring) -> int | None:
     """The first i whose D[i, i] beats the empty path (one), else None."""
-    diag = select(D, "diag", 0)
+    diag = diagonal(D)  # n entries read, not the n² a select over D scans
     one = sr.one_for(D.dtype)
     # ⊕_i (d_i ⊕ one) = (⊕_i d_i) ⊕ one for an idempotent add: one scalar decides
     if sr.add.op(reduce(diag, sr.add), one) == one:

@@ -15,6 +15,7 @@ from .device import (
     is_cupy_array,
     to_host,
 )
+from .diagonal import diagonal
 from .frontier import (
     frontier_bellman_ford,
     frontier_bfs,
@@ -49,6 +50,7 @@ __all__ = [
     "array_module",
     "assign",
     "closure",
+    "diagonal",
     "ewise_add",
     "ewise_mult",
     "extract",
