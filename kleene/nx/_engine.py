@@ -18,8 +18,8 @@ import numpy as np
 
 from ..algorithms import bfs, sssp
 from ..errors import NegativeCycleError
-from ..ops import Mask, Matrix, Vector, shortest_path_tree, vxm
-from ._order import ordered_adjacency, walk
+from ..ops import Mask, Matrix, Vector, vxm
+from ._order import ordered_adjacency, ordered_weights, settle, walk
 from .graph import KleeneGraph
 
 NEGATIVE_CYCLE = "Negative cycle detected."
@@ -127,24 +127,6 @@ def distances_many(G: KleeneGraph, sources, weight, cutoff=None) -> np.ndarray:
     return dist
 
 
-def trees_many(G: KleeneGraph, sources, weight, cutoff=None):
-    """(distances, predecessors) host rows from each of ``sources``, in batches: the
-    distances of one multi-source ``kleene.sssp``, each row's shortest-path tree by
-    ``kleene.ops.shortest_path_tree`` (what ``shortest_tree`` gives one source at a
-    time); past ``cutoff`` a vertex is unreached (inf, -1). Weights must be >= 0."""
-    A = G.matrix(weight, unit=True)
-    A64 = A if A.dtype == np.float64 else A.astype(np.float64)  # the trees' sums
-    xp = A64.xp
-    dist = distances_many(G, sources, weight)
-    for row, s in zip(dist, sources, strict=True):
-        pred = host(shortest_path_tree(A64, Vector.from_dense(xp.asarray(row), missing=None),
-                                       int(s)))  # fmt: skip
-        if cutoff is not None:
-            far = row > cutoff
-            row, pred = np.where(far, np.inf, row), np.where(far, -1, pred)
-        yield row, pred
-
-
 def shortest_tree(G: KleeneGraph, sources, weight, *, reverse: bool = False):
     """(dist, pred): float distances (inf = unreachable) and a shortest-path tree.
 
@@ -176,6 +158,23 @@ def shortest_tree(G: KleeneGraph, sources, weight, *, reverse: bool = False):
         return dist, pred
     except NegativeCycleError as e:
         raise nx.NetworkXUnbounded(NEGATIVE_CYCLE) from e
+
+
+def dijkstra_order(G: KleeneGraph, dist: np.ndarray, sources, weight, *,
+                   reverse: bool = False) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(order, pred): the reached vertices in the order NetworkX's Dijkstra settles
+    them and the parents of its paths, from kleene's distances (``_order.settle``:
+    ties go as NetworkX's heap breaks them, by push order). Needs weights >= 0."""
+    key = ("dijkstra adjacency", weight, reverse)
+    cached = G._matrices.get(key)
+    if cached is None:
+        R, _ = G.rank_matrix(reverse=reverse, device="cpu")
+        indptr, adj = ordered_adjacency(R)
+        W = G.matrix(weight, reverse=reverse and G.directed, unit=True, device="cpu")
+        cached = G._matrices[key] = (indptr, adj, ordered_weights(R, W))
+    indptr, adj, wts = cached
+    srcs = np.asarray(list(dict.fromkeys(int(s) for s in sources)), np.int64)
+    return settle(indptr, adj, wts, np.ascontiguousarray(dist, dtype=np.float64), srcs)
 
 
 def settle_order(dist: np.ndarray, sources) -> np.ndarray:

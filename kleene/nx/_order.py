@@ -6,9 +6,15 @@ runs on the GPU). On the CPU, with Numba, this walks the same order directly: a 
 each vertex's neighbours in NetworkX's adjacency order (the rank matrix's rows sorted by
 rank), the first discoverer as parent — the order the product's least key gives. A road
 graph's hundreds of levels then cost no per-level products. Without Numba it is None.
+
+``settle`` does the same for Dijkstra: given kleene's distances, the order NetworkX's
+heap settles the vertices in and the parents its paths take (compiled with Numba,
+plain Python without).
 """
 
 from __future__ import annotations
+
+import heapq
 
 import numpy as np
 
@@ -63,3 +69,60 @@ def ordered_adjacency(R):
     rows = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
     order = np.lexsort((rank, rows))
     return np.asarray(ptr, np.int64), np.asarray(idx, np.int64)[order]
+
+
+def ordered_weights(R, W) -> np.ndarray:
+    """The arc weights of ``W`` (a CPU kleene.Matrix with R's pattern) in the order
+    :func:`ordered_adjacency` lists R's arcs."""
+    ptr, idx, rank = R._csr()
+    wptr, widx, w = W._csr()
+    if not (np.array_equal(ptr, wptr) and np.array_equal(idx, widx)):
+        raise ValueError("ordered_weights: the rank and weight matrices differ in pattern")
+    rows = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+    return np.asarray(w, np.float64)[np.lexsort((rank, rows))]
+
+
+def _settle(indptr, adj, wts, dist, sources):
+    """(order, pred): the order in which NetworkX's Dijkstra settles the reached
+    vertices, and the parent its paths take, given the final distances ``dist``.
+
+    NetworkX pops (distance, push count, vertex) from a heap; a vertex's last push
+    is made by the first settled neighbour v whose arc is tight (dist[v] + w =
+    dist[u]), which also gives its path; later tight arcs tie and change nothing.
+    Pushes happen in settle order, each vertex's arcs in adjacency order, so
+    replaying only the tight arcs in that order gives the same pops."""
+    n = dist.size
+    order = np.empty(n, np.int64)
+    pred = np.full(n, -1, np.int64)
+    pushed = np.zeros(n, np.bool_)
+    done = np.zeros(n, np.bool_)
+    heap = [(0.0, np.int64(0), np.int64(0))]
+    heap.pop()
+    count = np.int64(0)
+    for s in sources:
+        if not pushed[s]:
+            pushed[s] = True
+            heapq.heappush(heap, (dist[s], count, np.int64(s)))
+            count += 1
+    k = 0
+    while len(heap) > 0:
+        item = heapq.heappop(heap)
+        v = item[2]
+        if done[v]:
+            continue
+        done[v] = True
+        order[k] = v
+        k += 1
+        dv = dist[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            u = adj[e]
+            if pushed[u] or dv + wts[e] != dist[u]:
+                continue
+            pushed[u] = True
+            pred[u] = v
+            heapq.heappush(heap, (dist[u], count, u))
+            count += 1
+    return order[:k], pred
+
+
+settle = numba.njit(cache=True)(_settle) if numba is not None else _settle

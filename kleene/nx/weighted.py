@@ -5,8 +5,11 @@ over ``min_plus``; predecessors: the BFS tree of the tight edges), whatever
 NetworkX's name for the method: the results are the same shortest distances.
 Differences from NetworkX:
 
-* where several shortest paths tie, the path returned may differ (kleene's tree
-  takes the fewest hops, then the smallest node position);
+* none in Dijkstra's ties: the settle order (the order of the returned dicts) and,
+  where several shortest paths tie, the path returned are NetworkX's, replayed from
+  kleene's distances over the tight arcs (``_order.settle``); the Bellman-Ford names
+  keep kleene's tree (fewest hops, then the smallest node position) and order (by
+  distance, ties by node position) where paths tie;
 * Dijkstra with a negative edge weight (undefined in NetworkX) raises
   ``NotImplementedError``, so NetworkX runs instead when fallback is on.
 """
@@ -17,6 +20,7 @@ import networkx as nx
 import numpy as np
 
 from ._engine import (
+    dijkstra_order,
     dist_dict,
     distances_many,
     number,
@@ -24,7 +28,6 @@ from ._engine import (
     paths_from_tree,
     settle_order,
     shortest_tree,
-    trees_many,
 )
 from .graph import KleeneGraph
 
@@ -70,7 +73,11 @@ class _Search:
             dist = np.where(far, np.inf, dist)
             pred = np.where(far, -1, pred)
         self.dist, self.pred = dist, pred
-        self.order = settle_order(dist, self.sources)
+        if dijkstra:  # NetworkX's settle order and tie-breaking among equal paths
+            self.order, self.pred = dijkstra_order(G, dist, self.sources, weight,
+                                                   reverse=reverse)  # fmt: skip
+        else:
+            self.order = settle_order(dist, self.sources)
 
     def lengths(self) -> dict:
         return dist_dict(self.G, self.dist, self.order, self.weight)
@@ -183,8 +190,8 @@ def all_pairs_dijkstra(G, cutoff=None, weight="weight"):
     """(node, ({target: distance}, {target: path})) for every node (a generator): the
     sources in batches, as all_pairs_dijkstra_path_length, each row's tree as one
     source's search makes it."""
-    for s, dist, pred in _all_trees(G, weight, cutoff):
-        order = settle_order(dist, [s])
+    for s, dist in _all_rows(G, weight, cutoff):
+        order, pred = dijkstra_order(G, dist, [s], weight)
         yield G.nodes[s], (dist_dict(G, dist, order, weight),
                            paths_from_tree(G.nodes, pred, order))  # fmt: skip
 
@@ -195,7 +202,7 @@ def all_pairs_dijkstra_path_length(G, cutoff=None, weight="weight"):
     _no_negative_weights(G, weight)
     for batch in _batches(G.n):
         for row, s in zip(distances_many(G, batch, weight, cutoff), batch, strict=True):
-            yield G.nodes[s], dist_dict(G, row, settle_order(row, [s]), weight)
+            yield G.nodes[s], dist_dict(G, row, dijkstra_order(G, row, [s], weight)[0], weight)
 
 
 # All-pairs lengths: sources per batch, as many as keep a batch's (k, n) distances
@@ -212,16 +219,17 @@ def _batches(n: int):
 
 def all_pairs_dijkstra_path(G, cutoff=None, weight="weight"):
     """(node, {target: path}) for every node (a generator), in batches of sources."""
-    for s, dist, pred in _all_trees(G, weight, cutoff):
-        yield G.nodes[s], paths_from_tree(G.nodes, pred, settle_order(dist, [s]))
+    for s, dist in _all_rows(G, weight, cutoff):
+        order, pred = dijkstra_order(G, dist, [s], weight)
+        yield G.nodes[s], paths_from_tree(G.nodes, pred, order)
 
 
-def _all_trees(G, weight, cutoff):
-    """(source id, distances, predecessors) for every vertex, batch by batch."""
+def _all_rows(G, weight, cutoff):
+    """(source id, distances) for every vertex, batch by batch (one multi-source search
+    a batch); the trees follow from the distances (``dijkstra_order``)."""
     _no_negative_weights(G, weight)
     for batch in _batches(G.n):
-        for s, (dist, pred) in zip(batch, trees_many(G, batch, weight, cutoff), strict=True):
-            yield s, dist, pred
+        yield from zip(batch, distances_many(G, batch, weight, cutoff), strict=False)
 
 
 # -- Bellman-Ford --------------------------------------------------------------
