@@ -19,7 +19,7 @@ import numpy as np
 from ..algorithms import bfs, sssp
 from ..errors import NegativeCycleError
 from ..ops import Mask, Matrix, Vector, vxm
-from ._order import ordered_adjacency, ordered_weights, settle, walk
+from ._order import ordered_adjacency, ordered_weights, settle, settle_rows, walk
 from .graph import KleeneGraph
 
 NEGATIVE_CYCLE = "Negative cycle detected."
@@ -165,6 +165,22 @@ def dijkstra_order(G: KleeneGraph, dist: np.ndarray, sources, weight, *,
     """(order, pred): the reached vertices in the order NetworkX's Dijkstra settles
     them and the parents of its paths, from kleene's distances (``_order.settle``:
     ties go as NetworkX's heap breaks them, by push order). Needs weights >= 0."""
+    indptr, adj, wts = _dijkstra_adjacency(G, weight, reverse)
+    srcs = np.asarray(list(dict.fromkeys(int(s) for s in sources)), np.int64)
+    return settle(indptr, adj, wts, np.ascontiguousarray(dist, dtype=np.float64), srcs)
+
+
+def dijkstra_orders(G: KleeneGraph, dist: np.ndarray, sources, weight):
+    """``dijkstra_order`` for each row of ``dist`` (k, n), row b from ``sources[b]``,
+    the rows in parallel: a list of (order, pred)."""
+    indptr, adj, wts = _dijkstra_adjacency(G, weight, False)
+    rows = np.ascontiguousarray(dist, dtype=np.float64)
+    orders, counts, preds = settle_rows(indptr, adj, wts, rows, np.asarray(sources, np.int64))
+    return [(orders[b, : counts[b]], preds[b]) for b in range(len(sources))]
+
+
+def _dijkstra_adjacency(G: KleeneGraph, weight, reverse: bool):
+    """(indptr, adj, weights) in NetworkX's adjacency order, on the host, cached."""
     key = ("dijkstra adjacency", weight, reverse)
     cached = G._matrices.get(key)
     if cached is None:
@@ -172,9 +188,7 @@ def dijkstra_order(G: KleeneGraph, dist: np.ndarray, sources, weight, *,
         indptr, adj = ordered_adjacency(R)
         W = G.matrix(weight, reverse=reverse and G.directed, unit=True, device="cpu")
         cached = G._matrices[key] = (indptr, adj, ordered_weights(R, W))
-    indptr, adj, wts = cached
-    srcs = np.asarray(list(dict.fromkeys(int(s) for s in sources)), np.int64)
-    return settle(indptr, adj, wts, np.ascontiguousarray(dist, dtype=np.float64), srcs)
+    return cached
 
 
 def settle_order(dist: np.ndarray, sources) -> np.ndarray:

@@ -126,3 +126,27 @@ def _settle(indptr, adj, wts, dist, sources):
 
 
 settle = numba.njit(cache=True)(_settle) if numba is not None else _settle
+
+
+def _settle_rows(indptr, adj, wts, dist, sources):
+    """``settle`` for each row of ``dist`` (k, n) from ``sources[b]``, rows in parallel:
+    (orders, counts, preds), row b's order in ``orders[b, :counts[b]]``."""
+    k, n = dist.shape
+    orders = np.empty((k, n), np.int64)
+    counts = np.empty(k, np.int64)
+    preds = np.empty((k, n), np.int64)
+    for b in _prange(k):
+        order, pred = _settle(indptr, adj, wts, dist[b], sources[b : b + 1])
+        counts[b] = order.size
+        orders[b, : order.size] = order
+        preds[b] = pred
+    return orders, counts, preds
+
+
+if numba is not None:
+    _prange = numba.prange
+    _settle = numba.njit(cache=True)(_settle)
+    settle_rows = numba.njit(cache=True, parallel=True)(_settle_rows)
+else:
+    _prange = range
+    settle_rows = _settle_rows

@@ -21,6 +21,7 @@ import numpy as np
 
 from ._engine import (
     dijkstra_order,
+    dijkstra_orders,
     dist_dict,
     distances_many,
     number,
@@ -190,8 +191,7 @@ def all_pairs_dijkstra(G, cutoff=None, weight="weight"):
     """(node, ({target: distance}, {target: path})) for every node (a generator): the
     sources in batches, as all_pairs_dijkstra_path_length, each row's tree as one
     source's search makes it."""
-    for s, dist in _all_rows(G, weight, cutoff):
-        order, pred = dijkstra_order(G, dist, [s], weight)
+    for s, dist, order, pred in _all_rows(G, weight, cutoff):
         yield G.nodes[s], (dist_dict(G, dist, order, weight),
                            paths_from_tree(G.nodes, pred, order))  # fmt: skip
 
@@ -201,8 +201,10 @@ def all_pairs_dijkstra_path_length(G, cutoff=None, weight="weight"):
     batches through one multi-source search each, not one search per node."""
     _no_negative_weights(G, weight)
     for batch in _batches(G.n):
-        for row, s in zip(distances_many(G, batch, weight, cutoff), batch, strict=True):
-            yield G.nodes[s], dist_dict(G, row, dijkstra_order(G, row, [s], weight)[0], weight)
+        rows = distances_many(G, batch, weight, cutoff)
+        for row, s, (order, _) in zip(rows, batch, dijkstra_orders(G, rows, batch, weight),
+                                      strict=True):  # fmt: skip
+            yield G.nodes[s], dist_dict(G, row, order, weight)
 
 
 # All-pairs lengths: sources per batch, as many as keep a batch's (k, n) distances
@@ -219,17 +221,20 @@ def _batches(n: int):
 
 def all_pairs_dijkstra_path(G, cutoff=None, weight="weight"):
     """(node, {target: path}) for every node (a generator), in batches of sources."""
-    for s, dist in _all_rows(G, weight, cutoff):
-        order, pred = dijkstra_order(G, dist, [s], weight)
+    for s, _, order, pred in _all_rows(G, weight, cutoff):
         yield G.nodes[s], paths_from_tree(G.nodes, pred, order)
 
 
 def _all_rows(G, weight, cutoff):
-    """(source id, distances) for every vertex, batch by batch (one multi-source search
-    a batch); the trees follow from the distances (``dijkstra_order``)."""
+    """(source id, distances, settle order, predecessors) for every vertex, batch by
+    batch: one multi-source search a batch, then NetworkX's settle order and paths
+    from the distances (``dijkstra_orders``, the rows in parallel)."""
     _no_negative_weights(G, weight)
     for batch in _batches(G.n):
-        yield from zip(batch, distances_many(G, batch, weight, cutoff), strict=False)
+        rows = distances_many(G, batch, weight, cutoff)
+        for s, row, (order, pred) in zip(batch, rows, dijkstra_orders(G, rows, batch, weight),
+                                         strict=True):  # fmt: skip
+            yield s, row, order, pred
 
 
 # -- Bellman-Ford --------------------------------------------------------------
