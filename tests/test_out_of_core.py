@@ -420,6 +420,12 @@ def _fake_cupy(sim: _Sim):
         sim.pinned.append((buf.ctypes.data, buf.ctypes.data + nbytes))
         return buf
 
+    def host_register(ptr, nbytes, flags):  # pinned_empty pins a NumPy array's pages
+        sim.pinned.append((ptr, ptr + nbytes))
+
+    def host_unregister(ptr):
+        sim.pinned[:] = [r for r in sim.pinned if r[0] != ptr]
+
     class Pointer(np.ndarray):
         @property
         def ptr(self):
@@ -455,6 +461,7 @@ def _fake_cupy(sim: _Sim):
     runtime = Namespace(
         memcpyHostToDevice=1, memcpyDeviceToHost=2, memcpyAsync=memcpy,
         memcpy2DAsync=memcpy_2d, pointerGetAttributes=attributes,
+        hostRegister=host_register, hostUnregister=host_unregister,
         CUDARuntimeError=type("CUDARuntimeError", (RuntimeError,), {}),
     )  # fmt: skip
     cuda = Namespace(

@@ -197,15 +197,20 @@ def _solve(A: Matrix, sr: Semiring, method: str, preds: bool, block: int, bar: P
 
 
 def _dense_closure(sr: Semiring, D: Matrix, P: Matrix | None, method: str, block: int,
-                   bar: Progress) -> tuple[Matrix, Matrix | None]:  # fmt: skip
+                   bar: Progress, scratch: int = 0) -> tuple[Matrix, Matrix | None]:  # fmt: skip
     """D ← D* (and P) by a dense method, as one replayed CUDA graph on the GPU where the
     matrices fit the graph cache (``kleene.ops.replay``): the plan
     depends only on n and the block, and its hundreds of block steps then cost no
-    host time each. Returns the matrices holding the result (the cache's on the GPU
+    host time each. ``scratch``: the largest step's scratch bytes, reserved up front
+    in a capture. Returns the matrices holding the result (the cache's on the GPU
     when replayed: copy them out)."""
 
     def run(*mats):
         ran.append(True)
+        if scratch:
+            from ..ops.cuda import graphs
+
+            graphs.reserve(scratch)
         d, p = mats if P is not None else (mats[0], None)
         if method == "floyd-warshall":
             apsp_dense.floyd_warshall(sr, d, p, bar)
@@ -223,7 +228,7 @@ def _dense_closure(sr: Semiring, D: Matrix, P: Matrix | None, method: str, block
 
 def _closure_key(method: str, block: int, sr: Semiring) -> tuple:
     """The replay key of a dense closure: what decides the work it captures."""
-    return ("dense-closure", method, block, sr.name, bool_tensor_cores())
+    return ("dense-closure", method, block, sr.key, bool_tensor_cores())
 
 
 def _route(A: Matrix, sr: Semiring, method: str, preds: bool, limit: int | None, out) -> str:
@@ -582,20 +587,25 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
             "transitive_closure: use a dense method (floyd-warshall, blocked, recursive)"
         )
     sr = get_semiring("lor_land")
-    A = _weights(as_graph(G, directed=directed), sr)
+    A = as_graph(G, directed=directed)
     whole = method == "auto" and A.xp is np  # the CPU: one closure of the whole matrix
     tensor = method == "auto" and A.xp is not np and bool_tensor_cores()  # R-Kleene
+    if not tensor:  # (the tensor-core closure reads only the edges: every stored entry)
+        A = _weights(A, sr)
     method = WHOLE if whole else "recursive" if tensor else _resolve(A, sr, method, False)
     n = A.nrows
     pad = (-n) % 16 if tensor else 0  # 16-aligned blocks for the tensor-core products
-    need = check_fits(n + pad, A.dtype, False, A.xp, method=method, what="transitive_closure",
-                      sparse_ok=False)  # fmt: skip
+    need = check_fits(n + pad, np.dtype(bool), False, A.xp, method=method,
+                      what="transitive_closure", sparse_ok=False)  # fmt: skip
     block = _tensor_base(n + pad) if tensor else _block_size(None)
     total = (_WHOLE_UNITS * n * n if whole else _work(n + pad, method, block, False)) + A.nvals
     with out_of_memory(need), progress_for(progress, total, "transitive_closure") as bar:
         if whole:
             star = _star_whole(A, sr, bar)
         elif tensor:
+            reach = _closure_condensed(A, sr, bar, reflexive)
+            if reach is not None:
+                return reach
             star = _star_tensor_cores(A, sr, n + pad, block, bar)
         else:
             star = _solve(A, sr, method, False, block, bar)
@@ -605,39 +615,100 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
 
 
 def _tensor_base(size: int) -> int:
-    """R-Kleene's base for the tensor-core Boolean closure. Diagonal blocks of up to
-    512 rows close bit-packed in one thread block (ops/cuda/bool_closure.py): the
-    larger the base, the fewer small products above it but the longer each leaf's
-    sequential steps. Measured on an H100: replayed (n <= 16384) 256 is best (n =
-    8192: 12.8 ms against 15.9 with 512), run eagerly (larger n) 512 (n = 32768:
-    128 ms against 140)."""
-    return 256 if size <= 16384 else 512
+    """R-Kleene's base for the tensor-core Boolean closure: diagonal blocks of up to
+    512 rows close bit-packed in one thread block (ops/cuda/bool_closure.py), 32
+    Warshall steps a barrier. Measured on an H100 with bases 128/256/512: 16.3 /
+    12.9 / 11.9 ms at n = 8192, 34.8 / 26.1 / 25.5 at 16384 (replayed), 333 / 289 /
+    110 at 32768 (run eagerly): the larger base has fewer small products above it."""
+    return 512
 
 
 def _star_tensor_cores(A: Matrix, sr: Semiring, size: int, block: int, bar: Progress):
     """A* (n×n bool, with the empty paths) on the GPU: R-Kleene whose products run on
-    the int8 tensor cores and 512-row diagonal blocks close bit-packed, on a
+    the int8 tensor cores and 256- or 512-row diagonal blocks close bit-packed, on a
     ``size``×``size`` matrix (n padded to 16) built in place from the edges.
     Replayed as a CUDA graph where the matrix fits the graph cache, on the cache's
     buffer filled in place. Peak: 2 bytes a pair (the working matrix, the graph's
     buffer or not, and the result's copy; never three n² arrays at once) plus the
-    products' scratch (a Bᵀ copy of at most a quarter of the matrix and an int32
-    band no larger beyond 16 MB)."""
-    xp, n = A.xp, A.nrows
+    products' scratch (at most 3/16 of the matrix: ``boolean_mma.scratch_bytes``)."""
+    rows, cols, _ = A._coo()  # every stored entry is an edge, zero too
+    return _star_of_edges(A.xp, rows, cols, True, A.nrows, sr, size, block, bar)
+
+
+def _star_of_edges(xp, rows, cols, vals, n: int, sr: Semiring, size: int, block: int,
+                   bar: Progress):  # fmt: skip
+    """:func:`_star_tensor_cores` of the n-vertex graph with these edges."""
     key = _closure_key("recursive", block, sr)
     (dense,), (D,) = replay_buffers(key, [((size, size), np.bool_)], xp)  # filled in place
     dense.fill(False)
-    rows, cols, vals = A.to_coo()
     dense[rows, cols] = vals
     del rows, cols, vals
     idx = xp.arange(size)
     dense[idx, idx] = True  # the empty path: sr.one on the diagonal
     del dense
     bar.step(_INITIAL_UNITS * size * size)
-    D, _ = _dense_closure(sr, D, None, "recursive", block, bar)
+    from ..ops.cuda import boolean_mma
+
+    top = -(-(size // 2) // 16) * 16  # the top split's larger half: its products are the largest
+    need = boolean_mma.scratch_bytes(top, top, top)
+    D, _ = _dense_closure(sr, D, None, "recursive", block, bar, scratch=need)
     star = D.block(slice(0, n), slice(0, n)).to_dense()  # the result's own copy
     bar.step(_FINAL_UNITS * size * size)
     return star
+
+
+# The GPU closure condenses a sparse graph's strongly connected components first
+# when that at least halves n (an eighth of the closure's work): all vertices of a
+# component reach the same set. SciPy labels the components on the host (O(n + m):
+# the edges travel, not n²), so only graphs with few edges a pair are condensed.
+_CONDENSE_MAX_DENSITY = 1 / 64  # edges per pair: above it the edges' trip costs more
+_CONDENSE_MAX_SHARE = 0.5  # components per vertex
+
+
+def _closure_condensed(A: Matrix, sr: Semiring, bar: Progress, reflexive: bool):
+    """Reachability (the result of :func:`transitive_closure`) on the GPU through the
+    condensation: the tensor-core closure C* of the component graph, then R[i, j] =
+    C*[comp i, comp j] by two gathers, and R[i, i] = i's component has a cycle (more
+    than one vertex, or a self loop) unless ``reflexive``. None when condensing would
+    not pay (dense input, too few vertices merged). Peak: the n² result, an n×c
+    gather and c² beside it (c ≤ n/2: at most 1.75 bytes a pair), and the smaller
+    closure's own peak before them."""
+    n = A.nrows
+    if A.format == "dense" or A.nvals > n * n * _CONDENSE_MAX_DENSITY:
+        return None
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    xp = A.xp
+    indptr, indices, _ = A._csr()
+    hp, hi = xp.asnumpy(indptr), xp.asnumpy(indices)  # O(n + m) bytes: the edges travel
+    host = csr_matrix((np.ones(hi.size), hi, hp), shape=(n, n))
+    count, label = connected_components(host, directed=True, connection="strong")
+    if count > n * _CONDENSE_MAX_SHARE:
+        return None
+    cyclic = np.bincount(label, minlength=count) > 1
+    src = np.repeat(np.arange(n), np.diff(hp))
+    cyclic[label[src[src == hi]]] = True  # a self loop is a cycle too
+    comp = xp.asarray(label.astype(np.int32))
+    rows, cols, _ = A._coo()
+    cr, cc = comp[rows], comp[cols]
+    keep = cr != cc  # a component's own edges: its closure's diagonal holds them
+    cr, cc = cr[keep], cc[keep]
+    del rows, cols, keep
+    # sizes in coarse steps (at most 1/8 padding, isolated vertices): a new graph with
+    # a slightly different count replays the same captured closure
+    step = 1 << max(4, count.bit_length() - 3)
+    size = -(-count // step) * step
+    cstar = _star_of_edges(xp, cr, cc, True, count, sr, size, _tensor_base(size), bar)
+    del cr, cc
+    wide = cstar[comp]  # n × c: each vertex's component row
+    del cstar
+    reach = wide[:, comp]
+    del wide
+    if not reflexive:
+        idx = xp.arange(n)
+        reach[idx, idx] = xp.asarray(cyclic[label])
+    return reach
 
 
 # CPU transitive_closure "auto": one closure of the whole n×n bool matrix, which the

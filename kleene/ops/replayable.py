@@ -60,7 +60,9 @@ def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix) -> tuple[M
         if src is not dst:  # filled in place (replay_buffers): nothing to copy
             dst._values[...] = src._values
         dst._touched()
-    graphs.run(entry, fn, held)
+    if graphs.run(entry, fn, held, intact=lambda: _over_buffers(entry, held)) == "failed":
+        held = _held(entry)  # a failed capture may have re-pointed them; the data is there
+        fn(*held)
     for m in held:
         m._touched()
     return held
@@ -93,12 +95,20 @@ def replay_buffers(key: Hashable, specs, xp) -> tuple[tuple, tuple[Matrix, ...]]
 
 
 def _held(entry) -> tuple[Matrix, ...]:
-    """Matrices over the entry's buffers, made once (the graph's pointers are theirs)."""
-    if entry.matrices is None:
+    """Matrices over the entry's buffers (the graph's pointers are theirs), made again
+    if an eager run's ``out=`` op has since swapped one's array for a new one."""
+    if entry.matrices is None or not _over_buffers(entry, entry.matrices):
         import cupy
 
         entry.matrices = tuple(Matrix._from_bitmap(cupy, a) for a in entry.arrays)
     return entry.matrices
+
+
+def _over_buffers(entry, matrices) -> bool:
+    """Whether ``matrices`` still hold the entry's own buffers."""
+    return all(
+        m._values.data.ptr == a.data.ptr for m, a in zip(matrices, entry.arrays, strict=True)
+    )
 
 
 def release_replays() -> None:

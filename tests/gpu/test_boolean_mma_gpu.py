@@ -116,7 +116,10 @@ def _digraph(n: int, per: float, seed: int):
 
 @pytest.mark.parametrize("n", [700, 2048, 3001])
 @pytest.mark.parametrize("reflexive", [False, True])
-def test_transitive_closure_equals_cpu_and_bfs(calls, n, reflexive):
+def test_transitive_closure_equals_cpu_and_bfs(calls, monkeypatch, n, reflexive):
+    from kleene.algorithms import all_pairs
+
+    monkeypatch.setattr(all_pairs, "_CONDENSE_MAX_SHARE", 0)  # the n-vertex R-Kleene
     G = _digraph(n, 2.0, seed=n)
     got = cupy.asnumpy(kleene.transitive_closure(cupy.asarray(G.toarray() > 0),
                                                  reflexive=reflexive))  # fmt: skip
@@ -129,6 +132,57 @@ def test_transitive_closure_equals_cpu_and_bfs(calls, n, reflexive):
         if not reflexive:
             reach[s] = bool(got[s, s])  # s reaches itself only round a cycle
         np.testing.assert_array_equal(got[s], reach)
+
+
+@pytest.mark.parametrize("n, per, loops", [(3000, 2.0, 0), (2500, 3.0, 40), (1500, 1.2, 5),
+                                            (4100, 2.5, 0)])  # fmt: skip
+@pytest.mark.parametrize("reflexive", [False, True])
+def test_condensed_closure_of_sparse_graphs(calls, monkeypatch, n, per, loops, reflexive):
+    """A sparse graph (cupyx CSR) closes through its strongly connected components
+    where they at least halve n: the same answers as the CPU closure and SciPy's BFS,
+    self loops included, and the condensed path taken exactly then."""
+    import cupyx.scipy.sparse as csp
+    from scipy.sparse.csgraph import connected_components
+
+    from kleene.algorithms import all_pairs
+
+    G = _digraph(n, per, seed=n + loops).tolil()
+    for v in np.random.default_rng(loops).integers(0, n, loops):
+        G[v, v] = 1.0
+    G = G.tocsr()
+    taken = []
+    real = all_pairs._closure_condensed
+
+    def spy(*args):
+        reach = real(*args)
+        taken.append(reach is not None)
+        return reach
+
+    monkeypatch.setattr(all_pairs, "_closure_condensed", spy)
+    got = cupy.asnumpy(kleene.transitive_closure(csp.csr_matrix(G), reflexive=reflexive))
+    np.testing.assert_array_equal(got, kleene.transitive_closure(G, reflexive=reflexive))
+    count = connected_components(G, directed=True, connection="strong")[0]
+    assert taken == [count <= n // 2]
+    for s in (0, n // 3, n - 1):
+        reach = np.zeros(n, dtype=bool)
+        reach[breadth_first_order(G, s, return_predecessors=False)] = True
+        if not reflexive:
+            reach[s] = bool(got[s, s])
+        np.testing.assert_array_equal(got[s], reach)
+
+
+def test_dag_is_not_condensed_and_equals_cpu(calls):
+    n = 2100
+    rng = np.random.default_rng(7)
+    r, c = rng.integers(0, n, 3 * n), rng.integers(0, n, 3 * n)
+    keep = r < c  # edges upward only: every component is one vertex
+    G = sp.csr_matrix((np.ones(int(keep.sum())), (r[keep], c[keep])), shape=(n, n))
+    import cupyx.scipy.sparse as csp
+
+    got = cupy.asnumpy(kleene.transitive_closure(csp.csr_matrix(G)))
+    np.testing.assert_array_equal(got, kleene.transitive_closure(G))
+    assert calls, "the DAG's closure ran no tensor-core product"
+    assert not got[np.tril_indices(n)].any()
 
 
 def test_undirected_all_true_and_empty(calls):

@@ -94,11 +94,13 @@ def test_negative_cycle_found_after_a_replay():
 
 @pytest.mark.parametrize("n", [1024, 2000])
 def test_transitive_closure_replays_on_new_graphs(n):
+    """DAGs (upward edges): no component to condense, so every call closes an n-vertex
+    matrix, captured once."""
     for seed in range(3):
         rng = np.random.default_rng(seed)
-        m = 2 * n
-        G = sp.csr_matrix((np.ones(m), (rng.integers(0, n, m), rng.integers(0, n, m))),
-                          shape=(n, n))  # fmt: skip
+        r, c = rng.integers(0, n, 4 * n), rng.integers(0, n, 4 * n)
+        up = r < c
+        G = sp.csr_matrix((np.ones(int(up.sum())), (r[up], c[up])), shape=(n, n))
         got = cupy.asnumpy(kleene.transitive_closure(cupy.asarray(G.toarray() > 0)))
         np.testing.assert_array_equal(got, kleene.transitive_closure(G))
     assert [f for _, f in _captured()] == [None]  # captured once, replayed on new graphs
@@ -119,3 +121,22 @@ def test_cache_is_bounded(monkeypatch):
     for n in (256, 320, 384):
         kleene.apsp(cupyx_csr(_weighted(n, n)), method="recursive")
     assert len(graphs._cache) == 2
+
+
+def test_a_step_that_swaps_its_buffer_runs_eagerly_and_right():
+    """An ``out=`` op that hands a held matrix a new array (store.replace) would leave
+    a captured graph working on memory the caller no longer sees: the capture is
+    refused (recorded as failed) and every call runs eagerly on the cache's buffers,
+    with each call's own data."""
+    kleene.ops.release_replays()
+    base = cupy.arange(64, dtype=cupy.float32).reshape(8, 8)
+
+    def double(m):
+        kleene.ewise_add(m, m, "plus", out=m)  # a new array for m's values
+
+    for trial in range(1, 4):
+        D = kleene.Matrix.from_dense(base * trial, missing=None)
+        (R,) = kleene.ops.replay(("swap-test",), double, D)
+        np.testing.assert_array_equal(cupy.asnumpy(R.to_dense()), cupy.asnumpy(2 * trial * base))
+    failures = [f for k, f in _captured() if k[1] == ("swap-test",)]
+    assert len(failures) == 1 and "replaced" in failures[0]

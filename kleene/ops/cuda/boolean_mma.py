@@ -10,10 +10,12 @@ below int32's range.
 
 Layout: kleene's arrays are row-major; cuBLAS is column-major, so C = A·B is run as
 Cᵀ = Bᵀ·Aᵀ, and the int8 tensor-core kernels want the "TN" form (cuBLASLt's rule
-for IMMA): Bᵀ is copied once per product (k·n bytes, small beside m·n·k), A is
-read in place. The int32 product goes to a scratch buffer a band of C's rows at a
-time (at most ``SCRATCH_BYTES``, and no more than Bᵀ's bytes beyond 4 MB), then
-one fused pass writes ``C |= scratch != 0`` into C (any strided view).
+for IMMA): Bᵀ is copied (a tiled transpose, kernels/transpose_bytes.cu; k·n bytes,
+small beside m·n·k), in two chunks of columns beyond 8 MB, and A is read in place.
+The int32 product goes to a scratch buffer a band of C's rows at a time (at most
+``SCRATCH_BYTES``, and no more than half the chunk's bytes beyond 4 MB), then one
+pass (kernels/bool_threshold.cu) writes ``C |= band != 0`` into C (any strided
+view). See :func:`_plan` for what this costs in scratch.
 
 In-place products (A or B overlapping C, as in R-Kleene) are exact for (or, and):
 a band may read entries earlier bands have set, but every entry read is a true
@@ -25,6 +27,9 @@ on bool when :func:`eligible` says so; otherwise those run their own kernels.
 """
 
 from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
 
 import cupy
 import numpy as np
@@ -38,14 +43,10 @@ _OP_N, _OP_T = 0, 1  # cublasOperation_t
 # int32 scratch for one band of C's rows (the product before thresholding).
 SCRATCH_BYTES = 256 << 20
 MIN_BAND_BYTES = 4 << 20
-# Below this many multiply-adds the CUDA-core kernel's single launch is as fast.
-MIN_STEPS = 1 << 24
+# Below this many multiply-adds the CUDA-core kernel's single launch is as fast
+# (128³; at 192³ the CUDA-core (or, and) kernel took 41 µs on an H100).
+MIN_STEPS = 1 << 21
 _ALIGN = 4  # int8 tensor-core GEMMs: 4-byte aligned pointers, leading dims multiples of 4
-
-_or_nonzero = cupy.ElementwiseKernel(
-    "int32 t", "bool c", "c = c || (t != 0)", "kleene_bool_or_nonzero"
-)
-_nonzero = cupy.ElementwiseKernel("int32 t", "bool c", "c = (t != 0)", "kleene_bool_nonzero")
 
 
 def enabled() -> bool:
@@ -77,7 +78,28 @@ def _aligned(x) -> bool:
     if x.ndim != 2 or x.strides[1] != 1 or x.shape[0] == 0:
         return False
     ld = x.strides[0] if x.shape[0] > 1 else x.shape[1]
-    return ld % _ALIGN == 0 and x.data.ptr % _ALIGN == 0
+    # rows must not overlap (a broadcast or reversed view has a stride below its width)
+    return ld >= x.shape[1] and ld % _ALIGN == 0 and x.data.ptr % _ALIGN == 0
+
+
+def _plan(m: int, n: int, k: int) -> tuple[int, int]:
+    """(w, rows): B's columns per Bᵀ chunk and C's rows per int32 band. Beyond 8 MB
+    of Bᵀ, two chunks of columns, and a band no larger than half a chunk's Bᵀ: the
+    scratch is then 3/4 of B's bytes, so a closure's top products need less than
+    one quadrant beside the matrix, while every GEMM keeps a full wave of tiles."""
+    w = n if n * k <= 2 * MIN_BAND_BYTES else min(n, -(-(n // 2) // 16) * 16)
+    band = min(SCRATCH_BYTES, max(MIN_BAND_BYTES, w * k // 2))
+    return w, max(1, min(m, band // (4 * w)))
+
+
+def scratch_bytes(m: int, n: int, k: int) -> int:
+    """Scratch bytes :func:`product` takes for an (m × k)·(k × n) product."""
+    w, rows = _plan(m, n, k)
+    return _round(w * k) + rows * w * 4
+
+
+def _round(nbytes: int) -> int:
+    return -(-nbytes // 256) * 256
 
 
 def product(a, b, c, *, accumulate: bool) -> None:
@@ -86,25 +108,44 @@ def product(a, b, c, *, accumulate: bool) -> None:
     m, k = a.shape
     n = b.shape[1]
     a8, lda = _int8_view(a)
-    # Bᵀ (n × k, the T of "TN") and the int32 band in one scratch buffer (a replayed
-    # graph's arena while one is captured); the band no larger than Bᵀ beyond 4 MB,
-    # so the temporaries stay near one block's bytes.
-    band_bytes = min(SCRATCH_BYTES, max(MIN_BAND_BYTES, n * k))
-    rows = max(1, min(m, band_bytes // (4 * n)))
-    bt_bytes = -(-n * k // 256) * 256
-    buf = graphs.scratch(bt_bytes + rows * n * 4)
-    bt = buf[: n * k].view(cupy.bool_).reshape(n, k)
-    bt[...] = b.T
-    bt = bt.view(cupy.int8)
-    scratch = buf[bt_bytes:].view(cupy.int32).reshape(rows, n)
-    fuse = _or_nonzero if accumulate else _nonzero
-    for r0 in range(0, m, rows):
-        h = min(rows, m - r0)
-        band = scratch[:h]
-        # column-major: band(n × h) = (Bᵀ stored k × n)ᵀ · (A's rows r0.., k × h)
-        gemm_int8(_OP_T, _OP_N, n, h, k, bt.data.ptr, k, a8.data.ptr + r0 * lda, lda,
-                  band.data.ptr, n)  # fmt: skip
-        fuse(band, c[r0 : r0 + h])
+    _, ldb = _int8_view(b)
+    w, rows = _plan(m, n, k)
+    # Bᵀ chunk (w × k, the T of "TN") and the int32 band in one scratch buffer (a
+    # replayed graph's arena while one is captured)
+    buf = graphs.scratch(scratch_bytes(m, n, k))
+    bt = buf[: w * k].view(cupy.int8)
+    band = buf[_round(w * k) :].view(cupy.int32)
+    ldc, sc = (c.strides[0] if m > 1 else n), c.strides[1]
+    kernels = _kernels(cupy.cuda.runtime.getDevice())
+    fuse = kernels["acc"] if accumulate else kernels["set"]
+    ws = graphs.cublas_workspace()
+    for j0 in range(0, n, w):
+        wj = min(w, n - j0)
+        # Bᵀ's rows j0..: B's columns, through shared-memory tiles (both sides coalesced)
+        kernels["transpose"](((wj + 31) // 32, (k + 31) // 32), (32, 8),
+                             (np.uint64(b.data.ptr + j0), np.int64(ldb), bt, np.int64(k),
+                              np.int32(k), np.int32(wj)))  # fmt: skip
+        for r0 in range(0, m, rows):
+            h = min(rows, m - r0)
+            # column-major: band(wj × h) = (Bᵀ chunk stored k × wj)ᵀ · (A's rows r0.., k × h)
+            gemm_int8(_OP_T, _OP_N, wj, h, k, bt.data.ptr, k, a8.data.ptr + r0 * lda, lda,
+                      band.data.ptr, wj, ws)  # fmt: skip
+            fuse(((wj + 31) // 32, (h + 7) // 8), (32, 8),
+                 (band, np.int64(wj), np.uint64(c.data.ptr + r0 * ldc + j0 * sc), np.int64(ldc),
+                  np.int64(sc), np.int32(h), np.int32(wj)))  # fmt: skip
+
+
+@cache
+def _kernels(device: int) -> dict:
+    """The transpose and threshold kernels on ``device`` (kernels/*.cu)."""
+    here = Path(__file__).parent / "kernels"
+    mod = cupy.RawModule(code=(here / "transpose_bytes.cu").read_text(),
+                         options=("-std=c++17",))  # fmt: skip
+    names = ("kl_bool_threshold<true>", "kl_bool_threshold<false>")
+    thr = cupy.RawModule(code=(here / "bool_threshold.cu").read_text(),
+                         options=("-std=c++17",), name_expressions=names)  # fmt: skip
+    return {"transpose": mod.get_function("kl_transpose_bytes"),
+            "acc": thr.get_function(names[0]), "set": thr.get_function(names[1])}  # fmt: skip
 
 
 def _int8_view(x) -> tuple[cupy.ndarray, int]:

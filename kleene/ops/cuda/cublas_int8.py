@@ -82,12 +82,18 @@ def prepare() -> None:
 
 
 def gemm_int8(op_a: int, op_b: int, m: int, n: int, k: int, a_ptr: int, lda: int,
-              b_ptr: int, ldb: int, c_ptr: int, ldc: int) -> None:  # fmt: skip
+              b_ptr: int, ldb: int, c_ptr: int, ldc: int,
+              workspace: tuple[int, int] | None = None) -> None:  # fmt: skip
     """C (int32, column-major m × n) = op(A) · op(B) for int8 A, B, on the current
-    stream (``cublasGemmEx``, CUDA_R_8I inputs, CUDA_R_32I output, 32-bit compute)."""
+    stream (``cublasGemmEx``, CUDA_R_8I inputs, CUDA_R_32I output, 32-bit compute),
+    with ``workspace`` ((device pointer, bytes): a captured graph's own) or the
+    handle's."""
     lib = _lib()
-    handle, _ = _handle(cupy.cuda.runtime.getDevice())
+    handle, own = _handle(cupy.cuda.runtime.getDevice())
     _check(lib.cublasSetStream_v2(handle, cupy.cuda.get_current_stream().ptr), "cublasSetStream")
+    # cublasSetStream resets the workspace to cuBLAS's default pool: set ours again
+    ptr, size = (own.ptr, WORKSPACE_BYTES) if workspace is None else workspace
+    _check(lib.cublasSetWorkspace_v2(handle, ptr, size), "cublasSetWorkspace")
     status = lib.cublasGemmEx(
         handle, op_a, op_b, m, n, k,
         _ONE.ctypes.data, a_ptr, _CUDA_R_8I, lda,

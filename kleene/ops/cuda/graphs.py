@@ -82,6 +82,7 @@ class Arena:
 
     def __init__(self):
         self.block: cupy.ndarray | None = None
+        self.cublas: cupy.ndarray | None = None  # cuBLAS workspace of the captured GEMMs
 
     def take(self, nbytes: int) -> cupy.ndarray:
         if self.block is None or self.block.size < nbytes:
@@ -100,6 +101,31 @@ def scratch(nbytes: int) -> cupy.ndarray:
     if _capturing is not None:
         return _capturing.take(nbytes)
     return cupy.empty(nbytes, dtype=cupy.uint8)
+
+
+# A capture's own cuBLAS workspace: cuBLAS's pre-Hopper default size (its int8
+# GEMMs here take no split-K reduction space), not the 32 MiB that the shared handle
+# keeps, since each cached graph holds its own.
+CAPTURE_WORKSPACE_BYTES = 4 << 20
+
+
+def cublas_workspace() -> tuple[int, int] | None:
+    """(device pointer, bytes) of the capture's own cuBLAS workspace (None outside a
+    capture). The captured GEMMs keep using it at every replay, so it belongs to the
+    entry, not to the handle, whose workspace eager GEMMs on other streams may use
+    meanwhile."""
+    if _capturing is None:
+        return None
+    if _capturing.cublas is None:
+        _capturing.cublas = cupy.empty(CAPTURE_WORKSPACE_BYTES, dtype=cupy.uint8)
+    return _capturing.cublas.data.ptr, CAPTURE_WORKSPACE_BYTES
+
+
+def reserve(nbytes: int) -> None:
+    """Inside a capture, size its scratch arena for the largest step to come now, so
+    that it never doubles (each outgrown block stays in the entry's pool)."""
+    if _capturing is not None:
+        _capturing.take(nbytes)
 
 
 _cache: OrderedDict[tuple, Entry] = OrderedDict()
@@ -132,18 +158,24 @@ def release() -> None:
         _cache.popitem(last=False)[1].drop()
 
 
-def run(e: Entry, fn: Callable[..., None], args) -> bool:
+def run(e: Entry, fn: Callable[..., None], args, intact: Callable[[], bool]) -> str:
     """Run ``fn(*args)`` (device work over e's buffers) on the current stream: replay
-    e's graph if captured, else capture it now and launch it; eagerly if capture
-    fails. Returns whether ``fn`` was called (its host side ran)."""
+    e's graph if captured, else capture it now and launch it. Returns "replayed"
+    (``fn`` not called), "captured" (called while capturing, then launched) or
+    "failed": the capture failed now or before, nothing ran, and the caller runs
+    ``fn`` eagerly. ``intact()`` says whether ``args`` still hold e's buffers after
+    ``fn``'s capture: an op that swapped one for a new array would leave the graph
+    reading and writing memory the caller no longer sees."""
     outer = cupy.cuda.get_current_stream()
     if e.graph is not None:
         e.graph.launch(outer)
-        return False
+        return "replayed"
     if e.failed is not None:
-        fn(*args)
-        return True
-    cublas_int8.prepare()  # its handle and workspace, made outside the capture
+        return "failed"
+    try:
+        cublas_int8.prepare()  # its handle and workspace, made outside the capture
+    except Exception:  # noqa: BLE001 - no cuBLAS: only int8 products need it, and they say so
+        pass
     stream = cupy.cuda.Stream(non_blocking=True)
     stream.wait_event(outer.record())
     pool = cupy.cuda.MemoryPool()
@@ -151,19 +183,22 @@ def run(e: Entry, fn: Callable[..., None], args) -> bool:
     global _capturing
     try:
         with cupy.cuda.using_allocator(pool.malloc), stream:
-            _capturing = e.arena = Arena()
-            stream.begin_capture()
             try:
-                fn(*args)
+                _capturing = e.arena = Arena()
+                stream.begin_capture()
+                try:
+                    fn(*args)
+                finally:
+                    graph = stream.end_capture()
             finally:
-                graph = stream.end_capture()
                 _capturing = None
+        if not intact():
+            raise RuntimeError("the captured work replaced one of the buffers it was given")
     except Exception as exc:  # noqa: BLE001 - anything the capture cannot take: run eagerly
         e.failed = f"{type(exc).__name__}: {exc}"
-        e.arena = None
+        e.arena = graph = None
         pool.free_all_blocks()
-        fn(*args)
-        return True
+        return "failed"
     e.graph, e.pool, e.stream = graph, pool, stream
     graph.launch(outer)
-    return True
+    return "captured"
