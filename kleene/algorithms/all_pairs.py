@@ -217,7 +217,7 @@ def _dense_closure(sr: Semiring, D: Matrix, P: Matrix | None, method: str, block
         elif method == "blocked":
             apsp_dense.blocked(sr, d, p, block, bar)
         else:
-            apsp_dense.recursive(sr, d, p, block, bar)
+            apsp_dense.recursive(sr, d, p, block, bar, lower=method == "recursive-lower")
 
     ran: list[bool] = []
     held = replay(_closure_key(method, block, sr), run, *((D,) if P is None else (D, P)))
@@ -632,17 +632,25 @@ def _star_tensor_cores(A: Matrix, sr: Semiring, size: int, block: int, bar: Prog
     buffer or not, and the result's copy; never three n² arrays at once) plus the
     products' scratch (at most 3/16 of the matrix: ``boolean_mma.scratch_bytes``)."""
     rows, cols, _ = A._coo()  # every stored entry is an edge, zero too
-    return _star_of_edges(A.xp, rows, cols, True, A.nrows, sr, size, block, bar)
+    D = _closure_of_edges(A.xp, rows, cols, size, sr, block, bar)
+    del rows, cols
+    n = A.nrows
+    star = D.block(slice(0, n), slice(0, n)).to_dense()  # the result's own copy
+    bar.step(_FINAL_UNITS * size * size)
+    return star
 
 
-def _star_of_edges(xp, rows, cols, vals, n: int, sr: Semiring, size: int, block: int,
-                   bar: Progress):  # fmt: skip
-    """:func:`_star_tensor_cores` of the n-vertex graph with these edges."""
-    key = _closure_key("recursive", block, sr)
+def _closure_of_edges(xp, rows, cols, size: int, sr: Semiring, block: int, bar: Progress,
+                      lower: bool = False) -> Matrix:  # fmt: skip
+    """The ``size``×``size`` Matrix holding A* for the graph with these edges (and the
+    empty paths): the replay cache's buffer when replayed, so read it before the next
+    closure of this size. ``lower``: every edge leads from a larger index to a
+    smaller one."""
+    method = "recursive-lower" if lower else "recursive"
+    key = _closure_key(method, block, sr)
     (dense,), (D,) = replay_buffers(key, [((size, size), np.bool_)], xp)  # filled in place
     dense.fill(False)
-    dense[rows, cols] = vals
-    del rows, cols, vals
+    dense[rows, cols] = True
     idx = xp.arange(size)
     dense[idx, idx] = True  # the empty path: sr.one on the diagonal
     del dense
@@ -651,28 +659,29 @@ def _star_of_edges(xp, rows, cols, vals, n: int, sr: Semiring, size: int, block:
 
     top = -(-(size // 2) // 16) * 16  # the top split's larger half: its products are the largest
     need = boolean_mma.scratch_bytes(top, top, top)
-    D, _ = _dense_closure(sr, D, None, "recursive", block, bar, scratch=need)
-    star = D.block(slice(0, n), slice(0, n)).to_dense()  # the result's own copy
-    bar.step(_FINAL_UNITS * size * size)
-    return star
+    D, _ = _dense_closure(sr, D, None, method, block, bar, scratch=need)
+    return D
 
 
-# The GPU closure condenses a sparse graph's strongly connected components first
-# when that at least halves n (an eighth of the closure's work): all vertices of a
-# component reach the same set. SciPy labels the components on the host (O(n + m):
-# the edges travel, not n²), so only graphs with few edges a pair are condensed.
+# The GPU closure of a sparse graph goes through its strongly connected components:
+# all vertices of a component reach the same set, and SciPy numbers the components
+# in reverse topological order, so the component graph is lower triangular and its
+# R-Kleene needs 2 products of 6 ("recursive-lower"). A DAG (n components) gains
+# that alone: 3x fewer products for two n² gathers. SciPy labels them on the host
+# (O(n + m): the edges travel, not n²), so only graphs with few edges a pair go
+# this way.
 _CONDENSE_MAX_DENSITY = 1 / 64  # edges per pair: above it the edges' trip costs more
-_CONDENSE_MAX_SHARE = 0.5  # components per vertex
+_CONDENSE_MAX_SHARE = 0.5  # components per vertex without a triangular order
 
 
 def _closure_condensed(A: Matrix, sr: Semiring, bar: Progress, reflexive: bool):
     """Reachability (the result of :func:`transitive_closure`) on the GPU through the
     condensation: the tensor-core closure C* of the component graph, then R[i, j] =
     C*[comp i, comp j] by two gathers, and R[i, i] = i's component has a cycle (more
-    than one vertex, or a self loop) unless ``reflexive``. None when condensing would
-    not pay (dense input, too few vertices merged). Peak: the n² result, an n×c
-    gather and c² beside it (c ≤ n/2: at most 1.75 bytes a pair), and the smaller
-    closure's own peak before them."""
+    than one vertex, or a self loop) unless ``reflexive``. None when it would not pay
+    (dense input; a component order that is not topological and merges few
+    vertices). Peak: the c² closure, its products' scratch and the n² result: at
+    most 2 bytes a pair and the scratch (c = n, a DAG)."""
     n = A.nrows
     if A.format == "dense" or A.nvals > n * n * _CONDENSE_MAX_DENSITY:
         return None
@@ -684,10 +693,11 @@ def _closure_condensed(A: Matrix, sr: Semiring, bar: Progress, reflexive: bool):
     hp, hi = xp.asnumpy(indptr), xp.asnumpy(indices)  # O(n + m) bytes: the edges travel
     host = csr_matrix((np.ones(hi.size), hi, hp), shape=(n, n))
     count, label = connected_components(host, directed=True, connection="strong")
-    if count > n * _CONDENSE_MAX_SHARE:
+    src = np.repeat(np.arange(n), np.diff(hp))
+    lower = bool(np.all(label[src] >= label[hi]))  # checked, not assumed of SciPy
+    if not lower and count > n * _CONDENSE_MAX_SHARE:
         return None
     cyclic = np.bincount(label, minlength=count) > 1
-    src = np.repeat(np.arange(n), np.diff(hp))
     cyclic[label[src[src == hi]]] = True  # a self loop is a cycle too
     comp = xp.asarray(label.astype(np.int32))
     rows, cols, _ = A._coo()
@@ -695,16 +705,17 @@ def _closure_condensed(A: Matrix, sr: Semiring, bar: Progress, reflexive: bool):
     keep = cr != cc  # a component's own edges: its closure's diagonal holds them
     cr, cc = cr[keep], cc[keep]
     del rows, cols, keep
-    # sizes in coarse steps (at most 1/8 padding, isolated vertices): a new graph with
-    # a slightly different count replays the same captured closure
-    step = 1 << max(4, count.bit_length() - 3)
+    # sizes in coarse steps (at most 1/16 padding, isolated vertices): a new graph
+    # with a slightly different count replays the same captured closure
+    step = 1 << max(4, count.bit_length() - 4)
     size = -(-count // step) * step
-    cstar = _star_of_edges(xp, cr, cc, True, count, sr, size, _tensor_base(size), bar)
+    C = _closure_of_edges(xp, cr, cc, size, sr, _tensor_base(size), bar, lower)
     del cr, cc
-    wide = cstar[comp]  # n × c: each vertex's component row
-    del cstar
-    reach = wide[:, comp]
-    del wide
+    from ..ops.cuda.gather import gather_square
+
+    reach = gather_square(C._values, comp)  # one pass from the closure's own buffer
+    del C
+    bar.step(_FINAL_UNITS * size * size)
     if not reflexive:
         idx = xp.arange(n)
         reach[idx, idx] = xp.asarray(cyclic[label])

@@ -92,8 +92,11 @@ def _blocked_plan(n: int, block: int) -> Iterator[Step]:
         yield ("acc", (al, k), (k, al), (al, al))  # pass 3: everything else
 
 
-def _recursive_plan(lo: int, hi: int, base: int) -> Iterator[Step]:
-    """R-Kleene (Buluç Fig. 3) on rows/cols lo:hi, as a sequence of steps."""
+def _recursive_plan(lo: int, hi: int, base: int, lower: bool = False) -> Iterator[Step]:
+    """R-Kleene (Buluç Fig. 3) on rows/cols lo:hi, as a sequence of steps. ``lower``:
+    the matrix is lower triangular (vertices in reverse topological order, as a
+    condensation's components come from SciPy), so A12 is and stays empty and only
+    A21 ← A22* A21 A11* is left beside the diagonal blocks: 2 products of 6."""
     if hi - lo <= base:
         yield ("star", slice(lo, hi))
         return
@@ -102,21 +105,25 @@ def _recursive_plan(lo: int, hi: int, base: int) -> Iterator[Step]:
         half = -(-half // 16) * 16  # products of Boolean closures (ops/cuda/boolean_mma.py)
     mid = lo + half
     one, two = slice(lo, mid), slice(mid, hi)
-    yield from _recursive_plan(lo, mid, base)  # A11 ← A11*
-    yield ("acc", (one, one), (one, two), (one, two))  # A12 ← A11 A12
+    yield from _recursive_plan(lo, mid, base, lower)  # A11 ← A11*
+    if not lower:
+        yield ("acc", (one, one), (one, two), (one, two))  # A12 ← A11 A12
     yield ("acc", (two, one), (one, one), (two, one))  # A21 ← A21 A11
-    yield ("acc", (two, one), (one, two), (two, two))  # A22 ← A22 ⊕ A21 A12
-    yield from _recursive_plan(mid, hi, base)  # A22 ← A22*
+    if not lower:
+        yield ("acc", (two, one), (one, two), (two, two))  # A22 ← A22 ⊕ A21 A12
+    yield from _recursive_plan(mid, hi, base, lower)  # A22 ← A22*
     yield ("acc", (two, two), (two, one), (two, one))  # A21 ← A22 A21
-    yield ("acc", (one, two), (two, two), (one, two))  # A12 ← A12 A22
-    yield ("acc", (one, two), (two, one), (one, one))  # A11 ← A11 ⊕ A12 A21
+    if not lower:
+        yield ("acc", (one, two), (two, two), (one, two))  # A12 ← A12 A22
+        yield ("acc", (one, two), (two, one), (one, one))  # A11 ← A11 ⊕ A12 A21
 
 
 def _plan(method: str, n: int, block: int) -> Iterator[Step]:
     if method == "blocked":
         return _blocked_plan(n, block)
-    if method == "recursive":
-        return _recursive_plan(0, n, block) if n else iter(())
+    if method in ("recursive", "recursive-lower"):
+        lower = method == "recursive-lower"
+        return _recursive_plan(0, n, block, lower) if n else iter(())
     raise ValueError(f"no dense plan for method {method!r}")
 
 
@@ -160,8 +167,11 @@ def blocked(sr, D: Matrix, P: Matrix | None, block: int, progress=None) -> None:
     _execute(sr, D, P, _blocked_plan(n, block), progress, total, "blocked")
 
 
-def recursive(sr, D: Matrix, P: Matrix | None, base: int, progress=None) -> None:
-    """R-Kleene (Buluç Fig. 3): in-place recursive closure on 2×2 blocks."""
+def recursive(sr, D: Matrix, P: Matrix | None, base: int, progress=None, *,
+              lower: bool = False) -> None:  # fmt: skip
+    """R-Kleene (Buluç Fig. 3): in-place recursive closure on 2×2 blocks (``lower``:
+    of a lower-triangular D, skipping the products of its empty upper blocks)."""
     n = D.nrows
-    total = work("recursive", n, base)
-    _execute(sr, D, P, _plan("recursive", n, base), progress, total, "recursive")
+    method = "recursive-lower" if lower else "recursive"
+    total = work(method, n, base)
+    _execute(sr, D, P, _plan(method, n, base), progress, total, method)
