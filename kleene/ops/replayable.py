@@ -55,6 +55,9 @@ def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix) -> tuple[M
         fn(*matrices)
         return matrices
     entry = graphs.entry(key, specs)
+    if entry is None:  # other threads' graphs fill the cache
+        fn(*matrices)
+        return matrices
     held = _held(entry)
     for src, dst in zip(matrices, held, strict=True):
         if src is not dst:  # filled in place (replay_buffers): nothing to copy
@@ -87,8 +90,8 @@ def replay_buffers(key: Hashable, specs, xp) -> tuple[tuple, tuple[Matrix, ...]]
     if xp is not np:
         from .cuda import graphs
 
-        if graphs.fits(specs):
-            entry = graphs.entry(key, specs)
+        entry = graphs.entry(key, specs) if graphs.fits(specs) else None
+        if entry is not None:
             return tuple(entry.arrays), _held(entry)
     arrays = tuple(xp.empty(shape, dtype=dtype) for shape, dtype in specs)
     return arrays, tuple(Matrix._from_bitmap(xp, a) for a in arrays)

@@ -138,5 +138,32 @@ def test_a_step_that_swaps_its_buffer_runs_eagerly_and_right():
         D = kleene.Matrix.from_dense(base * trial, missing=None)
         (R,) = kleene.ops.replay(("swap-test",), double, D)
         np.testing.assert_array_equal(cupy.asnumpy(R.to_dense()), cupy.asnumpy(2 * trial * base))
-    failures = [f for k, f in _captured() if k[1] == ("swap-test",)]
+    failures = [f for k, f in _captured() if k[2] == ("swap-test",)]
     assert len(failures) == 1 and "replaced" in failures[0]
+
+
+def test_threads_replay_their_own_graphs():
+    """Two threads closing different graphs of one size at once: each thread captures
+    and replays its own entry (a shared one would hand both the same buffers), and
+    every answer equals SciPy's."""
+    import threading
+
+    kleene.ops.release_replays()
+    graphs_by_thread = {t: [_weighted(600, 10 * t + i) for i in range(3)] for t in range(2)}
+    wrong: list = []
+
+    def work(t):
+        with cupy.cuda.Stream(non_blocking=True):
+            for G in graphs_by_thread[t]:
+                got = cupy.asnumpy(kleene.apsp(cupyx_csr(G), method="recursive"))
+                if not np.allclose(got, shortest_path(G)):
+                    wrong.append(t)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not wrong
+    owners = {k[1] for k in graphs._cache}
+    assert len(owners) == 2 and all(f is None for _, f in _captured())

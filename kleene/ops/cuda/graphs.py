@@ -13,7 +13,7 @@ to a live array that a later replay would overwrite. Inside the capture the
 private pool reuses freed blocks as usual (one stream: in order), so it holds the
 sequence's peak temporaries, not their sum.
 
-Entries are cached per (device, key, buffer shapes and dtypes), at most
+Entries are cached per (device, thread, key, buffer shapes and dtypes), at most
 ``MAX_ENTRIES`` and ``MAX_BYTES`` of buffers and pools together, oldest dropped
 first; :func:`release` drops them all. ``KLEENE_CUDA_GRAPHS=0`` turns graphs off.
 """
@@ -21,6 +21,7 @@ first; :func:`release` drops them all. ``KLEENE_CUDA_GRAPHS=0`` turns graphs off
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -92,14 +93,19 @@ class Arena:
         return self.block[:nbytes]
 
 
-_capturing: Arena | None = None  # the arena of the capture under way, if any
+_local = threading.local()  # per thread: .arena, the arena of its capture under way
+
+
+def _arena() -> Arena | None:
+    return getattr(_local, "arena", None)
 
 
 def scratch(nbytes: int) -> cupy.ndarray:
     """``nbytes`` of uint8 scratch for one step: inside a capture, the capture's arena
     (valid until the step's next call to this); otherwise a new array."""
-    if _capturing is not None:
-        return _capturing.take(nbytes)
+    arena = _arena()
+    if arena is not None:
+        return arena.take(nbytes)
     return cupy.empty(nbytes, dtype=cupy.uint8)
 
 
@@ -114,37 +120,54 @@ def cublas_workspace() -> tuple[int, int] | None:
     capture). The captured GEMMs keep using it at every replay, so it belongs to the
     entry, not to the handle, whose workspace eager GEMMs on other streams may use
     meanwhile."""
-    if _capturing is None:
+    arena = _arena()
+    if arena is None:
         return None
-    if _capturing.cublas is None:
-        _capturing.cublas = cupy.empty(CAPTURE_WORKSPACE_BYTES, dtype=cupy.uint8)
-    return _capturing.cublas.data.ptr, CAPTURE_WORKSPACE_BYTES
+    if arena.cublas is None:
+        arena.cublas = cupy.empty(CAPTURE_WORKSPACE_BYTES, dtype=cupy.uint8)
+    return arena.cublas.data.ptr, CAPTURE_WORKSPACE_BYTES
 
 
 def reserve(nbytes: int) -> None:
     """Inside a capture, size its scratch arena for the largest step to come now, so
     that it never doubles (each outgrown block stays in the entry's pool)."""
-    if _capturing is not None:
-        _capturing.take(nbytes)
+    arena = _arena()
+    if arena is not None:
+        arena.take(nbytes)
 
 
 _cache: OrderedDict[tuple, Entry] = OrderedDict()
+_lock = threading.RLock()  # the cache's bookkeeping (entries, eviction, release)
 
 
-def entry(key, specs) -> Entry:
+def entry(key, specs) -> Entry | None:
     """The cached entry for ``key`` and buffer ``specs`` [(shape, dtype), ...], made
-    (buffers allocated, nothing captured yet) if missing, older ones dropped to fit."""
+    (buffers allocated, nothing captured yet) if missing, this thread's older ones
+    dropped to fit; None when other threads' entries leave no room (run eagerly).
+
+    Entries are per thread: a caller copies its result out of the entry's buffers
+    after the replay, so two threads must never share them; and a thread drops only
+    its own, since another's graph may still be running on that thread's stream."""
     specs = tuple((tuple(int(s) for s in shape), np.dtype(dtype)) for shape, dtype in specs)
-    k = (cupy.cuda.runtime.getDevice(), key, specs)
-    e = _cache.get(k)
-    if e is not None:
-        _cache.move_to_end(k)
+    me = threading.get_ident()
+    k = (cupy.cuda.runtime.getDevice(), me, key, specs)
+    with _lock:
+        e = _cache.get(k)
+        if e is not None:
+            _cache.move_to_end(k)
+            return e
+        need = _bytes(specs)
+
+        def full() -> bool:
+            return len(_cache) >= MAX_ENTRIES or held_bytes() + need > MAX_BYTES
+
+        mine = [c for c in _cache if c[1] == me]
+        while full() and mine:
+            _cache.pop(mine.pop(0)).drop()
+        if full():
+            return None
+        e = _cache[k] = Entry(specs)
         return e
-    need = _bytes(specs)
-    while _cache and (len(_cache) >= MAX_ENTRIES or held_bytes() + need > MAX_BYTES):
-        _cache.popitem(last=False)[1].drop()
-    e = _cache[k] = Entry(specs)
-    return e
 
 
 def held_bytes() -> int:
@@ -154,8 +177,9 @@ def held_bytes() -> int:
 
 def release() -> None:
     """Drop every cached graph, its buffers and its pool."""
-    while _cache:
-        _cache.popitem(last=False)[1].drop()
+    with _lock:
+        while _cache:
+            _cache.popitem(last=False)[1].drop()
 
 
 def run(e: Entry, fn: Callable[..., None], args, intact: Callable[[], bool]) -> str:
@@ -180,18 +204,17 @@ def run(e: Entry, fn: Callable[..., None], args, intact: Callable[[], bool]) -> 
     stream.wait_event(outer.record())
     pool = cupy.cuda.MemoryPool()
     graph = None
-    global _capturing
     try:
         with cupy.cuda.using_allocator(pool.malloc), stream:
             try:
-                _capturing = e.arena = Arena()
+                _local.arena = e.arena = Arena()
                 stream.begin_capture()
                 try:
                     fn(*args)
                 finally:
                     graph = stream.end_capture()
             finally:
-                _capturing = None
+                _local.arena = None
         if not intact():
             raise RuntimeError("the captured work replaced one of the buffers it was given")
     except Exception as exc:  # noqa: BLE001 - anything the capture cannot take: run eagerly
