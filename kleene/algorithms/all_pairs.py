@@ -18,10 +18,12 @@ from ..ops import (
     diagonal,
     ewise_add,
     mxm,
+    product_scratch,
     reduce,
     replay,
     replay_buffers,
     select,
+    take_square,
     to_host,
 )
 from ..progress import Progress, progress_for
@@ -207,20 +209,19 @@ def _dense_closure(sr: Semiring, D: Matrix, P: Matrix | None, method: str, block
 
     def run(*mats):
         ran.append(True)
-        if scratch:
-            from ..ops.cuda import graphs
-
-            graphs.reserve(scratch)
         d, p = mats if P is not None else (mats[0], None)
         if method == "floyd-warshall":
             apsp_dense.floyd_warshall(sr, d, p, bar)
         elif method == "blocked":
             apsp_dense.blocked(sr, d, p, block, bar)
+        elif method == "recursive-lower":
+            apsp_dense.recursive(sr, d, p, block, bar, lower=True)
         else:
-            apsp_dense.recursive(sr, d, p, block, bar, lower=method == "recursive-lower")
+            apsp_dense.recursive(sr, d, p, block, bar)
 
     ran: list[bool] = []
-    held = replay(_closure_key(method, block, sr), run, *((D,) if P is None else (D, P)))
+    held = replay(_closure_key(method, block, sr), run, *((D,) if P is None else (D, P)),
+                  scratch=scratch)  # fmt: skip
     if not ran:  # a replayed graph: the steps' progress units in one go
         bar.step(apsp_dense.work(method, D.nrows, block))
     return held[0], (held[1] if P is not None else None)
@@ -635,7 +636,7 @@ def _star_tensor_cores(A: Matrix, sr: Semiring, size: int, block: int, bar: Prog
     buffer filled in place. Peak: 2 bytes a pair (the working matrix, the graph's
     buffer or not, and the result's copy; never three n² arrays at once) plus the
     products' scratch (at most 3/16 of the matrix: ``boolean_mma.scratch_bytes``)."""
-    rows, cols, _ = A._coo()  # every stored entry is an edge, zero too
+    rows, cols, _ = A.to_coo()  # every stored entry is an edge, zero too
     D = _closure_of_edges(A.xp, rows, cols, size, sr, block, bar)
     del rows, cols
     n = A.nrows
@@ -659,10 +660,8 @@ def _closure_of_edges(xp, rows, cols, size: int, sr: Semiring, block: int, bar: 
     dense[idx, idx] = True  # the empty path: sr.one on the diagonal
     del dense
     bar.step(_INITIAL_UNITS * size * size)
-    from ..ops.cuda import boolean_mma
-
     top = -(-(size // 2) // 16) * 16  # the top split's larger half: its products are the largest
-    need = boolean_mma.scratch_bytes(top, top, top)
+    need = product_scratch(sr, np.bool_, top, top, top, xp)
     D, _ = _dense_closure(sr, D, None, method, block, bar, scratch=need)
     return D
 
@@ -693,9 +692,9 @@ def _closure_condensed(A: Matrix, sr: Semiring, bar: Progress, reflexive: bool):
     from scipy.sparse.csgraph import connected_components
 
     xp = A.xp
-    indptr, indices, _ = A._csr()
-    hp, hi = xp.asnumpy(indptr), xp.asnumpy(indices)  # O(n + m) bytes: the edges travel
-    host = csr_matrix((np.ones(hi.size), hi, hp), shape=(n, n))
+    host = A.to_scipy()  # O(n + m) bytes: the edges travel
+    hp, hi = host.indptr, host.indices
+    host = csr_matrix((np.ones(hi.size), hi, hp), shape=(n, n))  # zeros are edges too
     count, label = connected_components(host, directed=True, connection="strong")
     src = np.repeat(np.arange(n), np.diff(hp))
     lower = bool(np.all(label[src] >= label[hi]))  # checked, not assumed of SciPy
@@ -704,7 +703,7 @@ def _closure_condensed(A: Matrix, sr: Semiring, bar: Progress, reflexive: bool):
     cyclic = np.bincount(label, minlength=count) > 1
     cyclic[label[src[src == hi]]] = True  # a self loop is a cycle too
     comp = xp.asarray(label.astype(np.int32))
-    rows, cols, _ = A._coo()
+    rows, cols, _ = A.to_coo()
     cr, cc = comp[rows], comp[cols]
     keep = cr != cc  # a component's own edges: its closure's diagonal holds them
     cr, cc = cr[keep], cc[keep]
@@ -715,9 +714,7 @@ def _closure_condensed(A: Matrix, sr: Semiring, bar: Progress, reflexive: bool):
     size = -(-count // step) * step
     C = _closure_of_edges(xp, cr, cc, size, sr, _tensor_base(size), bar, lower)
     del cr, cc
-    from ..ops.cuda.gather import gather_square
-
-    reach = gather_square(C._values, comp)  # one pass from the closure's own buffer
+    reach = take_square(C, comp)  # one pass from the closure's own buffer
     del C
     bar.step(_FINAL_UNITS * size * size)
     if not reflexive:

@@ -38,7 +38,14 @@ from .operations import (
     transpose,
     vxm,
 )
-from .replayable import release_replays, replay, replay_buffers, replay_bytes
+from .replayable import (
+    product_scratch,
+    release_replays,
+    replay,
+    replay_buffers,
+    replay_bytes,
+    take_square,
+)
 from .sources import multi_source_sssp
 from .streaming import pinned_empty, tile_stream
 from .symmetry import is_symmetric, symmetrize
@@ -73,10 +80,12 @@ __all__ = [
     "mxv",
     "reduce",
     "relax",
+    "product_scratch",
     "release_replays",
     "replay",
     "replay_buffers",
     "replay_bytes",
+    "take_square",
     "select",
     "shortest_path_tree",
     "symmetrize",

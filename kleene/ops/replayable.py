@@ -18,9 +18,12 @@ from .closure import _full_dense
 from .matrix import Matrix
 
 
-def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix) -> tuple[Matrix, ...]:
+def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix,
+           scratch: int = 0) -> tuple[Matrix, ...]:  # fmt: skip
     """Run ``fn(*matrices)``, which updates full dense matrices in place, and return
-    the matrices that hold the result.
+    the matrices that hold the result. ``scratch``: bytes the largest of ``fn``'s
+    steps takes as scratch (:func:`product_scratch`), reserved up front in a capture
+    so that the captured steps' scratch never grows by doubling.
 
     On the CPU, or when graphs are off or the matrices too big to keep a copy of,
     ``fn`` runs on ``matrices`` and they are returned. On the GPU otherwise the
@@ -63,7 +66,12 @@ def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix) -> tuple[M
         if src is not dst:  # filled in place (replay_buffers): nothing to copy
             dst._values[...] = src._values
         dst._touched()
-    if graphs.run(entry, fn, held, intact=lambda: _over_buffers(entry, held)) == "failed":
+
+    def step(*mats):
+        graphs.reserve(scratch)
+        fn(*mats)
+
+    if graphs.run(entry, step, held, intact=lambda: _over_buffers(entry, held)) == "failed":
         held = _held(entry)  # a failed capture may have re-pointed them; the data is there
         fn(*held)
     for m in held:
@@ -143,3 +151,50 @@ def replay_bytes() -> int:
     from .cuda import graphs
 
     return graphs.held_bytes()
+
+
+def product_scratch(semiring, dtype, m: int, n: int, k: int, xp) -> int:
+    """Device scratch bytes the back end's dense product C ⊕= A ⊗ B of (m × k)·(k × n)
+    takes: the int8 tensor-core path's Bᵀ chunk and int32 band for (or, and) on bool
+    on the GPU (``kleene/ops/cuda/boolean_mma.py``), else 0. What :func:`replay`'s
+    ``scratch`` reserves for a closure whose largest product this is.
+
+    >>> import numpy as np, kleene
+    >>> kleene.ops.product_scratch("lor_land", bool, 64, 64, 64, np)
+    0
+    """
+    from ..semiring import get_semiring
+
+    if xp is np:
+        return 0
+    from .cuda import boolean_mma
+
+    sr = get_semiring(semiring) if isinstance(semiring, str) else semiring
+    if not (boolean_mma.enabled() and boolean_mma.is_or_and(sr) and np.dtype(dtype) == np.bool_):
+        return 0
+    return boolean_mma.scratch_bytes(m, n, k)
+
+
+def take_square(A: Matrix, idx):
+    """The array R[i, j] = A[idx[i], idx[j]] (n = len(idx); repeats allowed) of a full
+    dense square Matrix, on A's device: one fused gather on the GPU
+    (``kleene/ops/cuda/gather.py``), NumPy indexing on the CPU. How a closure over
+    strongly connected components is expanded back to the vertices.
+
+    >>> import numpy as np, kleene
+    >>> C = kleene.Matrix.from_dense(np.array([[1, 2], [3, 4]]), missing=None)
+    >>> kleene.ops.take_square(C, np.array([1, 0, 1])).tolist()
+    [[4, 3, 4], [2, 1, 2], [4, 3, 4]]
+    """
+    _full_dense("take_square", "A", A)
+    if A.nrows != A.ncols:
+        raise ValueError(f"take_square: A must be square, got shape {A.shape}")
+    xp = A.xp
+    idx = xp.asarray(idx)
+    if idx.ndim != 1 or (idx.size and (int(idx.min()) < 0 or int(idx.max()) >= A.nrows)):
+        raise ValueError(f"take_square: idx must be 1-D with entries in [0, {A.nrows})")
+    if xp is np:
+        return A._values[np.ix_(idx, idx)]
+    from .cuda.gather import gather_square
+
+    return gather_square(A._values, idx.astype(xp.int32))

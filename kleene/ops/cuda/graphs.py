@@ -132,7 +132,7 @@ def reserve(nbytes: int) -> None:
     """Inside a capture, size its scratch arena for the largest step to come now, so
     that it never doubles (each outgrown block stays in the entry's pool)."""
     arena = _arena()
-    if arena is not None:
+    if arena is not None and nbytes > 0:
         arena.take(nbytes)
 
 

@@ -14,7 +14,6 @@ MULTI_FRONTIER = (
     "kl_ms_pull_finish",
     "kl_ms_parents",
     "kl_ms_clear",
-    "kl_ms_unreached",
 )
 
 
