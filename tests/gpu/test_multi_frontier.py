@@ -143,3 +143,23 @@ def test_fused_bfs_multi_no_sources_and_fused_true():
     assert lv.shape == (0, 3) and par.shape == (0, 3)
     lv, _ = kleene.ops.frontier_bfs_multi(A, 2, fused=True)
     assert lv.get().tolist() == [[-1, -1, 0]]
+
+
+@pytest.mark.parametrize("k", [4, 8, 64, 70])
+def test_levels_past_the_kept_words_equal_scipy(k):
+    """A search deeper than the levels kept as words (_HIST: 16; k // 4 rows for small
+    k) switches to writing the rest directly: a 300-vertex path plus a few shortcuts
+    and an unreachable tail, levels and parents against SciPy and the composed form."""
+    n = 300
+    rows = list(range(n - 21)) + [5, 40, 200]
+    cols = list(range(1, n - 20)) + [60, 120, 230]
+    g = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    src = np.random.default_rng(k).integers(0, n - 20, k)
+    A = kleene.Matrix.from_scipy(g).to("gpu")
+    lv, par = kleene.ops.frontier_bfs_multi(A, src, parents=True)
+    ref = shortest_path(g, unweighted=True, indices=src)
+    np.testing.assert_array_equal(lv.get(), np.where(np.isinf(ref), -1, ref).astype(np.int64))
+    want_lv, want_par = _composed(A, src)
+    np.testing.assert_array_equal(lv.get(), want_lv)
+    np.testing.assert_array_equal(par.get(), want_par)
+    assert int(lv.get().max()) > multi_frontier._HIST

@@ -6,8 +6,9 @@ one pass over a frontier vertex's edges serves every search of the group that ha
 it in its frontier. Each level is pushed (atomicOr into the next words) or pulled
 (each vertex ORs its in-neighbours' words until it has every bit it still needs),
 chosen per level by Beamer's rule (:mod:`kleene.ops.direction`) on the union
-frontier. One launch per kernel and one host read per level; levels (and parents)
-go straight into the (k, n) int64 results.
+frontier. One launch per kernel and one host read per level; parents go straight
+into the (k, n) int64 results, levels are kept as each level's words and written
+once at the end (``kl_ms_expand``; directly past ``_HIST`` levels).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ _METHODS = ("auto", "direction-optimizing", "push", "pull")
 _HEAVY = 128
 # Pull: vertices with more in-edges than this are deferred to the whole grid (KL_MS_DEFER).
 _DEFER = 512
+# Levels kept as words before kl_ms_expand writes them (KL_MS_HIST in the kernel).
+_HIST = 16
 
 
 def _function(name: str):
@@ -38,11 +41,19 @@ def _blocks(items: int, per_item_threads: int) -> int:
     return jit.blocks_for(items * per_item_threads, _THREADS, cap=cap)
 
 
+def _hist_rows(k: int) -> int:
+    """Levels kept as words (n each): at most a quarter of a group's result bytes, and
+    none below 2 (then the kernels write the levels as they go)."""
+    rows = min(_HIST, min(k, _GROUP) // 4)
+    return rows if rows >= 2 else 0
+
+
 def _check_memory(k: int, n: int, nnz: int, parents: bool) -> None:
     """MemoryError naming the bytes needed and free when results and work space do not fit."""
     result = k * n * 8 * (2 if parents else 1)
     heavy = nnz // (max(_HEAVY, nnz >> 24) + 1) + 1
     work = 3 * 8 * n + 2 * 4 * n + 2 * 12 * min(n, heavy) + 28 * min(n, nnz // _DEFER + 1)
+    work += 8 * n * _hist_rows(k)
     free = gpu_memory_free()
     if result + work > free:
         what = "levels and parents" if parents else "levels"
@@ -72,13 +83,17 @@ def bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: bo
     src = jit.contiguous(sources, np.int64)
     k, nnz = int(src.size), int(idx.size)
     _check_memory(k, n, nnz, parents)
-    # -1 (unreached) everywhere first, in whole-sector writes: marking only the
-    # unreached entries after the levels (kl_ms_unreached) wrote partial sectors and
-    # took 1.28 ms for RMAT-22's 64 rows on an H100, the fill about half that
-    levels = cupy.full((k, n), -1, dtype=np.int64)
+    # The levels are kept as each level's words (hist, up to _HIST levels, at most a
+    # quarter of the result's bytes) and written once at the end (kl_ms_expand), -1
+    # included; a deeper search writes the rest as it goes (levels filled first then).
+    hist_rows = _hist_rows(k)
+    levels = cupy.empty((k, n), dtype=np.int64)
+    if not hist_rows:
+        levels.fill(-1)
     par = cupy.full((k, n), -1, dtype=np.int64) if parents else None
     if k == 0 or n == 0:
         return levels, par
+    hist = cupy.empty((hist_rows, n), dtype=np.uint64) if hist_rows else None
     heavy = max(_HEAVY, nnz >> 24)  # the heavy list's packed counter holds 2**24 slots
     hcap = max(1, min(n, nnz // (heavy + 1) + 1))
     seen = cupy.empty(n, dtype=np.uint64)
@@ -98,22 +113,59 @@ def bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: bo
         pr = par[g0 : g0 + kg] if parents else None
         for a in (seen, fa, fb, head):
             a.fill(0)
+        keep = _Kept(hist, lv, kg, n)
         _function("kl_ms_init")(
             (1,), (_GROUP,),
             (ptr, src[g0:], np.int32(kg), np.int64(n), np.int64(heavy), np.int32(parents), seen,
-             fa, lv, pr if parents else lv, qa, hva, hoa, head[0]),
+             fa, keep.target(), pr if parents else lv, qa, hva, hoa, head[0]),
         )  # fmt: skip
-        _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, lv, pr)
+        keep.level(0, fa)
+        _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, keep, pr)
     return levels, par
 
 
-def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, lv, pr) -> None:
+class _Kept:
+    """Where a group's levels go: kept as words per level in ``hist`` while it has rows
+    (the kernels get a null levels pointer), written by kl_ms_expand when the search
+    ends or outgrows ``hist``, directly by the kernels after that."""
+
+    def __init__(self, hist, lv, kg: int, n: int):
+        self.hist, self.lv, self.kg, self.n = hist, lv, kg, n
+        self.kept = 0 if hist is None else None  # None: still keeping
+
+    def target(self):
+        """The levels pointer for this level's kernels (null while keeping)."""
+        return np.uint64(0) if self.kept is None else self.lv
+
+    def before(self, depth: int) -> None:
+        if self.kept is None and depth >= self.hist.shape[0]:
+            self._expand(depth)  # levels 0..depth-1 and -1; the kernels write the rest
+
+    def level(self, depth: int, words) -> None:
+        if self.kept is None:
+            self.hist[depth] = words
+
+    def finish(self, depth: int | None = None) -> None:
+        if self.kept is None:
+            self._expand(self.hist.shape[0] if depth is None else depth + 1)
+
+    def _expand(self, rows: int) -> None:
+        _function("kl_ms_expand")(
+            (_blocks(self.n, 1),), (_THREADS,),
+            (self.hist, np.int32(rows), np.int64(self.n), np.int32(self.kg), self.lv),
+        )  # fmt: skip
+        self.kept = rows
+
+
+def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, keep, pr) -> None:
     """The levels of one group, after kl_ms_init seeded buffer 0: one read per level."""
     nnz = int(idx.size)
     nq, _, mf, _ = (int(x) for x in bufs[0][4].get())
     switch, pull, depth, cur = direction.Switch(nnz, n), False, 0, 0
     while nq:
         depth += 1
+        keep.before(depth)
+        lv = keep.target()
         if method in ("auto", "direction-optimizing"):
             pull = switch.next(mf, nq)
         else:
@@ -152,5 +204,7 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, lv,
                 (_blocks(n, 32),), (_THREADS,),
                 (tptr, tidx, np.int64(n), f_in, f_out, q_out, h_out, pr),
             )  # fmt: skip
+        keep.level(depth, f_out)
         nq, _, mf, _ = (int(x) for x in h_out.get())
         cur = 1 - cur
+    keep.finish(depth)

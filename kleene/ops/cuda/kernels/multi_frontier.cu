@@ -91,7 +91,9 @@ __device__ __forceinline__ bool kl_ms_visit(int v, kl_bits f, kl_bits* seen, kl_
   if (!bits) return false;
   act |= bits;
   const kl_bits prev = atomicOr(next + v, bits);
-  for (kl_bits b = bits; b; b &= b - 1ull) levels[(long long)(__ffsll((long long)b) - 1) * n + v] = depth;
+  if (levels)  // null while the levels are kept as words (kl_ms_expand writes them)
+    for (kl_bits b = bits; b; b &= b - 1ull)
+      levels[(long long)(__ffsll((long long)b) - 1) * n + v] = depth;
   return prev == 0ull;
 }
 
@@ -109,7 +111,7 @@ __global__ void kl_ms_init(const long long* __restrict__ indptr, const long long
     atomicOr(seen + s, bit);
     fresh = atomicOr(cur + s, bit) == 0ull;
     atomicOr(head + 3, bit);
-    levels[(long long)b * n + s] = 0;
+    if (levels) levels[(long long)b * n + s] = 0;
     if (want_parents) parents[(long long)b * n + s] = -1;
   }
   const kl_ms_out out = {q, hv, ho, head};
@@ -244,9 +246,11 @@ kl_ms_pull(const long long* __restrict__ indptr, const long long* __restrict__ t
       if (acc) seen[v] = sv | acc;  // v's words are this thread's alone in a pull level
     }
     act |= acc;
-    for (kl_bits w = kl_ms_warp_or(acc); w; w &= w - 1ull) {
-      const int b = __ffsll((long long)w) - 1;
-      if ((acc >> b) & 1ull) levels[(long long)b * n + vl] = depth;
+    if (levels) {  // (uniform: a kernel argument)
+      for (kl_bits w = kl_ms_warp_or(acc); w; w &= w - 1ull) {
+        const int b = __ffsll((long long)w) - 1;
+        if ((acc >> b) & 1ull) levels[(long long)b * n + vl] = depth;
+      }
     }
     kl_ms_append(acc != 0ull, v, indptr, heavy, out);
   }
@@ -321,8 +325,9 @@ kl_ms_pull_finish(const long long* __restrict__ indptr, long long n, long long h
       acc = dacc[i] & dneed[i];
       next[v] = acc;
       if (acc) seen[v] |= acc;
-      for (kl_bits b = acc; b; b &= b - 1ull)
-        levels[(long long)(__ffsll((long long)b) - 1) * n + v] = depth;
+      if (levels)
+        for (kl_bits b = acc; b; b &= b - 1ull)
+          levels[(long long)(__ffsll((long long)b) - 1) * n + v] = depth;
     }
     act |= acc;
     kl_ms_append(acc != 0ull, v, indptr, heavy, out);
@@ -376,6 +381,31 @@ kl_ms_clear(kl_bits* buf, const int* __restrict__ q, const kl_bits* __restrict__
   for (long long i = blockIdx.x * (long long)KL_MS_T + threadIdx.x; i < nq; i += stride)
     buf[q[i]] = 0ull;
 }
+
+// The levels from the words each level reached first: hist row l (of L <= KL_MS_HIST)
+// holds, per vertex, the bits of the searches that reached it at level l. A thread per
+// vertex, its words in registers, then one store per row b < kg: a warp's 32 vertices
+// are one contiguous, whole-sector run of that row. Writing them inside the levels,
+// bit by bit, and -1 for the rest beforehand, wrote the 2 GB of a 64-source RMAT-22
+// result twice, much of it in partial sectors.
+#define KL_MS_HIST 16
+__global__ void __launch_bounds__(KL_MS_T)
+kl_ms_expand(const kl_bits* __restrict__ hist, int L, long long n, int kg, long long* levels) {
+  const long long stride = gridDim.x * (long long)KL_MS_T;
+  for (long long v = blockIdx.x * (long long)KL_MS_T + threadIdx.x; v < n; v += stride) {
+    kl_bits h[KL_MS_HIST];
+#pragma unroll
+    for (int l = 0; l < KL_MS_HIST; ++l) h[l] = l < L ? hist[(long long)l * n + v] : 0ull;
+    for (int b = 0; b < kg; ++b) {
+      long long lev = -1;
+#pragma unroll
+      for (int l = KL_MS_HIST - 1; l >= 0; --l)
+        if ((h[l] >> b) & 1ull) lev = l;
+      levels[(long long)b * n + v] = lev;
+    }
+  }
+}
+#undef KL_MS_HIST
 
 #undef KL_MS_T
 #undef KL_MS_LIGHT
