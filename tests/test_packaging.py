@@ -114,7 +114,7 @@ def test_one_version():
 def test_ci_script_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    command = "python3 -m pip install -e '.[test]' && python3 -m pytest -q"
+    command = "python3 -m pip install -e '.[test]' && python3 -m pytest -q -n 2"
     assert command in readme
     assert command in ci
     assert "set -euo pipefail" in ci
