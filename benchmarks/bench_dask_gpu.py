@@ -119,6 +119,31 @@ def measure(fn, repeats: int, warmup: int, label: str):
     return statistics.median(times), times, out
 
 
+def busy(records: list[dict], wall: float) -> dict:
+    """Where the workers' time went over all timed runs: per worker the seconds its
+    tasks computed (launch to return; GPU work is asynchronous, so a task that waits
+    for its inputs' kernels counts them) and received data, per task kind the compute
+    seconds, as fractions of the wall time."""
+    per: dict = {}
+    kinds: dict = {}
+    for r in records:
+        w = per.setdefault(r.get("worker", "?"), {"compute s": 0.0, "transfer s": 0.0})
+        key = str(r.get("key", ""))
+        kind = key.split("-")[2] if key.startswith("kleene-apsp-") else key.split("-")[0]
+        for part in ("-export", "-fetch-", "-drop"):
+            kind = part.strip("-") if part in key else kind
+        for ss in r.get("startstops", ()):
+            dt = ss["stop"] - ss["start"]
+            if ss["action"] == "compute":
+                w["compute s"] += dt
+                kinds[kind] = kinds.get(kind, 0.0) + dt
+            elif ss["action"] == "transfer":
+                w["transfer s"] += dt
+    for w in per.values():
+        w["compute share"] = w["compute s"] / wall if wall else None
+    return {"wall s": wall, "workers": per, "compute s by kind": kinds}
+
+
 def cluster(gpus: int):
     from dask_cuda import LocalCUDACluster
     from distributed import Client
@@ -137,13 +162,18 @@ def apsp_row(client, gpus: int, n: int, repeats: int, check: bool, require_ipc: 
     if gpus > 1 and not ipc and require_ipc:
         raise SystemExit(f"no CUDA IPC between the workers: {device_ipc.last_reason}")
     label = f"apsp fp32 n={n} on {gpus} GPU"
-    med, times, R = measure(lambda: kleene.apsp(dense_graph(n, b), client=client), repeats,
-                            0, label)  # fmt: skip
+    from distributed import get_task_stream
+
+    with get_task_stream(client) as stream:
+        med, times, R = measure(lambda: kleene.apsp(dense_graph(n, b), client=client),
+                                repeats, 0, label)  # fmt: skip
     row = {"row": "apsp fp32 dense", "n": n, "gpus": gpus, "block": b, "median s": med,
            "runs s": times, "T steps/s": n**3 / med / 1e12,
-           "blocks between workers": "CUDA IPC" if ipc else "Dask comm (TCP)"}  # fmt: skip
+           "blocks between workers": "CUDA IPC" if ipc else
+           "Dask comm (TCP)" if gpus > 1 else "none (one worker)"}  # fmt: skip
     if gpus > 1:
         row["ipc decision"] = device_ipc.last_reason
+    row["task stream"] = busy(stream.data, sum(times))
     if check:
         rows = sorted({0, 1, n // 3, n // 2 + 1, n - 1})
         t0 = time.perf_counter()
