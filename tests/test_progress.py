@@ -71,8 +71,9 @@ def test_recursive_progress_is_weighted_by_multiply_adds():
 def test_blocked_and_floyd_warshall_units():
     n = 20
     assert apsp_dense.work("floyd-warshall", n) == n**3
-    # per round of block b: b³ (closure) + 2·n·b² (row and column) + n²·b (the rest)
-    assert apsp_dense.work("blocked", n, 8) == sum(b**3 + 2 * n * b * b + n * n * b
+    # per round of block b: b³ (closure) + 2·n·b² (row and column) + (n - b)²·b (the
+    # rest: row and column k cannot change in their own round)
+    assert apsp_dense.work("blocked", n, 8) == sum(b**3 + 2 * n * b * b + (n - b) ** 2 * b
                                                    for b in (8, 8, 4))  # fmt: skip
 
 

@@ -5,7 +5,8 @@ All three only call kleene operations on block views of one distance matrix D
 ``mxm_accumulate`` for C ⊕= A ⊗ B. In-place updates are valid because the
 semiring's add is idempotent (Buluç et al. §2.2).
 
-Each method is a plan of steps, ("star", block) or ("acc", a, b, c), whose costs
+Each method is a plan of steps, ("star", block) or ("acc", a, b, c) (the blocked
+plan also puts steps on a side lane, ``kleene.ops.lanes``), whose costs
 in multiply-adds (s³ for an s×s closure, m·k·p for an m×k by k×p product) are
 known before it runs: progress reports that share of the work.
 """
@@ -16,10 +17,14 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..ops import Matrix, closure, mxm_accumulate
+from ..ops import Lanes, Matrix, closure, mxm_accumulate
 from ..progress import progress_for
 
-Step = tuple  # ("star", r) or ("acc", a, b, c); r a slice, a, b, c (rows, cols) slices
+# ("star", r) or ("acc", a, b, c) with r a slice and a, b, c (rows, cols) slices; or
+# ("on", lane, step): that step on a lane (kleene.ops.Lanes); ("fork", lane) /
+# ("join", lane): the lane waits for the main lane's steps so far / the main lane
+# for the lane's.
+Step = tuple
 
 # Peak memory of a dense closure, measured with tracemalloc on the CPU (n = 1000 and
 # 2000, every method): up to 3.5 copies of D (its build from the graph, the block
@@ -76,6 +81,10 @@ def _len(s: slice, n: int) -> int:
 
 def step_cost(step: Step, n: int) -> int:
     """Multiply-adds of one step: s³ for a closure, m·k·p for a product."""
+    if step[0] == "on":
+        return step_cost(step[2], n)
+    if step[0] in ("fork", "join"):
+        return 0
     if step[0] == "star":
         return _len(step[1], n) ** 3
     (ar, ac), (_, bc) = step[1], step[2]
@@ -83,13 +92,48 @@ def step_cost(step: Step, n: int) -> int:
 
 
 def _blocked_plan(n: int, block: int) -> Iterator[Step]:
+    """Katz & Kider's three passes per diagonal block with a look-ahead of one round.
+
+    Round k's trailing update (pass 3) leaves out block row and column k + 1; the
+    side lane brings those up to date for round k and then runs round k + 1's pivot
+    closure, row and column (passes 1 and 2) beside it. Steps the lanes let run
+    together write disjoint blocks and none reads what another writes, so any
+    interleaving, and the plain issue order on the CPU, computes the same values;
+    on the GPU the small pivot steps hide behind the big products instead of idling
+    most SMs between rounds. Pass 3 also skips row and column k, which it cannot
+    change (D_kk* ⊗ D_kk* = D_kk*), so no product reads a block it writes
+    (tests/test_blocked_lookahead.py checks all of this)."""
+    cuts = [slice(s, min(n, s + block)) for s in range(0, n, block)]
     al = slice(None)
-    for s in range(0, n, block):
-        k = slice(s, min(n, s + block))
-        yield ("star", k)  # pass 1: the primary block
-        yield ("acc", (k, k), (k, al), (k, al))  # pass 2: its row ...
-        yield ("acc", (al, k), (k, k), (al, k))  # ... and its column
-        yield ("acc", (al, k), (k, al), (al, al))  # pass 3: everything else
+
+    def around(*ks: int) -> list[slice]:
+        """The index ranges left when the (adjacent) blocks ks are taken out."""
+        lo, hi = cuts[min(ks)].start, cuts[max(ks)].stop
+        return [r for r in (slice(0, lo), slice(hi, n)) if r.stop > r.start]
+
+    def pivot(K: slice) -> Iterator[Step]:
+        yield ("star", K)  # pass 1: the primary block
+        yield ("acc", (K, K), (K, al), (K, al))  # pass 2: its row ...
+        yield ("acc", (al, K), (K, K), (al, K))  # ... and its column
+
+    yield from pivot(cuts[0])
+    for k, K in enumerate(cuts):
+        ahead = k + 1 < len(cuts)
+        if ahead:
+            N = cuts[k + 1]
+            yield ("fork", "side")  # the side lane waits for round k - 1's pass 3
+            for cs in around(k):  # round k's pass 3 on block row and column k + 1
+                yield ("on", "side", ("acc", (N, K), (K, cs), (N, cs)))
+            for rs in around(k, k + 1):  # (block (k + 1, k + 1) is in the row)
+                yield ("on", "side", ("acc", (rs, K), (K, N), (rs, N)))
+            for step in pivot(N):
+                yield ("on", "side", step)
+        rest = around(k, k + 1) if ahead else around(k)
+        for rs in rest:  # pass 3: everything else, up to four rectangles around the band
+            for cs in rest:  # (on one lane: two lanes of them ran 2-4 % slower on an H100)
+                yield ("acc", (rs, K), (K, cs), (rs, cs))
+        if ahead:
+            yield ("join", "side")  # round k + 1's pass 3 waits for its pivot, row and column
 
 
 def _recursive_plan(lo: int, hi: int, base: int, lower: bool = False) -> Iterator[Step]:
@@ -143,12 +187,25 @@ def work(method: str, n: int, block: int = 128) -> int:
 def _execute(sr, D: Matrix, P: Matrix | None, steps, progress, total: int, label: str) -> None:
     n = D.nrows
     blocks = _Blocks(D, P)
+    lanes = Lanes(D.xp)
+
+    def run(step: Step) -> None:
+        if step[0] == "star":
+            _star(sr, blocks, step[1])
+        else:
+            _acc(sr, blocks, *step[1:])
+
     with progress_for(progress, total, label) as bar:
         for step in steps:
-            if step[0] == "star":
-                _star(sr, blocks, step[1])
+            if step[0] == "fork":
+                lanes.fork(step[1])
+            elif step[0] == "join":
+                lanes.join(step[1])
+            elif step[0] == "on":
+                with lanes.on(step[1]):
+                    run(step[2])
             else:
-                _acc(sr, blocks, *step[1:])
+                run(step)
             bar.step(step_cost(step, n))
 
 

@@ -23,6 +23,7 @@ from .frontier import (
     frontier_delta_stepping,
     relax,
 )
+from .lanes import Lanes
 from .mask import Mask
 from .matrix import Matrix
 from .operations import (
@@ -71,6 +72,7 @@ __all__ = [
     "host_memory_free",
     "is_cupy_array",
     "is_symmetric",
+    "Lanes",
     "Mask",
     "pinned_empty",
     "Matrix",

@@ -66,16 +66,21 @@ class Matrix(OperationMethods):
         return cls._new(xp, values.dtype, shape, "csr", values, None, indptr, indices)
 
     @classmethod
-    def from_dense(cls, a, missing=_DEFAULT, *, dtype=None) -> Matrix:
+    def from_dense(cls, a, missing=_DEFAULT, *, dtype=None, copy: bool = True) -> Matrix:
         """A dense-format matrix from a 2-D NumPy or CuPy array.
 
         Entries equal to ``missing`` are absent (default: inf, or False for bool;
         for integer dtypes inf means the dtype's maximum). ``missing=None`` keeps
-        every entry. The matrix lives where ``a`` lives.
+        every entry. The matrix lives where ``a`` lives. ``copy=False`` keeps ``a``
+        itself as the values when it is C-contiguous and of the matrix's dtype (the
+        matrix then owns it: write to it no more), saving a pass over n² entries.
 
         >>> import numpy as np, kleene
         >>> kleene.Matrix.from_dense(np.array([[1.0, np.inf]])).nvals
         1
+        >>> a = np.zeros((2, 2))
+        >>> kleene.Matrix.from_dense(a, missing=None, copy=False).to_dense() is a
+        False
         """
         xp = array_module(a)
         a = xp.asarray(a)
@@ -84,7 +89,10 @@ class Matrix(OperationMethods):
         d = as_dtype(dtype if dtype is not None else a.dtype)
         missing = default_missing(d) if missing is _DEFAULT else missing
         absent = layout.missing_mask(xp, a, missing)
-        values = xp.array(a, dtype=d, order="C", copy=True)
+        if copy:
+            values = xp.array(a, dtype=d, order="C", copy=True)
+        else:
+            values = xp.ascontiguousarray(a, dtype=d)
         return cls._from_bitmap(xp, values, None if absent is None else ~absent)
 
     @classmethod

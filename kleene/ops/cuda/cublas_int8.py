@@ -76,6 +76,17 @@ def _handle(device: int) -> tuple[int, object]:
         return handle.value, workspace
 
 
+_first_stream: dict[int, int] = {}  # per device: the stream the handle's workspace serves
+
+
+@cache
+def _side(device: int, stream: int):
+    """The workspace of GEMMs on another stream of ``device`` (kept for the process: a
+    GEMM issued there may still be running when a later one is issued)."""
+    with cupy.cuda.Device(device):
+        return cupy.get_default_memory_pool().malloc(WORKSPACE_BYTES)
+
+
 def prepare() -> None:
     """Make this device's handle now: graphs.py calls it before a capture begins."""
     _handle(cupy.cuda.runtime.getDevice())
@@ -89,9 +100,13 @@ def gemm_int8(op_a: int, op_b: int, m: int, n: int, k: int, a_ptr: int, lda: int
     with ``workspace`` ((device pointer, bytes): a captured graph's own) or the
     handle's."""
     lib = _lib()
-    handle, own = _handle(cupy.cuda.runtime.getDevice())
-    _check(lib.cublasSetStream_v2(handle, cupy.cuda.get_current_stream().ptr), "cublasSetStream")
+    device = cupy.cuda.runtime.getDevice()
+    handle, own = _handle(device)
+    stream = cupy.cuda.get_current_stream().ptr
+    _check(lib.cublasSetStream_v2(handle, stream), "cublasSetStream")
     # cublasSetStream resets the workspace to cuBLAS's default pool: set ours again
+    if workspace is None:  # GEMMs on two streams at once (kleene.ops.lanes) must not share one
+        own = own if _first_stream.setdefault(device, stream) == stream else _side(device, stream)
     ptr, size = (own.ptr, WORKSPACE_BYTES) if workspace is None else workspace
     _check(lib.cublasSetWorkspace_v2(handle, ptr, size), "cublasSetWorkspace")
     status = lib.cublasGemmEx(

@@ -74,7 +74,7 @@ class Entry:
 
 
 class Arena:
-    """Scratch for the steps of one capture. They run in order on one stream, so one
+    """Scratch for the steps of one capture. Those of one stream run in order, so one
     buffer serves them all; a step that needs more gets one twice as large, and the
     old one goes back to the entry's private pool: only this graph's later steps can
     get that memory again, after the steps that used it (stream order), so nothing
@@ -82,15 +82,19 @@ class Arena:
     to 0.9 GiB at n = 16384 for a 0.32 GiB largest step."""
 
     def __init__(self):
-        self.block: cupy.ndarray | None = None
-        self.cublas: cupy.ndarray | None = None  # cuBLAS workspace of the captured GEMMs
+        # One block per stream: steps on a side lane (kleene.ops.lanes) run beside
+        # the main lane's, so the two must not share scratch.
+        self.blocks: dict[int, cupy.ndarray] = {}
+        self.cublas: dict[int, cupy.ndarray] = {}  # per stream: the captured GEMMs' workspace
 
     def take(self, nbytes: int) -> cupy.ndarray:
-        if self.block is None or self.block.size < nbytes:
-            size = max(nbytes, 0 if self.block is None else 2 * self.block.size)
-            self.block = None
-            self.block = cupy.empty(size, dtype=cupy.uint8)
-        return self.block[:nbytes]
+        lane = cupy.cuda.get_current_stream().ptr
+        block = self.blocks.get(lane)
+        if block is None or block.size < nbytes:
+            size = max(nbytes, 0 if block is None else 2 * block.size)
+            self.blocks[lane] = block = None
+            self.blocks[lane] = block = cupy.empty(size, dtype=cupy.uint8)
+        return block[:nbytes]
 
 
 _local = threading.local()  # per thread: .arena, the arena of its capture under way
@@ -123,9 +127,10 @@ def cublas_workspace() -> tuple[int, int] | None:
     arena = _arena()
     if arena is None:
         return None
-    if arena.cublas is None:
-        arena.cublas = cupy.empty(CAPTURE_WORKSPACE_BYTES, dtype=cupy.uint8)
-    return arena.cublas.data.ptr, CAPTURE_WORKSPACE_BYTES
+    lane = cupy.cuda.get_current_stream().ptr
+    if lane not in arena.cublas:
+        arena.cublas[lane] = cupy.empty(CAPTURE_WORKSPACE_BYTES, dtype=cupy.uint8)
+    return arena.cublas[lane].data.ptr, CAPTURE_WORKSPACE_BYTES
 
 
 def reserve(nbytes: int) -> None:
