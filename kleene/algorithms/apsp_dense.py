@@ -150,16 +150,25 @@ def _recursive_plan(lo: int, hi: int, base: int, lower: bool = False) -> Iterato
     mid = lo + half
     one, two = slice(lo, mid), slice(mid, hi)
     yield from _recursive_plan(lo, mid, base, lower)  # A11 ← A11*
+    # The two products of each pair below touch disjoint blocks (A12 and A21 with the
+    # diagonal blocks only read): A21's on the side lane beside A12's.
     if not lower:
+        yield ("fork", "side")
+        yield ("on", "side", ("acc", (two, one), (one, one), (two, one)))  # A21 ← A21 A11
         yield ("acc", (one, one), (one, two), (one, two))  # A12 ← A11 A12
-    yield ("acc", (two, one), (one, one), (two, one))  # A21 ← A21 A11
-    if not lower:
+        yield ("join", "side")
         yield ("acc", (two, one), (one, two), (two, two))  # A22 ← A22 ⊕ A21 A12
+    else:
+        yield ("acc", (two, one), (one, one), (two, one))  # A21 ← A21 A11
     yield from _recursive_plan(mid, hi, base, lower)  # A22 ← A22*
-    yield ("acc", (two, two), (two, one), (two, one))  # A21 ← A22 A21
     if not lower:
+        yield ("fork", "side")
+        yield ("on", "side", ("acc", (two, two), (two, one), (two, one)))  # A21 ← A22 A21
         yield ("acc", (one, two), (two, two), (one, two))  # A12 ← A12 A22
+        yield ("join", "side")
         yield ("acc", (one, two), (two, one), (one, one))  # A11 ← A11 ⊕ A12 A21
+    else:
+        yield ("acc", (two, two), (two, one), (two, one))  # A21 ← A22 A21
 
 
 def _plan(method: str, n: int, block: int) -> Iterator[Step]:
@@ -199,9 +208,11 @@ def _execute(sr, D: Matrix, P: Matrix | None, steps, progress, total: int, label
         for step in steps:
             if step[0] == "fork":
                 lanes.fork(step[1])
-            elif step[0] == "join":
+                continue
+            if step[0] == "join":
                 lanes.join(step[1])
-            elif step[0] == "on":
+                continue
+            if step[0] == "on":
                 with lanes.on(step[1]):
                     run(step[2])
             else:
