@@ -90,10 +90,11 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
     hcap = max(1, min(n, nnz // (heavy + 1) + 1))
     hva, hvb = cupy.empty(hcap, dtype=np.int32), cupy.empty(hcap, dtype=np.int32)
     hoa, hob = cupy.empty(hcap, dtype=np.int64), cupy.empty(hcap, dtype=np.int64)
-    # counts (3 int32) | barrier (2 uint32) | state (1) | pad | hcounts (3 u64) | edges (3 u64)
+    # counts (3 int32) | state (1) | pad | barrier (one u64 as 2 uint32) | hcounts (3 u64) |
+    # edges (3 u64)
     work = cupy.zeros(16, dtype=np.uint64)
     w32 = work.view(np.int32)
-    counts, bar, state = w32[0:3], w32[3:5].view(np.uint32), w32[5:6]
+    counts, state, bar = w32[0:3], w32[3:4], w32[6:8].view(np.uint32)
     hcounts, edges = work[4:7], work[7:10]
     _function(False, "kl_bfs_init")(
         (1,), (1,),
@@ -175,10 +176,11 @@ def bellman_ford(indptr, indices, weights, n: int, source: int, nonnegative: boo
     hcap = max(1, min(n, nnz // (heavy + 1) + 1))
     hva, hvb = cupy.empty(hcap, dtype=np.int32), cupy.empty(hcap, dtype=np.int32)
     hoa, hob = cupy.empty(hcap, dtype=np.int64), cupy.empty(hcap, dtype=np.int64)
-    # counts (3 int32) | barrier (2 uint32) | state (2 int32) | pad | hcounts (3) | edges (3)
+    # counts (3 int32) | state (2 int32) | pad | barrier (one u64 as 2 uint32) | hcounts (3) |
+    # edges (3)
     work = cupy.zeros(16, dtype=np.uint64)
     w32 = work.view(np.int32)
-    counts, bar, state = w32[0:3], w32[3:5].view(np.uint32), w32[5:7]
+    counts, state, bar = w32[0:3], w32[3:5], w32[6:8].view(np.uint32)
     hcounts, edges = work[4:7], work[7:10]
     beg, end = (int(x) for x in ptr[source : source + 2].get())
     if end - beg > heavy:  # the source starts on the heavy list
