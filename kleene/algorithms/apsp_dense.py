@@ -6,9 +6,9 @@ All three only call kleene operations on block views of one distance matrix D
 semiring's add is idempotent (Buluç et al. §2.2).
 
 Each method is a plan of steps, ("star", block) or ("acc", a, b, c) (the blocked
-plan also puts steps on a side lane, ``kleene.ops.lanes``), whose costs
-in multiply-adds (s³ for an s×s closure, m·k·p for an m×k by k×p product) are
-known before it runs: progress reports that share of the work.
+and recursive plans also put independent steps on a side lane, ``kleene.ops.Lanes``),
+whose costs in multiply-adds (s³ for an s×s closure, m·k·p for an m×k by k×p
+product) are known before it runs: progress reports that share of the work.
 """
 
 from __future__ import annotations
