@@ -103,16 +103,15 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
     # in float64), and on the CPU one source takes integer weights as they are too
     # (the ops convert where they need to: A's cached weight summaries then serve
     # every call); every other path, and the predecessor pass, works on float64.
-    lean = A.dtype == np.float32 and method in ("auto", "bellman-ford")
+    lean = A.dtype == np.float32 and (method in ("auto", "bellman-ford") or not multi)
     if A.xp is np and not multi:
         lean = A.dtype.kind in "iuf"
     if A.dtype != np.float64 and not lean:
         A = A.astype(np.float64)
     negative = A.nvals > 0 and float(A.cached("min_value", lambda: reduce(A, "min"))) < 0
     auto = method == "auto"
-    if auto:  # CPU, one source, weights >= 0: delta-stepping (measured: the docstring)
-        cpu_delta = A.xp is np and not (negative or multi)
-        method = "delta-stepping" if cpu_delta else "bellman-ford"
+    if auto:  # one source, weights >= 0: delta-stepping (measured: the docstring)
+        method = "bellman-ford" if negative or multi else "delta-stepping"
     if method == "bellman-ford" and multi and not negative:
         # The multi-source op: the back end's fused rows where it has them (GPU: 64
         # sources per bit-packed frontier word; CPU: a Dijkstra per source, in parallel).
@@ -125,14 +124,16 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
             "sssp: delta-stepping needs non-negative weights; use method='bellman-ford' "
             "for negative weights"
         )
+    if method == "delta-stepping" and not multi:  # predecessors in the same call
+        d, pred = _delta_stepping(A, int(srcs[0]), delta, auto, return_predecessors)
+        dist = d.to_dense(missing=float("inf"))
+        return (dist, pred) if return_predecessors else dist
     if method == "bellman-ford" and not multi:
         d = frontier_bellman_ford(A, int(srcs[0]))
     elif method == "bellman-ford":
         d = _bellman_ford(A, srcs)
-    elif multi:
-        d = _delta(A, srcs, delta)
     else:
-        d = _delta_stepping(A, int(srcs[0]), delta, auto)
+        d = _delta(A, srcs, delta)
     dist = d.to_dense(missing=float("inf"))
     if not return_predecessors:
         return dist
@@ -189,18 +190,23 @@ def _check_delta(delta, method: str) -> float:
     return value
 
 
-def _delta_stepping(A: Matrix, source: int, delta: float | None, auto: bool) -> Vector:
-    """One source by ``kleene.ops.frontier_delta_stepping``. For "auto" only its fused
-    loop: where the back end has none (``KLEENE_CPU=numpy``, no Numba) Bellman-Ford,
-    which beats the composed buckets (NY road: 1.3 s against 7.6 s)."""
-    if not auto:
-        return frontier_delta_stepping(A, source, delta=delta)
+def _delta_stepping(A: Matrix, source: int, delta: float | None, auto: bool, preds: bool):
+    """One source by ``kleene.ops.frontier_delta_stepping``: (distances, predecessors or
+    None). For "auto" only its fused loop: where the back end has none
+    (``KLEENE_CPU=numpy``, no Numba) Bellman-Ford, which beats the composed buckets (NY
+    road: 1.3 s against 7.6 s)."""
     try:
-        return frontier_delta_stepping(A, source, fused=True)
+        out = frontier_delta_stepping(A, source, delta=delta, fused=True if auto else None,
+                                      predecessors=preds)  # fmt: skip
     except ValueError as err:
-        if "no fused loop" not in str(err):
+        if not auto or "no fused loop" not in str(err):
             raise
-    return frontier_bellman_ford(A, source)
+        d = frontier_bellman_ford(A, source)
+        if not preds:
+            return d, None
+        F = A if A.dtype == np.float64 else A.astype(np.float64)  # tight edges: float64 sums
+        return d, predecessors_from_distances(F, d, source)
+    return out if preds else (out, None)
 
 
 def _choose_delta(A: Matrix) -> float:

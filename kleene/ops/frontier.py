@@ -23,6 +23,7 @@ from .device import backend, to_host
 from .elementwise import apply, ewise_add, ewise_mult, select
 from .matrix import Matrix
 from .multiply import mxm, transposed_pattern, vxm
+from .strict_sums import strict_sums
 from .structure import reduce
 from .vector import Vector
 
@@ -279,7 +280,7 @@ def _composed_bellman_ford(A: Matrix, s: int) -> Vector:
 
 
 def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = None,
-                            fused: bool | None = None) -> Vector:  # fmt: skip
+                            fused: bool | None = None, predecessors: bool = False):  # fmt: skip
     """Shortest distances from ``source`` by delta-stepping (Meyer & Sanders) over min_plus.
 
     Composed form: distances in buckets of width ``delta``; the least bucket
@@ -289,11 +290,16 @@ def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = Non
     then the next non-empty bucket. The fused CPU loop (``cpu/delta.py``, GAP's
     sequential delta-stepping: a vertex taken from the bucket relaxes all its
     edges) gives the same distances. Weights must be non-negative (ValueError).
-    ``delta``: a finite number > 0; None: the mean positive edge weight (cached on
-    A). Distances do not depend on it, only the time: NY road (weights 1..100)
-    takes 12.1 to 12.9 ms fused for delta from a quarter to twice the mean.
+    The fused GPU loop (``cuda/near_far.py``) is the near-far form of the same
+    buckets: one threshold, a near frontier relaxed round by round and a far pile
+    split when the frontier empties, all in one launch. ``delta``: a finite number
+    > 0; None: the mean positive edge weight (cached on A), times the back end's
+    ``DELTA_SCALE`` (GPU: wider steps, as each costs a grid barrier; CPU: 1).
+    Distances do not depend on it, only the time: on the CPU NY road (weights
+    1..100) takes 12.1 to 12.9 ms fused for delta from a quarter to twice the mean.
     ``fused`` as in ``frontier_bfs``. Returns a full float64 Vector (inf where
-    unreachable).
+    unreachable); with ``predecessors`` also ``shortest_path_tree(A, d, source)``,
+    in the same launch on the GPU where weights grow every sum (``strict_sums``).
 
     Example
     -------
@@ -304,6 +310,8 @@ def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = Non
     >>> kleene.ops.frontier_delta_stepping(A, 0, delta=1.0, fused=False).to_dense().tolist()
     [0.0, 4.0, 6.0, 6.0, inf]
     """
+    from .tree import shortest_path_tree  # tree.py builds on this module
+
     opname = "frontier_delta_stepping"
     s = _square_and_source(opname, A, source)
     least = least_value(A)
@@ -311,14 +319,26 @@ def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = Non
         raise ValueError(f"{opname}: delta-stepping needs non-negative weights, got {least}; "
                          "use frontier_bellman_ford for negative weights")  # fmt: skip
     most, mean = _weight_summary(A)
-    delta = mean if delta is None else _check_width(opname, delta)
     loop = _fused_loop(opname, A, "delta_stepping", fused)
+    if delta is None:
+        delta = mean * (getattr(backend(A.xp), "DELTA_SCALE", 1.0) if loop else 1.0)
+    else:
+        delta = _check_width(opname, delta)
     if loop is None:
-        return _composed_delta_stepping(A if A.dtype == np.float64 else A.astype(np.float64), s,
-                                        delta)  # fmt: skip
+        F = A if A.dtype == np.float64 else A.astype(np.float64)
+        d = _composed_delta_stepping(F, s, delta)
+        return (d, shortest_path_tree(F, d, s)) if predecessors else d
     ptr, idx, w = A._csr()
-    dist = loop(ptr, idx, w, A.nrows, s, delta, bounds=(least if A.nvals else 0.0, most))
-    return Vector._new(A.xp, dist.dtype, dist.size, "dense", dist)  # fresh: no copy
+    bounds = (least if A.nvals else 0.0, most)
+    together = predecessors and strict_sums(*bounds, A.nrows)
+    out = loop(ptr, idx, w, A.nrows, s, delta, bounds=bounds, parents=together)
+    dist = out[0] if together else out
+    d = Vector._new(A.xp, dist.dtype, dist.size, "dense", dist)  # fresh: no copy
+    if not predecessors:
+        return d
+    if together:
+        return d, out[1]
+    return d, shortest_path_tree(A if A.dtype == np.float64 else A.astype(np.float64), d, s)
 
 
 def _check_width(opname: str, delta) -> float:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..semiring import Semiring, binary, min_plus, monoid
+from ..semiring import Semiring, binary, min_first, min_plus, monoid
 from .checks import as_container
 from .elementwise import ewise_mult, select
-from .frontier import _fused_loop, _square_and_source, frontier_bfs
+from .frontier import _fused_loop, _square_and_source, _weight_summary, frontier_bfs, least_value
 from .matrix import Matrix
-from .multiply import mxm
+from .multiply import mxm, vxm
+from .strict_sums import strict_sums
 from .vector import Vector
 
 # (any, eq): for a one-term product, "is this entry equal to the diagonal entry".
@@ -38,13 +39,19 @@ def shortest_path_tree(A: Matrix, d: Vector, source: int, *, fused: bool | None 
     """Predecessors (a dense int64 array, -1 for the source and unreached vertices) of
     shortest paths from ``source``, given its converged min_plus distances ``d``.
 
-    The BFS tree of the tight edges (d(u) + w(u, v) == d(v), self loops left out) from
+    Where every weight grows every sum (``kleene.ops.strict_sums``: all weights > 0,
+    none lost to rounding) distances rise strictly along tight edges (d(u) + w(u, v)
+    == d(v), self loops left out), so each vertex's parent is simply its
+    smallest-numbered tight in-neighbour: one pass over the edges. Composed form:
+    ``vxm(ids, tight_edges(A, d), min_first)`` with ids[u] = u; fused on both back
+    ends (``tight_parents``; on the GPU ``kleene.sssp`` finds them in the search's
+    own launch). Otherwise (zero weights) the BFS tree of the tight edges from
     ``source``: each vertex's parent is its smallest-numbered tight in-neighbour one
     BFS level up, so the tree is acyclic even across zero-weight cycles. Composed form:
     ``frontier_bfs(tight_edges(A, d), source, parents=True, method="push")``; the
-    CPU back end runs it as one compiled BFS reading the tight edges off A's CSR
-    (``fused`` as in ``frontier_bfs``) when A and d are float64 (its sums are float64;
-    other dtypes run the composed form, whose sums are in their own dtype).
+    CPU back end runs it as one compiled BFS reading the tight edges off A's CSR.
+    ``fused`` as in ``frontier_bfs``; the fused forms need A and d float64 (their sums
+    are float64; other dtypes run the composed form, whose sums are in their own dtype).
 
     Example
     -------
@@ -66,6 +73,8 @@ def shortest_path_tree(A: Matrix, d: Vector, source: int, *, fused: bool | None 
             "shortest_path_tree: the fused tree compares float64 sums; A and d must be "
             f"float64 (got {A.dtype} and {d.dtype}), or use fused=None"
         )
+    if A.nvals and strict_sums(least_value(A), _weight_summary(A)[0], A.nrows):
+        return _tight_parents(A, d, fused if exact else False)
     loop = _fused_loop("shortest_path_tree", A, "tight_tree", fused if exact else False)
     if loop is None:
         tight = select(tight_edges(A, d), "offdiag", 0)
@@ -77,6 +86,18 @@ def shortest_path_tree(A: Matrix, d: Vector, source: int, *, fused: bool | None 
     # tight (the composed form leaves them out; inf + w == inf would not).
     dist = A.xp.where(A.xp.isinf(dist) & (dist > 0), np.nan, dist)
     return loop(ptr, idx, w, dist, s)
+
+
+def _tight_parents(A: Matrix, d: Vector, fused: bool | None) -> np.ndarray:
+    """Where sums grow strictly: each vertex's smallest tight in-neighbour, one pass.
+    Composed: ``vxm(ids, tight, min_first)`` over the tight edges (ids[u] = u)."""
+    loop = _fused_loop("shortest_path_tree", A, "tight_parents", fused)
+    if loop is None:
+        tight = select(tight_edges(A, d), "offdiag", 0)
+        ids = Vector.from_dense(A.xp.arange(A.nrows, dtype=np.int64), missing=None)
+        return vxm(ids, tight, min_first).to_dense(missing=-1)
+    ptr, idx, w = A._csr()
+    return loop(ptr, idx, w, d.to_dense(missing=np.inf))
 
 
 __all__ = ["shortest_path_tree", "tight_edges"]

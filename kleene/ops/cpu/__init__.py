@@ -45,7 +45,7 @@ from .primitives import (
 
 if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
     bfs_levels = bellman_ford = delta_stepping = sssp_rows = None  # the NumPy reference path only
-    tight_tree = None
+    tight_tree = tight_parents = None
     bool_closure_rows = closure_dense = mxm_dense_acc = mxm_sparse = None
 else:
     from .bool_closure import bool_closure_rows, closure_dense  # bit-packed for lor_land
@@ -54,7 +54,7 @@ else:
     from .delta import delta_stepping
     from .frontier import bellman_ford, bfs_levels
     from .sources import dijkstra_rows as sssp_rows
-    from .tree import tight_tree
+    from .tree import tight_parents, tight_tree
 
     if _HAVE_NUMBA:  # compiled mxv_pull / vxm_push (NumPy fallback inside), SpGEMM
         from .compiled import mxm_sparse, mxv_pull, vxm_push
@@ -76,6 +76,7 @@ __all__ = [
     "reduce_all",
     "segment_reduce",
     "sssp_rows",
+    "tight_parents",
     "tight_tree",
     "unary",
     "vxm_push",

@@ -44,7 +44,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..strict_sums import strict_sums
 from .frontier import _csr, _source
+from .tree import tight_parents
 
 try:
     import numba
@@ -156,11 +158,13 @@ if HAVE_NUMBA:  # compiled on first call (per weight dtype), then loaded from th
 
 
 def _delta_stepping(indptr, indices, weights, n: int, source: int, delta: float, *,
-                    bounds=None):  # fmt: skip
+                    bounds=None, parents: bool = False):  # fmt: skip
     """Shortest distances (float64, inf unreachable) from ``source`` by delta-stepping
     with bucket width ``delta`` (a finite number > 0). Weights must be non-negative
     (ValueError otherwise). ``bounds``: the weights' (least, greatest) where the
-    caller knows them (the op caches them on the matrix); else two O(m) passes."""
+    caller knows them (the op caches them on the matrix); else two O(m) passes.
+    ``parents``: also return ``tight_parents`` of the distances (the CUDA loop finds
+    them in its own launch); ValueError unless sums grow strictly (``strict_sums``)."""
     n = int(n)
     s = _source("delta_stepping", n, source)
     ptr, idx = _csr("delta_stepping", indptr, indices, n)
@@ -182,8 +186,13 @@ def _delta_stepping(indptr, indices, weights, n: int, source: int, delta: float,
     limit = max(1024, 2 * n)
     span = most / delta + 3 if most >= 0 else limit  # NaN: the limit
     nslots = 1 << int(np.ceil(np.log2(min(span, limit))))
+    if parents and not strict_sums(least, most, n):
+        raise ValueError("delta_stepping: parents need weights that grow every sum "
+                         "(strict_sums); use shortest_path_tree")  # fmt: skip
     dist = np.full(n, np.inf, dtype=np.float64)
     _delta_kernel(ptr, idx, w, s, dist, delta, nslots)
+    if parents:
+        return dist, tight_parents(ptr, idx, w, dist)
     return dist
 
 

@@ -63,5 +63,40 @@ def _tight_tree(indptr, indices, weights, dist, source: int) -> np.ndarray:
     return parent
 
 
+def _parents_kernel(indptr, indices, w, dist, parent):
+    """parent all n (none) on entry; the smallest u of each v's tight in-edges."""
+    n = dist.size
+    for u in range(n):
+        du = dist[u]
+        if not du < np.inf:
+            continue
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if v != u and du + w[e] == dist[v] and u < parent[v]:
+                parent[v] = u
+
+
+if HAVE_NUMBA:
+    _parents_kernel = numba.njit(cache=True, nogil=True)(_parents_kernel)
+
+
+def _tight_parents(indptr, indices, weights, dist) -> np.ndarray:
+    """Each vertex's smallest-numbered tight in-neighbour (dist[u] + w(u, v) == dist[v]
+    as float64 sums, u != v, u reached), int64, -1 for none: one pass over the edges.
+    A shortest-path tree where sums grow strictly (``kleene.ops.strict_sums``)."""
+    n = dist.size
+    ptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    idx = np.ascontiguousarray(indices, dtype=np.int64)
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    d = np.ascontiguousarray(dist, dtype=np.float64)
+    if ptr.shape != (n + 1,) or w.shape != idx.shape:
+        raise ValueError("tight_parents: indptr/indices/weights are not a CSR of len(dist) rows")
+    parent = np.full(n, n, dtype=np.int64)
+    _parents_kernel(ptr, idx, w, d, parent)
+    parent[parent == n] = -1
+    return parent
+
+
 # None without Numba: the back end then has no fused tree (the composed form runs).
 tight_tree = _tight_tree if HAVE_NUMBA else None
+tight_parents = _tight_parents if HAVE_NUMBA else None

@@ -1,4 +1,5 @@
-"""Fused frontier kernels (kernels/frontier.cu): BFS levels and Bellman-Ford rounds."""
+"""Fused frontier kernels (kernels/frontier.cu): BFS levels and Bellman-Ford rounds; the
+near-far delta-stepping and the tight-parent pass (kernels/near_far.cu) build on them."""
 
 from __future__ import annotations
 
@@ -14,11 +15,13 @@ BF_WEIGHTS = ("float", "double")
 FRONTIER_RUN = (
     *(f"kl_bfs_run<{p}, {m}>" for p in _BOOLS for m in (0, 1, 2)),
     *(f"kl_bf_run<{w}, {nn}>" for w in BF_WEIGHTS for nn in _BOOLS),
+    *(f"kl_nf_run<{w}, {p}>" for w in BF_WEIGHTS for p in _BOOLS),
 )
 FRONTIER_STEP = (
     *(f"kl_bfs_step<{p}, {q}>" for p in _BOOLS for q in _BOOLS),
     *(f"kl_bf_step<{w}, {nn}>" for w in BF_WEIGHTS for nn in _BOOLS),
     "kl_bfs_init",
+    *(f"kl_tp_{part}_kernel<{w}>" for part in ("light", "heavy") for w in BF_WEIGHTS),
 )
 
 
@@ -37,5 +40,11 @@ def frontier_spec(cooperative: bool) -> Spec:
     names = FRONTIER_RUN if cooperative else FRONTIER_STEP
     key = ("frontier", "run" if cooperative else "step")
     return Spec(
-        "frontier", key, p.text(), ("grid.cuh", "frontier.cu"), tuple(p.macros), names, cooperative
+        "frontier",
+        key,
+        p.text(),
+        ("grid.cuh", "frontier.cu", "near_far.cu"),
+        tuple(p.macros),
+        names,
+        cooperative,
     )

@@ -1,0 +1,360 @@
+// Near-far shortest paths from one source in one cooperative launch (Davidson et al.,
+// "Work-efficient parallel GPU methods for single-source shortest paths", IPDPS 2014,
+// Gunrock's near-far pile): delta-stepping with two piles, after frontier.cu.
+//
+// A round relaxes the near frontier's edges as a Bellman-Ford round does (min_plus vxm,
+// d<t < d> = t), but an improved vertex joins the next frontier only if its distance is
+// under the threshold; otherwise it goes on the far pile. When the near frontier is
+// empty, the far pile is split at the next threshold (the least far distance rounded up
+// to a multiple of delta, then up by delta): vertices under it are the next frontier,
+// the others stay far, stale entries (improved since into the near frontier, already
+// relaxed) are dropped. So the edges of a vertex are relaxed far fewer times than in
+// Bellman-Ford, whose every improved vertex relaxes at once (road graphs: 50 times each
+// edge against 2 to 4).
+//
+// Within a round a warp chases: an improved near vertex of low degree goes on the warp's
+// own stack instead of the next frontier, and the warp relaxes it in the same round (at
+// most `chase` of them per frontier vertex; what is left goes on the frontier). A road
+// graph's shortest paths are chains of thousands of hops; a hop in the chase costs a few
+// dependent loads, a hop through the frontier a grid barrier too. A chased vertex is not
+// stamped, so another warp that improves it later in the round still queues it.
+//
+// Distances are the fixed point of a monotone relaxation (every vertex whose distance
+// drops is relaxed again after its last drop), the same bits whatever the order; the
+// order of queue entries varies. Weights must be non-negative (integer atomicMin on the
+// distance bits, as kl_dist_min<true>).
+//
+// PREDS: after the last round, each vertex's predecessor is its smallest-numbered tight
+// in-neighbour (d[u] + w(u, v) == d[v]), in the same launch (kl_tp_*): with every weight > 0 and
+// large enough not to vanish in a sum (the host checks), d grows strictly along every
+// tight edge, so any choice is a shortest-path tree.
+#define KL_NF_THREADS 256
+#define KL_NF_WARPS (KL_NF_THREADS / 32)
+#define KL_NF_STACK 32                  // chased vertices a warp holds (one warp's worth)
+#define KL_NF_NO_PARENT 2147483647
+#define KL_NF_INF_BITS 0x7ff0000000000000LL
+#define KL_SLOT_BITS_NF 24              // the heavy list's packed counter, as frontier.cu
+#define KL_SLOT_MASK_NF ((1ull << KL_SLOT_BITS_NF) - 1ull)
+
+struct kl_far {
+  int* q;
+  int* count;
+  int* stamp;  // stamp[v] == phase: v is already on this phase's far pile
+  int phase;
+};
+
+// Relax u -> v: true (near) if v improved under thr, true (far) if v improved at or over
+// it and is not on the far pile yet (then it is stamped).
+__device__ __forceinline__ void kl_nf_edge(double du, double wv, int v, double* dist, double thr,
+                                           const kl_far& far, bool& near, bool& to_far) {
+  const double nd = du + wv;
+  if (nd < __ldcg(dist + v) && nd < kl_dist_min<true>(dist + v, nd)) {
+    if (nd < thr) near = true;
+    else to_far = atomicExch(far.stamp + v, far.phase) != far.phase;
+  }
+}
+
+// Frontier vertex v joins the next frontier once per round (stamp[v] = round). All lanes.
+__device__ __forceinline__ void kl_nf_queue(bool flag, int v, int* stamp, int round,
+                                            const long long* __restrict__ indptr, long long heavy,
+                                            const kl_next& nx) {
+  if (flag) flag = atomicExch(stamp + v, round) != round;
+  kl_append_v(flag, v, indptr, heavy, nx);
+}
+
+// The light frontier vertices (out-degree <= heavy), a warp each, chasing as above.
+template <typename W>
+__device__ __forceinline__ void kl_nf_relax(const long long* __restrict__ indptr,
+                                            const int* __restrict__ indices,
+                                            const W* __restrict__ w, const int* q_in, int n_in,
+                                            long long heavy, int chase, const kl_next& nx,
+                                            const kl_far& far, double* dist, int* stamp,
+                                            double thr, int round, int* stack, int warp,
+                                            int nwarps) {
+  const int lane = threadIdx.x & 31;
+  for (int i = warp; i < n_in; i += nwarps) {
+    int u = __ldcg(q_in + i);
+    long long beg = indptr[u], end = indptr[u + 1];
+    if (end - beg > heavy) continue;  // on the heavy list
+    int top = 0, steps = 0;
+    while (true) {
+      const double du = __ldcg(dist + u);
+      for (long long e0 = beg; e0 < end; e0 += 32) {
+        const long long e = e0 + lane;
+        bool near = false, to_far = false;
+        int v = 0;
+        if (e < end) {
+          v = indices[e];
+          kl_nf_edge(du, (double)w[e], v, dist, thr, far, near, to_far);
+        }
+        kl_append(to_far, v, far.q, far.count);
+        // Chase a near vertex of at most 32 edges while the budget and stack last.
+        bool keep = false;
+        if (near && steps < chase) keep = indptr[v + 1] - indptr[v] <= 32;
+        const unsigned kept = __ballot_sync(KL_FULL_MASK, keep);
+        const int slot = top + __popc(kept & ((1u << lane) - 1u));
+        if (keep && slot < KL_NF_STACK) {
+          stack[slot] = v;
+          near = false;
+        }  // no room: the frontier takes it
+        top = min(top + __popc(kept), KL_NF_STACK);
+        kl_nf_queue(near, v, stamp, round, indptr, heavy, nx);
+      }
+      __syncwarp();
+      if (top == 0 || steps >= chase) break;
+      u = stack[--top];
+      ++steps;
+      beg = indptr[u];
+      end = indptr[u + 1];
+      __syncwarp();
+    }
+    // Out of budget: what is left on the stack goes on the frontier.
+    const bool left = lane < top;
+    const int v = left ? stack[lane] : 0;
+    __syncwarp();
+    kl_nf_queue(left, v, stamp, round, indptr, heavy, nx);
+  }
+}
+
+// The heavy frontier vertices' edges end to end, 32 per warp (as kl_relax_heavy); no chase.
+template <typename W>
+__device__ __forceinline__ void kl_nf_relax_heavy(const long long* __restrict__ indptr,
+                                                  const int* __restrict__ indices,
+                                                  const W* __restrict__ w, const int* hv,
+                                                  const long long* ho, unsigned long long hpacked,
+                                                  long long heavy, const kl_next& nx,
+                                                  const kl_far& far, double* dist, int* stamp,
+                                                  double thr, int round, int warp, int nwarps) {
+  const int lane = threadIdx.x & 31;
+  const int hn = (int)(hpacked & KL_SLOT_MASK_NF);
+  const long long total = (long long)(hpacked >> KL_SLOT_BITS_NF);
+  for (long long p0 = (long long)warp * 32; p0 < total; p0 += (long long)nwarps * 32) {
+    const int lo = kl_heavy_slot(ho, hn, p0);
+    const long long p = p0 + lane;
+    bool near = false, to_far = false;
+    int v = 0;
+    if (p < total) {
+      int k = lo;
+      if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;
+      const int u = __ldcg(hv + k);
+      const long long e = indptr[u] + (p - __ldcg(ho + k));
+      v = indices[e];
+      kl_nf_edge(__ldcg(dist + u), (double)w[e], v, dist, thr, far, near, to_far);
+    }
+    kl_append(to_far, v, far.q, far.count);
+    kl_nf_queue(near, v, stamp, round, indptr, heavy, nx);
+  }
+}
+
+// Smallest tight in-neighbour of every vertex, in two passes: a thread per vertex of
+// out-degree <= big (its edges in a loop), while the others join a heavy list (one
+// packed atomic per warp, as kl_append_v's); then the heavy vertices' edges end to end,
+// 32 per warp, so an RMAT hub's million edges are spread over the grid.
+__device__ __forceinline__ bool kl_tight(double du, double wv, int u, int v, const double* dist) {
+  return v != u && du + wv == __ldcg(dist + v);
+}
+
+template <typename W>
+__device__ __forceinline__ void kl_tp_light(const long long* __restrict__ indptr,
+                                            const int* __restrict__ indices,
+                                            const W* __restrict__ w, int n, long long big,
+                                            const double* dist, int* parent, int* hv,
+                                            long long* ho, unsigned long long* hcount) {
+  const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  const long long nthreads = (long long)gridDim.x * blockDim.x;
+  const int lane = threadIdx.x & 31;
+  for (long long base = tid - lane; base < n; base += nthreads) {  // warp-uniform
+    const int u = (int)(base + lane);
+    unsigned long long packed = 0;
+    if (u < n) {
+      const long long beg = indptr[u], end = indptr[u + 1];
+      const double du = __ldcg(dist + u);
+      if (du < __longlong_as_double(KL_NF_INF_BITS)) {
+        if (end - beg > big) {
+          packed = ((unsigned long long)(end - beg) << KL_SLOT_BITS_NF) + 1ull;
+        } else {
+          for (long long e = beg; e < end; ++e) {
+            const int v = indices[e];
+            if (kl_tight(du, (double)w[e], u, v, dist)) atomicMin(parent + v, u);
+          }
+        }
+      }
+    }
+    unsigned long long scan = packed;  // inclusive sum over the warp's lanes
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+      const unsigned long long o = __shfl_up_sync(KL_FULL_MASK, scan, off);
+      if (lane >= off) scan += o;
+    }
+    const unsigned long long total = __shfl_sync(KL_FULL_MASK, scan, 31);
+    if (!total) continue;
+    unsigned long long at = 0;
+    if (lane == 0) at = atomicAdd(hcount, total);
+    at = __shfl_sync(KL_FULL_MASK, at, 0) + scan - packed;
+    if (packed) {
+      const long long slot = (long long)(at & KL_SLOT_MASK_NF);
+      hv[slot] = u;
+      ho[slot] = (long long)(at >> KL_SLOT_BITS_NF);
+    }
+  }
+}
+
+template <typename W>
+__device__ __forceinline__ void kl_tp_heavy(const long long* __restrict__ indptr,
+                                            const int* __restrict__ indices,
+                                            const W* __restrict__ w, const double* dist,
+                                            int* parent, const int* hv, const long long* ho,
+                                            unsigned long long hpacked) {
+  const int warp = (int)((blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5);
+  const int nwarps = (int)((long long)gridDim.x * blockDim.x >> 5);
+  const int lane = threadIdx.x & 31;
+  const int hn = (int)(hpacked & KL_SLOT_MASK_NF);
+  const long long total = (long long)(hpacked >> KL_SLOT_BITS_NF);
+  for (long long p0 = (long long)warp * 32; p0 < total; p0 += (long long)nwarps * 32) {
+    const int lo = kl_heavy_slot(ho, hn, p0);
+    const long long p = p0 + lane;
+    if (p < total) {
+      int k = lo;
+      if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;  // big > 32: the next vertex at most
+      const int u = __ldcg(hv + k);
+      const long long e = indptr[u] + (p - __ldcg(ho + k));
+      const int v = indices[e];
+      if (kl_tight(__ldcg(dist + u), (double)w[e], u, v, dist)) atomicMin(parent + v, u);
+    }
+  }
+}
+
+// The whole search after the host's set-up: dist inf but dist[source] = 0, stamp and
+// fstamp all -1, qa[0] = source (and hva/hoa[0], hcounts[0] if the source is heavy),
+// other counters, fcounts, bar zero, least[0..2) = +inf bits. Near rounds rotate their
+// counters by round % 3 and alternate queues as kl_bf_run; far piles alternate fa/fb at
+// each split. On exit state[0] = rounds (splits included), state[1] = splits.
+template <typename W, bool PREDS>
+__global__ void __launch_bounds__(KL_NF_THREADS, 2)
+kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
+          const W* __restrict__ w, int n, long long heavy, double delta, int chase, double* dist,
+          int* stamp, int* fstamp, int* qa, int* qb, int* hva, int* hvb, long long* hoa,
+          long long* hob, int* fa, int* fb, int* counts, int* fcounts,
+          unsigned long long* hcounts, unsigned long long* edges, long long* least,
+          unsigned* bar, int* state, int* parent, long long big, int* tp_hv, long long* tp_ho,
+          unsigned long long* tp_count) {
+  __shared__ int stacks[KL_NF_WARPS][KL_NF_STACK];
+  const int warp = (int)((blockIdx.x * (long long)KL_NF_THREADS + threadIdx.x) >> 5);
+  const int nwarps = (int)(gridDim.x * (long long)KL_NF_THREADS >> 5);
+  const int lane = threadIdx.x & 31;
+  int* stack = stacks[threadIdx.x >> 5];
+  int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb, *f_cur = fa, *f_next = fb;
+  long long *ho_in = hoa, *ho_out = hob;
+  int nq = 1, round = 0, phase = 0, cur = 0;
+  double thr = delta;
+  while (true) {
+    ++round;
+    const int in = (round - 1) % 3, out = round % 3, next = (round + 1) % 3;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {  // nobody touches the next round's yet
+      counts[next] = 0;
+      hcounts[next] = 0;
+      edges[next] = 0;
+    }
+    const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out};
+    if (nq > 0) {  // a near round
+      const kl_far far = {f_cur, fcounts + cur, fstamp, phase};
+      kl_nf_relax_heavy<W>(indptr, indices, w, hv_in, ho_in, __ldcg(hcounts + in), heavy, nx,
+                           far, dist, stamp, thr, round, warp, nwarps);
+      kl_nf_relax<W>(indptr, indices, w, q_in, nq, heavy, chase, nx, far, dist, stamp, thr,
+                     round, stack, warp, nwarps);
+      kl_grid_sync(bar);
+    } else {  // the near frontier is empty: split the far pile
+      const int nf = __ldcg(fcounts + cur);
+      if (nf == 0) break;
+      // Pass 1: the least distance still at or over thr (stale entries are under it).
+      long long mine = KL_NF_INF_BITS;
+      for (long long i = blockIdx.x * (long long)KL_NF_THREADS + threadIdx.x; i < nf;
+           i += (long long)gridDim.x * KL_NF_THREADS) {
+        const long long bits = __double_as_longlong(__ldcg(dist + __ldcg(f_cur + i)));
+        if (__longlong_as_double(bits) >= thr && bits < mine) mine = bits;
+      }
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) {
+        const long long o = __shfl_xor_sync(KL_FULL_MASK, mine, off);
+        mine = o < mine ? o : mine;
+      }
+      if (lane == 0 && mine < KL_NF_INF_BITS) atomicMin(least + (phase & 1), mine);
+      if (blockIdx.x == 0 && threadIdx.x == 0) least[(phase + 1) & 1] = KL_NF_INF_BITS;
+      kl_grid_sync(bar);
+      const double m = __longlong_as_double(__ldcg(least + (phase & 1)));
+      if (!(m < __longlong_as_double(KL_NF_INF_BITS))) break;  // all stale
+      const double old = thr;
+      thr = (floor(m / delta) + 1.0) * delta;
+      if (!(thr > m)) thr = nextafter(m, __longlong_as_double(KL_NF_INF_BITS));
+      ++phase;
+      // Pass 2: under the new threshold -> the next frontier; over it -> the next pile.
+      const kl_far far = {f_next, fcounts + (cur ^ 1), fstamp, phase};
+      for (long long b = (long long)warp * 32; b < nf; b += (long long)nwarps * 32) {
+        const long long i = b + lane;
+        bool near = false, to_far = false;
+        int v = 0;
+        if (i < nf) {
+          v = __ldcg(f_cur + i);
+          const double d = __ldcg(dist + v);
+          if (d >= old) {
+            if (d < thr) near = true;
+            else to_far = atomicExch(fstamp + v, phase) != phase;
+          }
+        }
+        kl_append(to_far, v, far.q, far.count);
+        kl_nf_queue(near, v, stamp, round, indptr, heavy, nx);
+      }
+      kl_grid_sync(bar);
+      if (blockIdx.x == 0 && threadIdx.x == 0) fcounts[cur] = 0;  // read by all before the sync
+      cur ^= 1;
+      int* t = f_cur;
+      f_cur = f_next;
+      f_next = t;
+    }
+    nq = __ldcg(counts + out);
+    int* t = q_in;
+    q_in = q_out;
+    q_out = t;
+    t = hv_in;
+    hv_in = hv_out;
+    hv_out = t;
+    long long* o = ho_in;
+    ho_in = ho_out;
+    ho_out = o;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    state[0] = round;
+    state[1] = phase;
+  }
+  if (PREDS) {  // dist is final (the last barrier is behind every write)
+    kl_tp_light<W>(indptr, indices, w, n, big, dist, parent, tp_hv, tp_ho, tp_count);
+    kl_grid_sync(bar);
+    kl_tp_heavy<W>(indptr, indices, w, dist, parent, tp_hv, tp_ho, __ldcg(tp_count));
+  }
+}
+
+// The predecessor passes alone (kleene.ops.shortest_path_tree on the GPU, strict weights):
+// the light one and the heavy list, then the heavy vertices' edges.
+template <typename W>
+__global__ void __launch_bounds__(KL_NF_THREADS)
+kl_tp_light_kernel(const long long* __restrict__ indptr, const int* __restrict__ indices,
+                   const W* __restrict__ w, int n, long long big, const double* dist, int* parent,
+                   int* hv, long long* ho, unsigned long long* hcount) {
+  kl_tp_light<W>(indptr, indices, w, n, big, dist, parent, hv, ho, hcount);
+}
+
+template <typename W>
+__global__ void __launch_bounds__(KL_NF_THREADS)
+kl_tp_heavy_kernel(const long long* __restrict__ indptr, const int* __restrict__ indices,
+                   const W* __restrict__ w, const double* dist, int* parent, const int* hv,
+                   const long long* ho, const unsigned long long* hcount) {
+  kl_tp_heavy<W>(indptr, indices, w, dist, parent, hv, ho, __ldcg(hcount));
+}
+
+#undef KL_NF_THREADS
+#undef KL_NF_WARPS
+#undef KL_NF_STACK
+#undef KL_NF_NO_PARENT
+#undef KL_NF_INF_BITS
+#undef KL_SLOT_BITS_NF
+#undef KL_SLOT_MASK_NF

@@ -1,0 +1,135 @@
+"""Fused delta-stepping for one source on the GPU: the near-far pile in one cooperative
+launch (kernels/near_far.cu), and the one-pass shortest-path tree beside it.
+
+``delta_stepping`` is the CUDA back end's primitive behind
+``kleene.ops.frontier_delta_stepping`` (the composed twin: buckets of ``relax`` in
+``frontier.py``). Every round is one pass over the near frontier's edges, all rounds and
+the far-pile splits in one launch (a grid barrier between rounds), and a warp relaxes the
+low-degree vertices it improves itself, up to ``CHASE`` of them per frontier vertex,
+instead of waiting a round for each (module docstring of the kernel). Where the device
+refuses a cooperative launch, Bellman-Ford's per-round kernels run (same distances).
+"""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+from ..strict_sums import strict_sums
+from . import jit
+from .frontier import _THREADS, _cooperative, _function, _heavy_threshold, bellman_ford
+
+# Vertices a warp relaxes itself per frontier vertex in a round (the kernel's `chase`).
+CHASE = 4
+# The default threshold step, in mean positive weights (kleene.ops.frontier_delta_stepping):
+# each step costs two grid barriers, so wider than the CPU's one mean weight.
+DELTA_SCALE = 8.0
+_NO_PARENT = np.iinfo(np.int32).max
+_KIND = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+
+
+def delta_stepping(indptr, indices, weights, n: int, source: int, delta: float, *,
+                   bounds=None, parents: bool = False):  # fmt: skip
+    """Shortest distances (float64, inf unreachable) from ``source``, near-far with
+    threshold steps of ``delta`` (finite, > 0); weights non-negative (ValueError).
+
+    ``bounds``: the weights' (least, greatest) where the caller knows them.
+    ``parents``: also return each vertex's smallest-numbered tight in-neighbour
+    (int64, -1 for none), found in the same launch; only a shortest-path tree where
+    sums grow strictly along edges (``strict_sums``), so ValueError otherwise.
+    """
+    n, source = int(n), int(source)
+    ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
+    w = jit.contiguous(weights)
+    if w.dtype not in _KIND:
+        w = w.astype(np.float64)
+    if w.shape != idx.shape:
+        raise ValueError("delta_stepping: weights must have one value per stored edge")
+    if not 0 <= source < n:
+        raise IndexError(f"delta_stepping: source {source} is out of range for {n} vertices")
+    delta = float(delta)
+    if not (np.isfinite(delta) and delta > 0):
+        raise ValueError(f"delta_stepping: delta must be a finite number > 0, got {delta!r}")
+    if bounds is None:
+        bounds = (float(w.min()), float(w.max())) if w.size else (0.0, 0.0)
+    least, most = float(bounds[0]), float(bounds[1])
+    if not least >= 0:  # NaN too
+        raise ValueError("delta_stepping: weights must be non-negative")
+    if parents and not strict_sums(least, most, n):
+        raise ValueError("delta_stepping: parents need weights that grow every sum "
+                         "(strict_sums); use shortest_path_tree")  # fmt: skip
+    nnz = int(idx.size)
+    heavy = _heavy_threshold(nnz)
+    dist = cupy.full(n, np.inf, dtype=np.float64)
+    dist[source] = 0.0
+    stamp = cupy.full(2 * n, -1, dtype=np.int32)  # near stamps | far stamps
+    qa, qb = cupy.empty(max(n, 1), dtype=np.int32), cupy.empty(max(n, 1), dtype=np.int32)
+    qa[0] = source
+    fa, fb = cupy.empty(max(n, 1), dtype=np.int32), cupy.empty(max(n, 1), dtype=np.int32)
+    hcap = max(1, min(n, nnz // (heavy + 1) + 1))
+    hva, hvb = cupy.empty(hcap, dtype=np.int32), cupy.empty(hcap, dtype=np.int32)
+    hoa, hob = cupy.empty(hcap, dtype=np.int64), cupy.empty(hcap, dtype=np.int64)
+    # counts (3 int32) | fcounts (2) | state (2) | pad | barrier (u64) | hcounts (3 u64) |
+    # edges (3 u64) | least (2 int64) | the parent pass's heavy count (u64)
+    work = cupy.zeros(16, dtype=np.uint64)
+    w32 = work.view(np.int32)
+    counts, fcounts, state, bar = w32[0:3], w32[3:5], w32[5:7], w32[8:10].view(np.uint32)
+    hcounts, edges = work[5:8], work[8:11]
+    least_bits = work[11:13].view(np.int64)
+    least_bits[...] = np.float64(np.inf).view(np.int64)
+    beg, end = (int(x) for x in ptr[source : source + 2].get())
+    if end - beg > heavy:  # the source starts on the heavy list
+        hva[0], hoa[0] = source, 0
+        hcounts[0] = ((end - beg) << 24) + 1  # kernels/frontier.cu: KL_SLOT_BITS
+    par = cupy.full(n if parents else 1, _NO_PARENT, dtype=np.int32)
+    big, tp_hv, tp_ho = _parent_lists(n, nnz) if parents else (0, qa, hoa)
+    kind = f"{_KIND[w.dtype]}, {'true' if parents else 'false'}"
+    args = (ptr, idx, w, np.int32(n), np.int64(heavy), np.float64(delta), np.int32(CHASE), dist,
+            stamp[:n], stamp[n:], qa, qb, hva, hvb, hoa, hob, fa, fb, counts, fcounts, hcounts,
+            edges, least_bits, bar, state, par, np.int64(big), tp_hv, tp_ho,
+            work[13:14])  # fmt: skip
+    if not _cooperative(f"kl_nf_run<{kind}>", args):
+        dist, _ = bellman_ford(ptr, idx, w, n, source, nonnegative=True)
+        if parents:
+            return dist, tight_parents(ptr, idx, w, dist)
+        return dist
+    if not parents:
+        return dist
+    return dist, _parents_out(par)
+
+
+def tight_parents(indptr, indices, weights, dist):
+    """Each vertex's smallest-numbered tight in-neighbour u (dist[u] + w(u, v) ==
+    dist[v] in float64, u != v, u reached), int64, -1 for none; one pass over the edges."""
+    ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
+    w = jit.contiguous(weights)
+    if w.dtype not in _KIND:
+        w = w.astype(np.float64)
+    d = jit.contiguous(dist, np.float64)
+    n = int(d.size)
+    par = cupy.full(max(n, 1), _NO_PARENT, dtype=np.int32)
+    big, hv, ho = _parent_lists(n, int(idx.size))
+    count = cupy.zeros(1, dtype=np.uint64)
+    kind = _KIND[w.dtype]
+    blocks = jit.blocks_for(n, _THREADS, cap=jit.sm_count(jit.device_id()) * 8)
+    _function(False, f"kl_tp_light_kernel<{kind}>")(
+        (blocks,), (_THREADS,), (ptr, idx, w, np.int32(n), np.int64(big), d, par, hv, ho, count)
+    )
+    _function(False, f"kl_tp_heavy_kernel<{kind}>")(
+        (jit.sm_count(jit.device_id()) * 8,), (_THREADS,), (ptr, idx, w, d, par, hv, ho, count)
+    )
+    return _parents_out(par[:n])
+
+
+def _parent_lists(n: int, nnz: int):
+    """The parent pass's out-degree split (a thread per vertex up to it; the heavy list's
+    packed counter holds 2**24 vertices) and its heavy list (vertex, edge offset)."""
+    big = max(32, nnz >> 24)
+    cap = max(1, min(n, nnz // (big + 1) + 1))
+    return big, cupy.empty(cap, dtype=np.int32), cupy.empty(cap, dtype=np.int64)
+
+
+def _parents_out(par):
+    out = par.astype(np.int64)
+    out[out == _NO_PARENT] = -1
+    return out
