@@ -73,7 +73,9 @@ def test_only_containers_write_private_attributes(path):
 
 @pytest.mark.parametrize("path", _modules("ops/cuda"), ids=_rel)
 def test_cuda_back_end_does_not_import_the_op_layer(path):
-    allowed = {"semiring", "semiring.builtins", "semiring.dtypes", "memory", "direction", "device"}
+    # direction and strict_sums: rules both back ends and the op layer share, no ops in them
+    allowed = {"semiring", "semiring.builtins", "semiring.dtypes", "memory", "direction", "device",
+               "strict_sums"}  # fmt: skip
     tree = ast.parse(path.read_text())
     depth = len(path.relative_to(ROOT / "ops").parts)  # ops/cuda/x.py: 2, codegen/x.py: 3
     for node in ast.walk(tree):
