@@ -49,7 +49,7 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         GPU a single source runs ``kleene.ops.frontier_bellman_ford``: every round
         one fused kernel pass, all rounds in one launch). On an H100 (prebuilt
         Matrix, weights 1..999) the near-far loop takes NY road from 7.9 ms
-        (Bellman-Ford) to 4.5-6.2 ms and road_graph(1024) from 83 to 11-15 ms,
+        (Bellman-Ford) to 4.5-6.2 ms and road_graph(1024) from 83 to 11-16 ms,
         since Bellman-Ford relaxes each road edge ~50 times; on RMAT-22 the two
         are within 5 % (16.4-16.8 against 17.1 ms), so the rule has no shape
         condition. Measured on the 2-core CPU machine through

@@ -19,8 +19,9 @@ from ..strict_sums import strict_sums
 from . import jit
 from .frontier import _THREADS, _cooperative, _function, _heavy_threshold, bellman_ford
 
-# Vertices a warp relaxes itself per frontier vertex in a round (the kernel's `chase`).
-CHASE = 4
+# Vertices a warp relaxes itself per frontier vertex in a round (the kernel's `chase`):
+# on H100s 3 beat 4 by 2-5 % and 0, 8 and 16 by 10-40 % (benchmarks.md, near-far).
+CHASE = 3
 # The default threshold step, in mean positive weights (kleene.ops.frontier_delta_stepping):
 # each step costs two grid barriers, so wider than the CPU's one mean weight.
 DELTA_SCALE = 8.0
