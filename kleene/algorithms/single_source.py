@@ -42,7 +42,7 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         from the weights if not given) with light/heavy edge splits; it needs
         non-negative weights. One source runs ``kleene.ops.frontier_delta_stepping``
         (on the CPU a fused, compiled loop; on the GPU the near-far form in one
-        launch, predecessors found in the same launch).
+        launch, predecessors one pass over the edges right behind it).
         "auto": one source and non-negative weights, delta-stepping's fused loop
         (Bellman-Ford where the back end has none: ``KLEENE_CPU=numpy`` or no
         Numba); otherwise (negative weights, several sources) Bellman-Ford (on the

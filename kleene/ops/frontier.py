@@ -299,7 +299,8 @@ def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = Non
     1..100) takes 12.1 to 12.9 ms fused for delta from a quarter to twice the mean.
     ``fused`` as in ``frontier_bfs``. Returns a full float64 Vector (inf where
     unreachable); with ``predecessors`` also ``shortest_path_tree(A, d, source)``,
-    in the same launch on the GPU where weights grow every sum (``strict_sums``).
+    queued right behind the search on the GPU where weights grow every sum
+    (``strict_sums``: one pass over the edges, ``tight_parents``).
 
     Example
     -------

@@ -44,8 +44,8 @@ def shortest_path_tree(A: Matrix, d: Vector, source: int, *, fused: bool | None 
     == d(v), self loops left out), so each vertex's parent is simply its
     smallest-numbered tight in-neighbour: one pass over the edges. Composed form:
     ``vxm(ids, tight_edges(A, d), min_first)`` with ids[u] = u; fused on both back
-    ends (``tight_parents``; on the GPU ``kleene.sssp`` finds them in the search's
-    own launch). Otherwise (zero weights) the BFS tree of the tight edges from
+    ends (``tight_parents``; on the GPU ``kleene.sssp`` queues the pass right behind
+    the search, no host wait). Otherwise (zero weights) the BFS tree of the tight edges from
     ``source``: each vertex's parent is its smallest-numbered tight in-neighbour one
     BFS level up, so the tree is acyclic even across zero-weight cycles. Composed form:
     ``frontier_bfs(tight_edges(A, d), source, parents=True, method="push")``; the

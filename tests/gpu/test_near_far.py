@@ -1,6 +1,6 @@
 """The fused GPU near-far delta-stepping (kernels/near_far.cu) against its composed twin
 (``frontier_delta_stepping(fused=False)``: buckets of ``relax``), SciPy's Dijkstra and
-Bellman-Ford's per-round fallback; the predecessors it finds in the same launch against
+Bellman-Ford's per-round fallback; the predecessors queued behind it (``tight_parents``) against
 ``shortest_path_tree``'s composed form; repeated runs give the same bits (the kernel's
 atomics and chasing warps must not make the answer depend on scheduling).
 """
@@ -70,7 +70,7 @@ def test_fused_equals_composed_and_dijkstra(case, delta, chase, monkeypatch):
 
 @settings(max_examples=40, deadline=None)
 @given(case=graphs(zero=False), chase=st.sampled_from([0, 8]))
-def test_predecessors_in_the_same_launch_equal_the_composed_tree(case, chase, monkeypatch):
+def test_predecessors_equal_the_composed_tree(case, chase, monkeypatch):
     """Positive integer weights: sums grow strictly, the one-pass rule applies."""
     g, s = case
     monkeypatch.setattr(near_far, "CHASE", chase)

@@ -163,8 +163,8 @@ def _delta_stepping(indptr, indices, weights, n: int, source: int, delta: float,
     with bucket width ``delta`` (a finite number > 0). Weights must be non-negative
     (ValueError otherwise). ``bounds``: the weights' (least, greatest) where the
     caller knows them (the op caches them on the matrix); else two O(m) passes.
-    ``parents``: also return ``tight_parents`` of the distances (the CUDA loop finds
-    them in its own launch); ValueError unless sums grow strictly (``strict_sums``)."""
+    ``parents``: also return ``tight_parents`` of the distances (as the CUDA loop
+    does); ValueError unless sums grow strictly (``strict_sums``)."""
     n = int(n)
     s = _source("delta_stepping", n, source)
     ptr, idx = _csr("delta_stepping", indptr, indices, n)

@@ -15,7 +15,7 @@ BF_WEIGHTS = ("float", "double")
 FRONTIER_RUN = (
     *(f"kl_bfs_run<{p}, {m}>" for p in _BOOLS for m in (0, 1, 2)),
     *(f"kl_bf_run<{w}, {nn}>" for w in BF_WEIGHTS for nn in _BOOLS),
-    *(f"kl_nf_run<{w}, {p}>" for w in BF_WEIGHTS for p in _BOOLS),
+    *(f"kl_nf_run<{w}>" for w in BF_WEIGHTS),
 )
 FRONTIER_STEP = (
     *(f"kl_bfs_step<{p}, {q}>" for p in _BOOLS for q in _BOOLS),

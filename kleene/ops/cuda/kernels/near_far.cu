@@ -24,15 +24,16 @@
 // order of queue entries varies. Weights must be non-negative (integer atomicMin on the
 // distance bits, as kl_dist_min<true>).
 //
-// PREDS: after the last round, each vertex's predecessor is its smallest-numbered tight
-// in-neighbour (d[u] + w(u, v) == d[v]), in the same launch (kl_tp_*): with every weight > 0 and
-// large enough not to vanish in a sum (the host checks), d grows strictly along every
-// tight edge, so any choice is a shortest-path tree.
+// Predecessors (kleene.ops.shortest_path_tree where weights grow every sum) are a pass of
+// their own after the search (kl_tp_*_kernel): each vertex's smallest-numbered tight
+// in-neighbour (d[u] + w(u, v) == d[v]). Run inside this launch it took twice as long
+// (RMAT-22 on an H100: 12.7 against 6.6 ms), at the search's 16 warps per SM instead of 64.
 #define KL_NF_THREADS 256
 #define KL_NF_WARPS (KL_NF_THREADS / 32)
 #define KL_NF_STACK 32                  // chased vertices a warp holds (one warp's worth)
 #define KL_NF_NO_PARENT 2147483647
 #define KL_NF_INF_BITS 0x7ff0000000000000LL
+#define KL_TP_LANES 4                   // lanes per light vertex in the parent pass
 #define KL_SLOT_BITS_NF 24              // the heavy list's packed counter, as frontier.cu
 #define KL_SLOT_MASK_NF ((1ull << KL_SLOT_BITS_NF) - 1ull)
 
@@ -146,8 +147,8 @@ __device__ __forceinline__ void kl_nf_relax_heavy(const long long* __restrict__ 
   }
 }
 
-// Smallest tight in-neighbour of every vertex, in two passes: a thread per vertex of
-// out-degree <= big (its edges in a loop), while the others join a heavy list (one
+// Smallest tight in-neighbour of every vertex, in two passes: 4 lanes per vertex of
+// out-degree <= 32, the warp together per vertex up to `big` (4096), while the others join a heavy list (one
 // packed atomic per warp, as kl_append_v's); then the heavy vertices' edges end to end,
 // 32 per warp, so an RMAT hub's million edges are spread over the grid.
 __device__ __forceinline__ bool kl_tight(double du, double wv, int u, int v, const double* dist) {
@@ -161,23 +162,39 @@ __device__ __forceinline__ void kl_tp_light(const long long* __restrict__ indptr
                                             const double* dist, int* parent, int* hv,
                                             long long* ho, unsigned long long* hcount) {
   const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  const long long nthreads = (long long)gridDim.x * blockDim.x;
-  const int lane = threadIdx.x & 31;
-  for (long long base = tid - lane; base < n; base += nthreads) {  // warp-uniform
-    const int u = (int)(base + lane);
+  const long long ngroups = (long long)gridDim.x * blockDim.x / KL_TP_LANES;
+  const int lane = threadIdx.x & 31, sub = lane % KL_TP_LANES;
+  // KL_TP_LANES lanes per vertex: a warp reads 8 rows at a time, 4 entries of each
+  for (long long first = (tid - lane) / KL_TP_LANES; first < n; first += ngroups) {
+    const int u = (int)(first + lane / KL_TP_LANES);  // `first` is warp-uniform
     unsigned long long packed = 0;
+    bool medium = false;
     if (u < n) {
       const long long beg = indptr[u], end = indptr[u + 1];
       const double du = __ldcg(dist + u);
       if (du < __longlong_as_double(KL_NF_INF_BITS)) {
         if (end - beg > big) {
-          packed = ((unsigned long long)(end - beg) << KL_SLOT_BITS_NF) + 1ull;
+          if (sub == 0) packed = ((unsigned long long)(end - beg) << KL_SLOT_BITS_NF) + 1ull;
+        } else if (end - beg > 32) {
+          medium = sub == 0;
         } else {
-          for (long long e = beg; e < end; ++e) {
+          for (long long e = beg + sub; e < end; e += KL_TP_LANES) {
             const int v = indices[e];
             if (kl_tight(du, (double)w[e], u, v, dist)) atomicMin(parent + v, u);
           }
         }
+      }
+    }
+    unsigned mid = __ballot_sync(KL_FULL_MASK, medium);
+    while (mid) {  // the warp together over each medium vertex's edges (at most big)
+      const int src = __ffs(mid) - 1;
+      mid &= mid - 1;
+      const int h = __shfl_sync(KL_FULL_MASK, u, src);
+      const double dh = __ldcg(dist + h);
+      const long long end = indptr[h + 1];
+      for (long long e = indptr[h] + lane; e < end; e += 32) {
+        const int v = indices[e];
+        if (kl_tight(dh, (double)w[e], h, v, dist)) atomicMin(parent + v, h);
       }
     }
     unsigned long long scan = packed;  // inclusive sum over the warp's lanes
@@ -229,15 +246,14 @@ __device__ __forceinline__ void kl_tp_heavy(const long long* __restrict__ indptr
 // other counters, fcounts, bar zero, least[0..2) = +inf bits. Near rounds rotate their
 // counters by round % 3 and alternate queues as kl_bf_run; far piles alternate fa/fb at
 // each split. On exit state[0] = rounds (splits included), state[1] = splits.
-template <typename W, bool PREDS>
+template <typename W>
 __global__ void __launch_bounds__(KL_NF_THREADS, 2)
 kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
           const W* __restrict__ w, int n, long long heavy, double delta, int chase, double* dist,
           int* stamp, int* fstamp, int* qa, int* qb, int* hva, int* hvb, long long* hoa,
           long long* hob, int* fa, int* fb, int* counts, int* fcounts,
           unsigned long long* hcounts, unsigned long long* edges, long long* least,
-          unsigned* bar, int* state, int* parent, long long big, int* tp_hv, long long* tp_ho,
-          unsigned long long* tp_count) {
+          unsigned* bar, int* state) {
   __shared__ int stacks[KL_NF_WARPS][KL_NF_STACK];
   const int warp = (int)((blockIdx.x * (long long)KL_NF_THREADS + threadIdx.x) >> 5);
   const int nwarps = (int)(gridDim.x * (long long)KL_NF_THREADS >> 5);
@@ -326,15 +342,10 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
     state[0] = round;
     state[1] = phase;
   }
-  if (PREDS) {  // dist is final (the last barrier is behind every write)
-    kl_tp_light<W>(indptr, indices, w, n, big, dist, parent, tp_hv, tp_ho, tp_count);
-    kl_grid_sync(bar);
-    kl_tp_heavy<W>(indptr, indices, w, dist, parent, tp_hv, tp_ho, __ldcg(tp_count));
-  }
 }
 
-// The predecessor passes alone (kleene.ops.shortest_path_tree on the GPU, strict weights):
-// the light one and the heavy list, then the heavy vertices' edges.
+// The predecessor passes (kleene.ops.shortest_path_tree on the GPU, strict weights): the
+// light and medium vertices and the heavy list, then the heavy vertices' edges.
 template <typename W>
 __global__ void __launch_bounds__(KL_NF_THREADS)
 kl_tp_light_kernel(const long long* __restrict__ indptr, const int* __restrict__ indices,
@@ -357,4 +368,5 @@ kl_tp_heavy_kernel(const long long* __restrict__ indptr, const int* __restrict__
 #undef KL_NF_NO_PARENT
 #undef KL_NF_INF_BITS
 #undef KL_SLOT_BITS_NF
+#undef KL_TP_LANES
 #undef KL_SLOT_MASK_NF
