@@ -8,6 +8,7 @@ atomics and chasing warps must not make the answer depend on scheduling).
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +48,17 @@ def graphs(draw, max_n=60, zero=True):
     return g, draw(st.integers(0, n - 1))
 
 
+@contextmanager
+def _chase(budget: int):
+    """near_far.CHASE set for a block (not monkeypatch: hypothesis runs many examples)."""
+    old = near_far.CHASE
+    near_far.CHASE = budget
+    try:
+        yield
+    finally:
+        near_far.CHASE = old
+
+
 def _fused(S, s, delta=None, predecessors=False, dtype=np.float64):
     A = Matrix.from_scipy(S.astype(dtype)).to("gpu")
     out = frontier_delta_stepping(A, s, delta=delta, fused=True, predecessors=predecessors)
@@ -58,11 +70,11 @@ def _fused(S, s, delta=None, predecessors=False, dtype=np.float64):
 @settings(max_examples=60, deadline=None)
 @given(case=graphs(), delta=st.sampled_from([None, 0.5, 3.0, 1e9]),
        chase=st.sampled_from([0, 1, 8, 32]))  # fmt: skip
-def test_fused_equals_composed_and_dijkstra(case, delta, chase, monkeypatch):
+def test_fused_equals_composed_and_dijkstra(case, delta, chase):
     g, s = case
-    monkeypatch.setattr(near_far, "CHASE", chase)
     A = Matrix.from_scipy(g).to("gpu")
-    fused = frontier_delta_stepping(A, s, delta=delta, fused=True).to_dense().get()
+    with _chase(chase):
+        fused = frontier_delta_stepping(A, s, delta=delta, fused=True).to_dense().get()
     composed = frontier_delta_stepping(A, s, delta=delta or 1.0, fused=False).to_dense().get()
     np.testing.assert_array_equal(fused, composed)
     np.testing.assert_array_equal(fused, dijkstra(g, indices=s))
@@ -70,11 +82,11 @@ def test_fused_equals_composed_and_dijkstra(case, delta, chase, monkeypatch):
 
 @settings(max_examples=40, deadline=None)
 @given(case=graphs(zero=False), chase=st.sampled_from([0, 8]))
-def test_predecessors_equal_the_composed_tree(case, chase, monkeypatch):
+def test_predecessors_equal_the_composed_tree(case, chase):
     """Positive integer weights: sums grow strictly, the one-pass rule applies."""
     g, s = case
-    monkeypatch.setattr(near_far, "CHASE", chase)
-    dist, pred = _fused(g, s, predecessors=True)
+    with _chase(chase):
+        dist, pred = _fused(g, s, predecessors=True)
     np.testing.assert_array_equal(dist, dijkstra(g, indices=s))
     A = Matrix.from_scipy(g)  # the CPU composed form
     composed = shortest_path_tree(A, Vector.from_dense(dist, missing=None), s, fused=False)
