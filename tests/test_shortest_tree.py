@@ -139,3 +139,25 @@ def test_fused_true_needs_float64():
     d = Vector.from_dense(np.array([0.0, 1.0], np.float32), missing=None)
     with pytest.raises(ValueError, match="float64"):
         shortest_path_tree(A, d, 0, fused=True)
+
+
+def test_positive_weights_take_the_smallest_tight_in_neighbour():
+    """Where every weight grows every sum (strict_sums) the parent is the smallest tight
+    in-neighbour, one BFS level deeper or not: here 0 (2 hops) beats the source 3 (one
+    hop) as 2's parent. Composed, compiled and kleene.sssp agree."""
+    A = Matrix.from_edges([3, 3, 0], [2, 0, 2], [2.0, 1.0, 1.0], n=4)
+    d = Vector.from_dense(np.array([1.0, np.inf, 2.0, 0.0]), missing=None)
+    assert kleene.ops.strict_sums(1.0, 2.0, 4)
+    want = [3, -1, 0, -1]
+    assert shortest_path_tree(A, d, 3, fused=False).tolist() == want
+    assert kleene.sssp(A, 3, return_predecessors=True)[1].tolist() == want
+    if getattr(kleene.ops.device.backend(np), "tight_parents", None) is not None:
+        assert shortest_path_tree(A, d, 3, fused=True).tolist() == want
+
+
+def test_zero_weights_keep_the_bfs_level_rule():
+    """A zero weight: strict_sums fails, the parent is the tight in-neighbour one BFS
+    level up (the source 3 here, though 0 is smaller and also tight)."""
+    A = Matrix.from_edges([3, 3, 0], [2, 0, 2], [1.0, 0.0, 1.0], n=4)
+    d = Vector.from_dense(np.array([0.0, np.inf, 1.0, 0.0]), missing=None)
+    assert shortest_path_tree(A, d, 3, fused=False).tolist() == [3, -1, 3, -1]

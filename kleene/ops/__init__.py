@@ -49,6 +49,7 @@ from .replayable import (
 )
 from .sources import multi_source_sssp
 from .streaming import pinned_empty, tile_stream
+from .strict_sums import strict_sums
 from .symmetry import is_symmetric, symmetrize
 from .tree import shortest_path_tree, tight_edges
 from .vector import Vector
@@ -90,6 +91,7 @@ __all__ = [
     "take_square",
     "select",
     "shortest_path_tree",
+    "strict_sums",
     "symmetrize",
     "tight_edges",
     "tile_stream",

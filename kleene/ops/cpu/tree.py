@@ -47,16 +47,22 @@ if HAVE_NUMBA:
     _tree_kernel = numba.njit(cache=True, nogil=True)(_tree_kernel)
 
 
-def _tight_tree(indptr, indices, weights, dist, source: int) -> np.ndarray:
-    """Parents (int64, -1 for the source and unreached vertices) of the BFS tree of
-    the tight edges from ``source``; weights and distances compare as float64 sums."""
-    n = dist.size
+def _arrays(name: str, indptr, indices, weights, dist):
+    """The CSR and distances as the kernels read them (int64 ids, float64 sums)."""
     ptr = np.ascontiguousarray(indptr, dtype=np.int64)
     idx = np.ascontiguousarray(indices, dtype=np.int64)
     w = np.ascontiguousarray(weights, dtype=np.float64)
     d = np.ascontiguousarray(dist, dtype=np.float64)
-    if ptr.shape != (n + 1,) or w.shape != idx.shape:
-        raise ValueError("tight_tree: indptr/indices/weights are not a CSR of len(dist) rows")
+    if ptr.shape != (d.size + 1,) or w.shape != idx.shape:
+        raise ValueError(f"{name}: indptr/indices/weights are not a CSR of len(dist) rows")
+    return ptr, idx, w, d
+
+
+def _tight_tree(indptr, indices, weights, dist, source: int) -> np.ndarray:
+    """Parents (int64, -1 for the source and unreached vertices) of the BFS tree of
+    the tight edges from ``source``; weights and distances compare as float64 sums."""
+    ptr, idx, w, d = _arrays("tight_tree", indptr, indices, weights, dist)
+    n = d.size
     parent = np.full(n, -1, dtype=np.int64)
     level = np.full(n, -1, dtype=np.int64)
     _tree_kernel(ptr, idx, w, d, np.int64(source), parent, level, np.empty(n, np.int64))
@@ -84,13 +90,8 @@ def _tight_parents(indptr, indices, weights, dist) -> np.ndarray:
     """Each vertex's smallest-numbered tight in-neighbour (dist[u] + w(u, v) == dist[v]
     as float64 sums, u != v, u reached), int64, -1 for none: one pass over the edges.
     A shortest-path tree where sums grow strictly (``kleene.ops.strict_sums``)."""
-    n = dist.size
-    ptr = np.ascontiguousarray(indptr, dtype=np.int64)
-    idx = np.ascontiguousarray(indices, dtype=np.int64)
-    w = np.ascontiguousarray(weights, dtype=np.float64)
-    d = np.ascontiguousarray(dist, dtype=np.float64)
-    if ptr.shape != (n + 1,) or w.shape != idx.shape:
-        raise ValueError("tight_parents: indptr/indices/weights are not a CSR of len(dist) rows")
+    ptr, idx, w, d = _arrays("tight_parents", indptr, indices, weights, dist)
+    n = d.size
     parent = np.full(n, n, dtype=np.int64)
     _parents_kernel(ptr, idx, w, d, parent)
     parent[parent == n] = -1
