@@ -31,7 +31,6 @@
 #define KL_NF_THREADS 256
 #define KL_NF_WARPS (KL_NF_THREADS / 32)
 #define KL_NF_STACK 32                  // chased vertices a warp holds (one warp's worth)
-#define KL_NF_NO_PARENT 2147483647
 #define KL_NF_INF_BITS 0x7ff0000000000000LL
 #define KL_TP_LANES 4                   // lanes per light vertex in the parent pass
 #define KL_SLOT_BITS_NF 24              // the heavy list's packed counter, as frontier.cu
@@ -365,7 +364,6 @@ kl_tp_heavy_kernel(const long long* __restrict__ indptr, const int* __restrict__
 #undef KL_NF_THREADS
 #undef KL_NF_WARPS
 #undef KL_NF_STACK
-#undef KL_NF_NO_PARENT
 #undef KL_NF_INF_BITS
 #undef KL_SLOT_BITS_NF
 #undef KL_TP_LANES
