@@ -360,9 +360,13 @@ def _weight_summary(A: Matrix) -> tuple[float, float]:
         w = A._csr()[2]
         if not w.size:
             return 0.0, 1.0
-        positive = w[w > 0]
-        total = float(positive.sum(dtype=np.float64)) if positive.size else 0.0
-        return float(w.max()), (total / positive.size if positive.size else 1.0)
+        xp = A.xp
+        positive = w > 0
+        # One host read for the three: on the GPU each read is a sync before the search.
+        total = xp.where(positive, w, 0).sum(dtype=np.float64)
+        parts = xp.stack([w.max().astype(np.float64), total, positive.sum(dtype=np.float64)])
+        most, total, count = parts.tolist()
+        return most, (total / count if count else 1.0)
 
     return A.cached("delta_stepping_weights", summary)
 

@@ -19,7 +19,15 @@ import numpy as np
 
 from ..strict_sums import strict_sums
 from . import jit
-from .frontier import _THREADS, _cooperative, _function, _heavy_threshold, bellman_ford
+from .frontier import (
+    _THREADS,
+    _cooperative,
+    _function,
+    _heavy_threshold,
+    _row_lists,
+    _run_work,
+    bellman_ford,
+)
 
 # Vertices a warp relaxes itself per frontier vertex in a round (the kernel's `chase`):
 # on H100s 3 beat 4 by 2-5 % and 0, 8 and 16 by 10-40 % (benchmarks.md, near-far).
@@ -65,29 +73,22 @@ def delta_stepping(indptr, indices, weights, n: int, source: int, delta: float, 
     nnz = int(idx.size)
     heavy = _heavy_threshold(nnz)
     dist = cupy.full(n, np.inf, dtype=np.float64)
-    dist[source] = 0.0
     stamp = cupy.full(2 * n, -1, dtype=np.int32)  # near stamps | far stamps
     qa, qb = cupy.empty(max(n, 1), dtype=np.int32), cupy.empty(max(n, 1), dtype=np.int32)
-    qa[0] = source
+    ra, rb = _row_lists(n)
     fa, fb = cupy.empty(max(n, 1), dtype=np.int32), cupy.empty(max(n, 1), dtype=np.int32)
     hcap = max(1, min(n, nnz // (heavy + 1) + 1))
     hva, hvb = cupy.empty(hcap, dtype=np.int32), cupy.empty(hcap, dtype=np.int32)
     hoa, hob = cupy.empty(hcap, dtype=np.int64), cupy.empty(hcap, dtype=np.int64)
-    # counts (3 int32) | fcounts (2) | state (2) | pad | barrier (u64) | hcounts (3 u64) |
-    # edges (3 u64) | least (2 int64)
-    work = cupy.zeros(16, dtype=np.uint64)
-    w32 = work.view(np.int32)
-    counts, fcounts, state, bar = w32[0:3], w32[3:5], w32[5:7], w32[8:10].view(np.uint32)
-    hcounts, edges = work[5:8], work[8:11]
-    least_bits = work[11:13].view(np.int64)
-    least_bits[...] = np.float64(np.inf).view(np.int64)
-    beg, end = (int(x) for x in ptr[source : source + 2].get())
-    if end - beg > heavy:  # the source starts on the heavy list
-        hva[0], hoa[0] = source, 0
-        hcounts[0] = ((end - beg) << 24) + 1  # kernels/frontier.cu: KL_SLOT_BITS
+    work, counts, state, bar, hcounts, edges = _run_work()
+    fcounts, least_bits = state[2:4], work[11:13].view(np.int64)  # state[0:2]: the report
+    _function(False, "kl_nf_init")(
+        (1,), (1,),
+        (ptr, np.int32(source), np.int64(heavy), dist, qa, ra, hva, hoa, hcounts[0:1], least_bits),
+    )  # fmt: skip
     args = (ptr, idx, w, np.int32(n), np.int64(heavy), np.float64(delta), np.int32(CHASE), dist,
-            stamp[:n], stamp[n:], qa, qb, hva, hvb, hoa, hob, fa, fb, counts, fcounts, hcounts,
-            edges, least_bits, bar, state)  # fmt: skip
+            stamp[:n], stamp[n:], qa, qb, ra, rb, hva, hvb, hoa, hob, fa, fb, counts, fcounts,
+            hcounts, edges, least_bits, bar, state)  # fmt: skip
     if not _cooperative(f"kl_nf_run<{_KIND[w.dtype]}>", args):
         dist, _ = bellman_ford(ptr, idx, w, n, source, nonnegative=True)
     if not parents:

@@ -21,6 +21,7 @@ FRONTIER_STEP = (
     *(f"kl_bfs_step<{p}, {q}>" for p in _BOOLS for q in _BOOLS),
     *(f"kl_bf_step<{w}, {nn}>" for w in BF_WEIGHTS for nn in _BOOLS),
     "kl_bfs_init",
+    "kl_nf_init",
     *(f"kl_tp_{part}_kernel<{w}>" for part in ("light", "heavy") for w in BF_WEIGHTS),
 )
 

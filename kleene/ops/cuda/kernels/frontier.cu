@@ -48,7 +48,10 @@ __device__ __forceinline__ void kl_append(bool flag, int v, int* q, int* count) 
 // heavy list whose packed counter holds (edges so far << 24 | count): one atomic
 // gives both a slot and the vertex's offset in the heavy edge space, so offsets
 // grow with the slot and a binary search maps an edge position to its vertex.
-// `edges` sums the frontier's out-degrees (Beamer's m_f).
+// `edges` sums the frontier's out-degrees (Beamer's m_f). `rows`, where a loop keeps
+// one, holds each entry's CSR row bounds beside q (two per entry): the append loads them
+// anyway (the degree), and the next level reads them with the vertex, not after it (one
+// dependent L2 round trip less a level, ~0.4 us of a road BFS level on an H100).
 struct kl_next {
   int* q;
   int* count;
@@ -56,7 +59,24 @@ struct kl_next {
   long long* ho;
   unsigned long long* hcount;
   unsigned long long* edges;
+  long long* rows = nullptr;
 };
+
+// Frontier entry i: its vertex, and its row bounds (from `rows` where kept).
+__device__ __forceinline__ int kl_entry(const int* q, const long long* rows,
+                                        const long long* __restrict__ indptr, int i,
+                                        long long& beg, long long& end) {
+  const int u = __ldcg(q + i);
+  if (rows) {
+    const longlong2 r = __ldcg(reinterpret_cast<const longlong2*>(rows) + i);
+    beg = r.x;
+    end = r.y;
+  } else {
+    beg = indptr[u];
+    end = indptr[u + 1];
+  }
+  return u;
+}
 
 #define KL_SLOT_BITS 24
 #define KL_SLOT_MASK ((1ull << KL_SLOT_BITS) - 1ull)
@@ -66,9 +86,20 @@ __device__ __forceinline__ void kl_append_v(bool flag, int v, const long long* _
                                             long long heavy, const kl_next& nx) {
   const unsigned mask = __ballot_sync(KL_FULL_MASK, flag);
   if (!mask) return;
-  long long deg = 0;
+  const int lane = threadIdx.x & 31;
+  int base = 0;
+  if (lane == 0) base = atomicAdd(nx.count, __popc(mask));  // in flight with the loads below
+  long long beg = 0, end = 0;
   if (flag) {
-    deg = indptr[v + 1] - indptr[v];
+    beg = indptr[v];
+    end = indptr[v + 1];
+  }
+  long long deg = end - beg;
+  base = __shfl_sync(KL_FULL_MASK, base, 0);
+  if (flag) {
+    const int at = base + __popc(mask & ((1u << lane) - 1u));
+    nx.q[at] = v;
+    if (nx.rows) reinterpret_cast<longlong2*>(nx.rows)[at] = make_longlong2(beg, end);
     if (deg > heavy) {
       const unsigned long long packed =
           atomicAdd(nx.hcount, ((unsigned long long)deg << KL_SLOT_BITS) + 1ull);
@@ -79,14 +110,14 @@ __device__ __forceinline__ void kl_append_v(bool flag, int v, const long long* _
   }
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) deg += __shfl_xor_sync(KL_FULL_MASK, deg, off);
-  if ((threadIdx.x & 31) == 0) atomicAdd(nx.edges, (unsigned long long)deg);
-  kl_append(flag, v, nx.q, nx.count);
+  if (lane == 0) atomicAdd(nx.edges, (unsigned long long)deg);
 }
 
 // Visit edge u -> v in level `depth`: claim v if unvisited; offer u as its parent.
 template <bool PARENTS>
-__device__ __forceinline__ bool kl_visit(int u, int v, int* levels, int* parents, int depth) {
-  int lv = __ldcg(levels + v);
+__device__ __forceinline__ bool kl_visit(int u, int v, int* levels, int* parents, int depth,
+                                         bool direct) {
+  int lv = direct ? -1 : __ldcg(levels + v);
   bool fresh = false;
   if (lv < 0) {
     lv = atomicCAS(levels + v, -1, depth);
@@ -102,13 +133,13 @@ __device__ __forceinline__ bool kl_visit(int u, int v, int* levels, int* parents
 template <bool PARENTS>
 __device__ __forceinline__ void kl_bfs_push(const long long* __restrict__ indptr,
                                             const int* __restrict__ indices, const int* q_in,
-                                            int n_in, long long heavy, const kl_next& nx,
-                                            int* levels, int* parents, int depth, int warp,
-                                            int nwarps) {
+                                            const long long* rows_in, int n_in, long long heavy,
+                                            const kl_next& nx, int* levels, int* parents,
+                                            int depth, int warp, int nwarps, bool direct) {
   const int lane = threadIdx.x & 31;
   for (int i = warp; i < n_in; i += nwarps) {
-    const int u = __ldcg(q_in + i);
-    const long long beg = indptr[u], end = indptr[u + 1];
+    long long beg, end;
+    const int u = kl_entry(q_in, rows_in, indptr, i, beg, end);
     if (end - beg > heavy) continue;  // on the heavy list: spread over the grid
     for (long long e0 = beg; e0 < end; e0 += 32) {
       const long long e = e0 + lane;
@@ -116,7 +147,7 @@ __device__ __forceinline__ void kl_bfs_push(const long long* __restrict__ indptr
       int v = 0;
       if (e < end) {
         v = indices[e];
-        fresh = kl_visit<PARENTS>(u, v, levels, parents, depth);
+        fresh = kl_visit<PARENTS>(u, v, levels, parents, depth, direct);
       }
       kl_append_v(fresh, v, indptr, heavy, nx);
     }
@@ -130,7 +161,8 @@ __device__ __forceinline__ void kl_bfs_push_heavy(const long long* __restrict__ 
                                                   const int* __restrict__ indices, const int* hv,
                                                   const long long* ho, unsigned long long hpacked,
                                                   long long heavy, const kl_next& nx, int* levels,
-                                                  int* parents, int depth, int warp, int nwarps) {
+                                                  int* parents, int depth, int warp, int nwarps,
+                                                  bool direct) {
   const int lane = threadIdx.x & 31;
   const int hn = (int)(hpacked & KL_SLOT_MASK);
   const long long total = (long long)(hpacked >> KL_SLOT_BITS);
@@ -146,7 +178,7 @@ __device__ __forceinline__ void kl_bfs_push_heavy(const long long* __restrict__ 
       if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;
       const int u = __ldcg(hv + k);
       v = indices[indptr[u] + (p - __ldcg(ho + k))];
-      fresh = kl_visit<PARENTS>(u, v, levels, parents, depth);
+      fresh = kl_visit<PARENTS>(u, v, levels, parents, depth, direct);
     }
     kl_append_v(fresh, v, indptr, heavy, nx);
   }
@@ -182,13 +214,15 @@ __device__ __forceinline__ void kl_bfs_pull(const long long* __restrict__ indptr
 
 // Level 0: the source alone (and on the heavy list if its degree says so).
 __global__ void kl_bfs_init(const long long* __restrict__ indptr, int source, long long heavy,
-                            int want_parents, int* levels, int* parents, int* q, int* count,
-                            int* hv, long long* ho, unsigned long long* hcount,
+                            int want_parents, int* levels, int* parents, int* q, long long* rows,
+                            int* count, int* hv, long long* ho, unsigned long long* hcount,
                             unsigned long long* edges) {
   const long long deg = indptr[source + 1] - indptr[source];
   levels[source] = 0;
   if (want_parents) parents[source] = -1;
   q[0] = source;
+  rows[0] = indptr[source];
+  rows[1] = indptr[source + 1];
   *count = 1;
   *edges = (unsigned long long)deg;
   *hcount = 0;
@@ -200,24 +234,27 @@ __global__ void kl_bfs_init(const long long* __restrict__ indptr, int source, lo
 }
 
 // The whole BFS in one cooperative launch, after kl_bfs_init. Per-level counters
-// (count, hcount, edges: 3 each) rotate by depth % 3; queues and heavy lists
-// alternate between the a and b buffers. bar[0..2) zero. On exit state[0] = the
+// (count, hcount, edges: 3 each) rotate by depth % 3; queues (with their row lists)
+// and heavy lists alternate between the a and b buffers. bar[0..2) zero. On exit state[0] = the
 // last depth tried (its level was empty).
 template <bool PARENTS, int METHOD>  // METHOD: 0 direction-optimizing, 1 push, 2 pull
 __global__ void __launch_bounds__(KL_FT, 2)
 kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
            const long long* __restrict__ t_indptr, const int* __restrict__ t_indices, int n,
-           long long nnz, long long heavy, int* levels, int* parents, int* qa, int* qb, int* hva,
-           int* hvb, long long* hoa, long long* hob, int* counts, unsigned long long* hcounts,
-           unsigned long long* edges, unsigned* bar, int* state) {
+           long long nnz, long long heavy, int* levels, int* parents, int* qa, int* qb,
+           long long* ra, long long* rb, int* hva, int* hvb, long long* hoa, long long* hob,
+           int* counts, unsigned long long* hcounts, unsigned long long* edges, unsigned* bar,
+           int* state) {
   const int warp = (int)((blockIdx.x * (long long)KL_FT + threadIdx.x) >> 5);
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
   int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb;
-  long long *ho_in = hoa, *ho_out = hob;
+  long long *r_in = ra, *r_out = rb, *ho_in = hoa, *ho_out = hob;
   long long nq = 1, previous = 0;  // this frontier's size and the one before
   long long mf = (long long)__ldcg(edges), unexplored = nnz;  // Beamer's m_f and m_u
   bool pull = false;
   int depth = 0;
+  unsigned long long hin = __ldcg(hcounts);  // this level's heavy list (packed count)
+  __shared__ unsigned long long seen[3];     // the level's counts, read once per block
   while (true) {
     ++depth;
     if (METHOD == 2) {
@@ -227,27 +264,33 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
       else pull = !(nq * KL_TO_PUSH < (long long)n && nq < previous);
       if (!pull) unexplored -= mf;
     }
-    const int in = (depth - 1) % 3, out = depth % 3, next = (depth + 1) % 3;
+    const int out = depth % 3, next = (depth + 1) % 3;
     if (blockIdx.x == 0 && threadIdx.x == 0) {  // nobody touches the next level's yet
       counts[next] = 0;
       hcounts[next] = 0;
       edges[next] = 0;
     }
-    const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out};
+    const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out, r_out};
     if (pull) {
       kl_bfs_pull<PARENTS>(indptr, t_indptr, t_indices, n, heavy, nx, levels, parents, depth,
                            warp, nwarps);
     } else {
-      kl_bfs_push_heavy<PARENTS>(indptr, indices, hv_in, ho_in, __ldcg(hcounts + in), heavy, nx,
-                                 levels, parents, depth, warp, nwarps);
-      kl_bfs_push<PARENTS>(indptr, indices, q_in, (int)nq, heavy, nx, levels, parents, depth,
-                           warp, nwarps);
+      const bool direct = mf <= (long long)nwarps * 32;  // few edges: atomics cost nothing
+      kl_bfs_push_heavy<PARENTS>(indptr, indices, hv_in, ho_in, hin, heavy, nx, levels, parents,
+                                 depth, warp, nwarps, direct);
+      kl_bfs_push<PARENTS>(indptr, indices, q_in, r_in, (int)nq, heavy, nx, levels, parents,
+                           depth, warp, nwarps, direct);
     }
-    kl_grid_sync(bar);
+    kl_grid_sync(bar, [&] {
+      seen[0] = (unsigned long long)__ldcg(counts + out);
+      seen[1] = __ldcg(hcounts + out);
+      seen[2] = __ldcg(edges + out);
+    });
     previous = nq;
-    nq = __ldcg(counts + out);
+    nq = (long long)seen[0];
     if (nq == 0) break;
-    mf = (long long)__ldcg(edges + out);
+    hin = seen[1];
+    mf = (long long)seen[2];
     int* t = q_in;
     q_in = q_out;
     q_out = t;
@@ -257,6 +300,9 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
     long long* o = ho_in;
     ho_in = ho_out;
     ho_out = o;
+    o = r_in;
+    r_in = r_out;
+    r_out = o;
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) state[0] = depth;
 }
@@ -278,8 +324,8 @@ kl_bfs_step(const long long* __restrict__ indptr, const int* __restrict__ indice
     kl_bfs_pull<PARENTS>(indptr, t_indptr, t_indices, n, no_heavy, nx, levels, parents, depth,
                          warp, nwarps);
   else
-    kl_bfs_push<PARENTS>(indptr, indices, q_in, __ldcg(count_in), no_heavy, nx, levels, parents,
-                         depth, warp, nwarps);
+    kl_bfs_push<PARENTS>(indptr, indices, q_in, nullptr, __ldcg(count_in), no_heavy, nx, levels,
+                         parents, depth, warp, nwarps, false);
 }
 
 // ---- Bellman-Ford ----------------------------------------------------------------
@@ -393,21 +439,27 @@ kl_bf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
   int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb;
   long long *ho_in = hoa, *ho_out = hob;
   int nq = 1, round = 0;
+  unsigned long long hin = __ldcg(hcounts);  // this round's heavy list (packed count)
+  __shared__ unsigned long long seen[2];     // the round's counts, read once per block
   while (nq > 0 && round < max_rounds) {
     ++round;
-    const int in = (round - 1) % 3, out = round % 3, next = (round + 1) % 3;
+    const int out = round % 3, next = (round + 1) % 3;
     if (blockIdx.x == 0 && threadIdx.x == 0) {  // nobody touches the next round's yet
       counts[next] = 0;
       hcounts[next] = 0;
       edges[next] = 0;
     }
     const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out};
-    kl_relax_heavy<W, NONNEG>(indptr, indices, w, hv_in, ho_in, __ldcg(hcounts + in), heavy, nx,
-                              dist, stamp, round, warp, nwarps);
+    kl_relax_heavy<W, NONNEG>(indptr, indices, w, hv_in, ho_in, hin, heavy, nx, dist, stamp,
+                              round, warp, nwarps);
     kl_relax<W, NONNEG>(indptr, indices, w, q_in, nq, heavy, nx, dist, stamp, round, warp,
                         nwarps);
-    kl_grid_sync(bar);
-    nq = __ldcg(counts + out);
+    kl_grid_sync(bar, [&] {
+      seen[0] = (unsigned long long)__ldcg(counts + out);
+      seen[1] = __ldcg(hcounts + out);
+    });
+    nq = (int)seen[0];
+    hin = seen[1];
     int* t = q_in;
     q_in = q_out;
     q_out = t;

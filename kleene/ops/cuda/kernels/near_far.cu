@@ -46,9 +46,10 @@ struct kl_far {
 // Relax u -> v: true (near) if v improved under thr, true (far) if v improved at or over
 // it and is not on the far pile yet (then it is stamped).
 __device__ __forceinline__ void kl_nf_edge(double du, double wv, int v, double* dist, double thr,
-                                           const kl_far& far, bool& near, bool& to_far) {
+                                           const kl_far& far, bool& near, bool& to_far,
+                                           bool direct = false) {
   const double nd = du + wv;
-  if (nd < __ldcg(dist + v) && nd < kl_dist_min<true>(dist + v, nd)) {
+  if ((direct || nd < __ldcg(dist + v)) && nd < kl_dist_min<true>(dist + v, nd)) {
     if (nd < thr) near = true;
     else to_far = atomicExch(far.stamp + v, far.phase) != far.phase;
   }
@@ -66,15 +67,16 @@ __device__ __forceinline__ void kl_nf_queue(bool flag, int v, int* stamp, int ro
 template <typename W>
 __device__ __forceinline__ void kl_nf_relax(const long long* __restrict__ indptr,
                                             const int* __restrict__ indices,
-                                            const W* __restrict__ w, const int* q_in, int n_in,
+                                            const W* __restrict__ w, const int* q_in,
+                                            const long long* rows_in, int n_in,
                                             long long heavy, int chase, const kl_next& nx,
                                             const kl_far& far, double* dist, int* stamp,
                                             double thr, int round, int* stack, int warp,
-                                            int nwarps) {
+                                            int nwarps, bool direct) {
   const int lane = threadIdx.x & 31;
   for (int i = warp; i < n_in; i += nwarps) {
-    int u = __ldcg(q_in + i);
-    long long beg = indptr[u], end = indptr[u + 1];
+    long long beg, end;
+    int u = kl_entry(q_in, rows_in, indptr, i, beg, end);
     if (end - beg > heavy) continue;  // on the heavy list
     int top = 0, steps = 0;
     while (true) {
@@ -85,7 +87,7 @@ __device__ __forceinline__ void kl_nf_relax(const long long* __restrict__ indptr
         int v = 0;
         if (e < end) {
           v = indices[e];
-          kl_nf_edge(du, (double)w[e], v, dist, thr, far, near, to_far);
+          kl_nf_edge(du, (double)w[e], v, dist, thr, far, near, to_far, direct);
         }
         kl_append(to_far, v, far.q, far.count);
         // Chase a near vertex of at most 32 edges while the budget and stack last.
@@ -240,17 +242,35 @@ __device__ __forceinline__ void kl_tp_heavy(const long long* __restrict__ indptr
   }
 }
 
-// The whole search after the host's set-up: dist inf but dist[source] = 0, stamp and
-// fstamp all -1, qa[0] = source (and hva/hoa[0], hcounts[0] if the source is heavy),
-// other counters, fcounts, bar zero, least[0..2) = +inf bits. Near rounds rotate their
+// The search's start, queued before it (no host read): the source at distance 0 on the
+// frontier (and on the heavy list if its degree says so), no least far distance yet.
+__global__ void kl_nf_init(const long long* __restrict__ indptr, int source, long long heavy,
+                           double* dist, int* q, long long* rows, int* hv, long long* ho,
+                           unsigned long long* hcount, long long* least) {
+  const long long deg = indptr[source + 1] - indptr[source];
+  dist[source] = 0.0;
+  q[0] = source;
+  rows[0] = indptr[source];
+  rows[1] = indptr[source + 1];
+  least[0] = least[1] = KL_NF_INF_BITS;
+  if (deg > heavy) {
+    hv[0] = source;
+    ho[0] = 0;
+    *hcount = ((unsigned long long)deg << KL_SLOT_BITS_NF) + 1ull;
+  }
+}
+
+// The whole search after kl_nf_init: dist inf but dist[source] = 0, stamp and fstamp
+// all -1, qa[0] = source and ra[0..2) its row bounds (and hva/hoa[0], hcounts[0] if the source is heavy), other
+// counters, fcounts, bar zero, least[0..2) = +inf bits. Near rounds rotate their
 // counters by round % 3 and alternate queues as kl_bf_run; far piles alternate fa/fb at
 // each split. On exit state[0] = rounds (splits included), state[1] = splits.
 template <typename W>
 __global__ void __launch_bounds__(KL_NF_THREADS, 2)
 kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
           const W* __restrict__ w, int n, long long heavy, double delta, int chase, double* dist,
-          int* stamp, int* fstamp, int* qa, int* qb, int* hva, int* hvb, long long* hoa,
-          long long* hob, int* fa, int* fb, int* counts, int* fcounts,
+          int* stamp, int* fstamp, int* qa, int* qb, long long* ra, long long* rb, int* hva,
+          int* hvb, long long* hoa, long long* hob, int* fa, int* fb, int* counts, int* fcounts,
           unsigned long long* hcounts, unsigned long long* edges, long long* least,
           unsigned* bar, int* state) {
   __shared__ int stacks[KL_NF_WARPS][KL_NF_STACK];
@@ -259,27 +279,37 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
   const int lane = threadIdx.x & 31;
   int* stack = stacks[threadIdx.x >> 5];
   int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb, *f_cur = fa, *f_next = fb;
-  long long *ho_in = hoa, *ho_out = hob;
+  long long *r_in = ra, *r_out = rb, *ho_in = hoa, *ho_out = hob;
   int nq = 1, round = 0, phase = 0, cur = 0;
   double thr = delta;
+  unsigned long long hin = __ldcg(hcounts);  // this round's heavy list (packed count)
+  // What the last barrier left for everyone, read once per block (kl_grid_sync): the near
+  // count, the heavy list, the far pile's count, the least far distance's bits.
+  __shared__ long long seen[4];
   while (true) {
     ++round;
-    const int in = (round - 1) % 3, out = round % 3, next = (round + 1) % 3;
+    const int out = round % 3, next = (round + 1) % 3;
     if (blockIdx.x == 0 && threadIdx.x == 0) {  // nobody touches the next round's yet
       counts[next] = 0;
       hcounts[next] = 0;
       edges[next] = 0;
     }
-    const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out};
+    const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out, r_out};
+    auto after = [&] {  // the round's output, and the far pile the next round may split
+      seen[0] = __ldcg(counts + out);
+      seen[1] = (long long)__ldcg(hcounts + out);
+      seen[2] = __ldcg(fcounts + cur);
+    };
     if (nq > 0) {  // a near round
       const kl_far far = {f_cur, fcounts + cur, fstamp, phase};
-      kl_nf_relax_heavy<W>(indptr, indices, w, hv_in, ho_in, __ldcg(hcounts + in), heavy, nx,
-                           far, dist, stamp, thr, round, warp, nwarps);
-      kl_nf_relax<W>(indptr, indices, w, q_in, nq, heavy, chase, nx, far, dist, stamp, thr,
-                     round, stack, warp, nwarps);
-      kl_grid_sync(bar);
+      const bool direct = nq <= nwarps;  // a vertex a warp at most: atomics cost nothing
+      kl_nf_relax_heavy<W>(indptr, indices, w, hv_in, ho_in, hin, heavy, nx, far, dist, stamp,
+                           thr, round, warp, nwarps);
+      kl_nf_relax<W>(indptr, indices, w, q_in, r_in, nq, heavy, chase, nx, far, dist, stamp,
+                     thr, round, stack, warp, nwarps, direct);
+      kl_grid_sync(bar, after);
     } else {  // the near frontier is empty: split the far pile
-      const int nf = __ldcg(fcounts + cur);
+      const int nf = (int)seen[2];
       if (nf == 0) break;
       // Pass 1: the least distance still at or over thr (stale entries are under it).
       long long mine = KL_NF_INF_BITS;
@@ -295,8 +325,8 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
       }
       if (lane == 0 && mine < KL_NF_INF_BITS) atomicMin(least + (phase & 1), mine);
       if (blockIdx.x == 0 && threadIdx.x == 0) least[(phase + 1) & 1] = KL_NF_INF_BITS;
-      kl_grid_sync(bar);
-      const double m = __longlong_as_double(__ldcg(least + (phase & 1)));
+      kl_grid_sync(bar, [&] { seen[3] = __ldcg(least + (phase & 1)); });
+      const double m = __longlong_as_double(seen[3]);
       if (!(m < __longlong_as_double(KL_NF_INF_BITS))) break;  // all stale
       const double old = thr;
       thr = (floor(m / delta) + 1.0) * delta;
@@ -319,14 +349,15 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
         kl_append(to_far, v, far.q, far.count);
         kl_nf_queue(near, v, stamp, round, indptr, heavy, nx);
       }
-      kl_grid_sync(bar);
-      if (blockIdx.x == 0 && threadIdx.x == 0) fcounts[cur] = 0;  // read by all before the sync
+      if (blockIdx.x == 0 && threadIdx.x == 0) fcounts[cur] = 0;  // all read it as nf
       cur ^= 1;
+      kl_grid_sync(bar, after);
       int* t = f_cur;
       f_cur = f_next;
       f_next = t;
     }
-    nq = __ldcg(counts + out);
+    nq = (int)seen[0];
+    hin = (unsigned long long)seen[1];
     int* t = q_in;
     q_in = q_out;
     q_out = t;
@@ -336,6 +367,9 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
     long long* o = ho_in;
     ho_in = ho_out;
     ho_out = o;
+    o = r_in;
+    r_in = r_out;
+    r_out = o;
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     state[0] = round;
