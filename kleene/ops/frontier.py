@@ -356,19 +356,21 @@ def _weight_summary(A: Matrix) -> tuple[float, float]:
     """(greatest stored value, mean positive one): the bucket count a fused loop needs
     and the default bucket width (1 without a positive weight); cached on A."""
 
-    def summary():
+    def stats():
         w = A._csr()[2]
         if not w.size:
-            return 0.0, 1.0
+            return 0.0, 0.0, 0.0
         xp = A.xp
         positive = w > 0
         # One host read for the three: on the GPU each read is a sync before the search.
         total = xp.where(positive, w, 0).sum(dtype=np.float64)
         parts = xp.stack([w.max().astype(np.float64), total, positive.sum(dtype=np.float64)])
-        most, total, count = parts.tolist()
-        return most, (total / count if count else 1.0)
+        return tuple(parts.tolist())
 
-    return A.cached("delta_stepping_weights", summary)
+    # (greatest, positive sum, positive count): the GPU's input scan leaves them here
+    # (kleene.ops.symmetry.scan_csr), so a graph passed per call is not read again.
+    most, total, count = A.cached("value_stats", stats)
+    return most, (total / count if count else 1.0)
 
 
 def _composed_delta_stepping(A: Matrix, s: int, delta: float) -> Vector:

@@ -48,17 +48,24 @@ def is_symmetric(A: Matrix, *, values: bool = True) -> bool:
 def scan_csr(A: Matrix):
     """One pass over a CSR on a back end with the fingerprint kernel: whether A has a
     NaN value, with both symmetry answers cached on A as a by-product (the input checks
-    of a graph and the symmetry test share the read). None where it cannot."""
+    of a graph and the symmetry test share the read), and for floating-point values
+    their range and positive part (``value_stats``: what the shortest-path loops ask
+    next, without another pass and host read). None where it cannot."""
     sums = getattr(backend(A.xp), "symmetry_sums", None)
     if sums is None or A._fmt != "csr" or A.nrows != A.ncols:
         return None
     ptr, idx, val = A._csr()
+    stats: dict = {}
     try:
-        pattern, weighted, nans = sums(ptr, idx, val, _SALT)
+        pattern, weighted, nans = sums(ptr, idx, val, _SALT, stats=stats)
     except TypeError:  # a value type without a kernel
         return None
     A.cached("pattern_symmetric", lambda: pattern == 0)
     A.cached("symmetric", lambda: pattern == 0 and weighted == 0)
+    if A.dtype.kind == "f" and not nans and "least" in stats:  # exact in float64
+        A.cached("min_value", lambda: stats["least"])
+        A.cached("value_stats", lambda: (stats["greatest"], stats["positive_sum"],
+                                          stats["positive_count"]))  # fmt: skip
     return nans > 0
 
 

@@ -114,6 +114,69 @@ def test_fused_bfs_new_york_and_facebook(method):
         assert np.array_equal(par, want_par)
 
 
+class _RoundLevels:
+    """Run the thin graphs' BFS at ``k`` levels a round; record the kernels launched."""
+
+    def __init__(self, k):
+        self.k, self.names = k, []
+
+    def __enter__(self):
+        self.saved, self.launch = frontier.ROUND_LEVELS, frontier._cooperative
+        frontier.ROUND_LEVELS = self.k
+
+        def spy(name, args, per_sm=None):
+            self.names.append(name)
+            return self.launch(name, args, per_sm)
+
+        frontier._cooperative = spy
+        return self
+
+    def __exit__(self, *exc):
+        frontier.ROUND_LEVELS, frontier._cooperative = self.saved, self.launch
+
+
+def _bfs_levels(g, s):
+    want = shortest_path(g, unweighted=True, indices=s)
+    return np.where(np.isinf(want), -1, want).astype(np.int64)
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=graphs(max_n=60), k=st.sampled_from([1, 2, 3, 4, 8]), directed=st.booleans())
+def test_bfs_rounds_equal_composed(data, k, directed):
+    # Several levels a round (thin graphs, no parents): levels claimed by atomicMin
+    # end as the composed search's, whatever order warps reach a vertex in.
+    g, s = data
+    A = as_graph(kleene.Matrix.from_scipy(g).to("gpu"), directed=directed)
+    levels, _ = kleene.ops.frontier_bfs(A, s, method="push", fused=False)
+    want = levels.to_dense(missing=-1).get()
+    with _RoundLevels(k) as r:
+        got = kleene.bfs(A, s).get()
+    assert np.array_equal(got, want)
+    thin = A.nvals < frontier._THIN_DEGREE * A.nrows
+    assert ("kl_bfs_rounds" in r.names) == thin
+    if thin:
+        with _RoundLevels(k), _PerLevel():  # refused: the per-level kernels from scratch
+            assert np.array_equal(kleene.bfs(A, s).get(), want)
+
+
+@pytest.mark.parametrize("k", [1, 3, 4, 7])
+def test_bfs_rounds_chains_grids_and_hubs(k):
+    n = 6000
+    chain = sp.diags([np.ones(n - 1)], [1], shape=(n, n), format="csr")  # 5,999 levels
+    grid = kleene.generators.road_graph(48, seed=2).to_scipy()
+    hub = sp.coo_matrix((np.ones(n - 1), (np.zeros(n - 1), np.arange(1, n))), shape=(n, n))
+    hub = (hub + sp.diags([np.ones(n - 1)], [1], shape=(n, n))).tocsr()  # a star and a chain
+    lone = sp.block_diag([chain, sp.csr_matrix((5, 5))]).tocsr()  # unreachable vertices
+    for g, sources in ((chain, (0, n // 2)), (chain + chain.T, (n // 3,)), (grid, (0, 777)),
+                       (hub, (0, 1, n - 2)), (hub + hub.T, (5,)), (lone, (0,))):  # fmt: skip
+        A = kleene.Matrix.from_scipy(g.tocsr()).to("gpu")
+        for s in sources:
+            with _RoundLevels(k) as r:
+                got = kleene.bfs(A, s).get()
+            assert r.names == ["kl_bfs_rounds"]
+            np.testing.assert_array_equal(got, _bfs_levels(g, s))
+
+
 def test_fused_sssp_rome_and_new_york():
     for name in ("rome99.gr", "USA-road-NY.pace.gr.xz"):
         g = load_scipy(name)

@@ -110,6 +110,38 @@ def test_nan_found_by_the_fused_scan():
         kleene.bfs(csp.csr_matrix(h), 0)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.bool_])
+@given(seed=st.integers(0, 10**6), sign=st.sampled_from(["mixed", "positive", "zeros"]))
+def test_the_fused_scan_gives_the_value_range(dtype, seed, sign):
+    # The read that checks NaN and symmetry also gives what the shortest-path loops
+    # ask next: least, greatest, positive sum and count, equal to NumPy's.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 80))
+    g = sp.random(n, n, density=0.15, random_state=seed, format="csr")
+    vals = {"mixed": rng.normal(0, 50, g.nnz), "positive": rng.uniform(0.5, 1e3, g.nnz),
+            "zeros": rng.integers(0, 2, g.nnz).astype(np.float64)}[sign]  # fmt: skip
+    g.data = vals.astype(dtype)
+    w = g.data
+    stats = {}
+    ptr, idx = cupy.asarray(g.indptr, np.int64), cupy.asarray(g.indices, np.int32)
+    structure.symmetry_sums(ptr, idx, cupy.asarray(w), 7, stats=stats)
+    if not w.size:
+        assert stats == {}
+        return
+    assert stats["least"] == float(w.min()) and stats["greatest"] == float(w.max())
+    positive = w[w > 0].astype(np.float64)
+    assert stats["positive_count"] == positive.size
+    assert stats["positive_sum"] == pytest.approx(positive.sum(), rel=1e-12, abs=0)
+    if dtype in (np.float64, np.float32):  # cached on a graph passed per call
+        from kleene.algorithms.graph_input import as_graph
+
+        A = as_graph(csp.csr_matrix(g))
+        assert A.cached("min_value", lambda: None) == float(w.min())
+        most, total, count = A.cached("value_stats", lambda: None)
+        assert (most, count) == (float(w.max()), positive.size)
+        assert total == pytest.approx(positive.sum(), rel=1e-12, abs=0)
+
+
 def test_borrowed_cupyx_csr_is_not_copied_or_sorted(monkeypatch):
     g = csp.csr_matrix(_csr(500, 0.02, 1))  # int32 indptr: only it is converted (n + 1)
     A = Matrix.from_scipy(g, copy=False)

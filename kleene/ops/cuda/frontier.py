@@ -27,6 +27,10 @@ _THREADS = 256
 # road_graph(1024) 8.33 -> 7.57 ms, where RMAT-22 (mean degree 30) lost 7-25 % with one.
 _RUN_BLOCKS_PER_SM = 2
 _THIN_DEGREE = 8
+# Levels a round of the thin graphs' BFS takes (kl_bfs_rounds: a warp expands what it
+# claims that many levels deep before the grid barrier).
+ROUND_LEVELS = 4
+_LEVEL_UNSET = np.iinfo(np.int32).max  # kl_bfs_rounds' levels start here
 _METHOD = {"direction-optimizing": 0, "auto": 0, "push": 1, "pull": 2}
 _NO_PARENT = np.iinfo(np.int32).max
 # Frontier vertices with more out-edges than this are spread over the grid.
@@ -99,7 +103,9 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
     (what the ``min_first`` product gives). "direction-optimizing" (= "auto")
     switches by Beamer's rule (:mod:`kleene.ops.direction`: pull once the frontier's
     out-edges exceed 1/TO_PULL of the edges still to check, push once the frontier
-    is under n/TO_PUSH vertices and shrinking).
+    is under n/TO_PUSH vertices and shrinking). Without parents, "auto" on a graph of
+    mean out-degree under _THIN_DEGREE (a road network: never pulls) takes
+    ROUND_LEVELS levels per grid barrier (``kl_bfs_rounds``, same levels).
     """
     if method not in _METHOD:
         raise ValueError(f"bfs_levels: method must be one of {tuple(_METHOD)}, got {method!r}")
@@ -107,7 +113,9 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
     tptr, tidx = jit.contiguous(t_indptr, np.int64), jit.contiguous(t_indices, np.int32)
     nnz = int(idx.size)
     heavy = _heavy_threshold(nnz)
-    levels = cupy.full(n, -1, dtype=np.int32)
+    thin = nnz < _THIN_DEGREE * n
+    rounds = thin and not parents and method in ("auto", "direction-optimizing")
+    levels = cupy.full(n, _LEVEL_UNSET if rounds else -1, dtype=np.int32)
     par = cupy.full(n if parents else 1, _NO_PARENT, dtype=np.int32)
     qa, qb = cupy.empty(max(n, 1), dtype=np.int32), cupy.empty(max(n, 1), dtype=np.int32)
     ra, rb = _row_lists(n)
@@ -121,13 +129,22 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
          counts[0:1], hva, hoa, hcounts[0:1], edges[0:1]),
     )  # fmt: skip
     p = "true" if parents else "false"
-    name = f"kl_bfs_run<{p}, {_METHOD[method]}>"
-    args = (ptr, idx, tptr, tidx, np.int32(n), np.int64(nnz), np.int64(heavy), levels, par,
-            qa, qb, ra, rb, hva, hvb, hoa, hob, counts, hcounts, edges, bar, state)  # fmt: skip
-    thin = nnz < _THIN_DEGREE * n
+    if rounds:
+        name = "kl_bfs_rounds"
+        args = (ptr, idx, np.int32(ROUND_LEVELS), np.int64(heavy), levels, qa, qb, ra, rb,
+                hva, hvb, hoa, hob, counts, hcounts, edges, bar, state)  # fmt: skip
+    else:
+        name = f"kl_bfs_run<{p}, {_METHOD[method]}>"
+        args = (ptr, idx, tptr, tidx, np.int32(n), np.int64(nnz), np.int64(heavy), levels, par,
+                qa, qb, ra, rb, hva, hvb, hoa, hob, counts, hcounts, edges, bar, state)  # fmt: skip
     if not _cooperative(name, args, per_sm=1 if thin else None):
+        if rounds:  # the per-level kernels claim by compare-and-swap on -1
+            levels.fill(-1)
+            levels[source] = 0
         _bfs_by_level(ptr, idx, tptr, tidx, n, source, levels, par, qa, qb, p, _METHOD[method])
     lv = levels.astype(np.int64)
+    if rounds:
+        lv[lv == _LEVEL_UNSET] = -1
     if not parents:
         return lv, None
     out = par.astype(np.int64)

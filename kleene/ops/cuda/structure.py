@@ -45,11 +45,14 @@ def expand_rows(offsets, total: int | None = None, dtype=np.int64):
     return rows
 
 
-def symmetry_sums(indptr, indices, values, salt: int):
+def symmetry_sums(indptr, indices, values, salt: int, stats: dict | None = None):
     """(pattern sum, value sum, NaN count) as Python ints, in one pass over the CSR:
     both sums are 0 when it equals its transpose (see kernels/structure.cu).
 
-    ``values`` None: the pattern only (the value sum and NaN count are 0).
+    ``values`` None: the pattern only (the value sum and NaN count are 0). ``stats``, a
+    dict, also gets from the same read (and host copy) the values' "least" and
+    "greatest" (NaN aside; absent when every value is NaN), "positive_sum" and
+    "positive_count" (floats; the sum in float64, its rounding depends on the order).
     """
     ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
     n = ptr.size - 1
@@ -63,13 +66,28 @@ def symmetry_sums(indptr, indices, values, salt: int):
         if ctype is None:
             raise TypeError(f"symmetry_sums: no kernel for {vals.dtype} values")
         name = f"kl_symmetry_sums<{ctype}, true>"
-    out = cupy.zeros(3, dtype=np.uint64)
+    out = cupy.zeros(7, dtype=np.uint64)
+    out[3] = np.uint64(2**64 - 1)  # the least value's order key starts at the top
     fn = jit.function(codegen.structure_spec(), name)
     chunks = -(-int(idx.size) // _SCAN_CHUNK)
     grid = jit.blocks_for(chunks * 32, _THREADS, cap=jit.sm_count(jit.device_id()) * 16)
     fn((grid,), (_THREADS,), (ptr, idx, vals, np.int64(n), np.uint64(salt), out))
-    pattern, weighted, nans = (int(x) for x in out.get())
-    return pattern, weighted, nans
+    host = out.get()
+    if stats is not None and values is not None:
+        _value_stats(host, stats)
+    return int(host[0]), int(host[1]), int(host[2])
+
+
+def _value_stats(host: np.ndarray, stats: dict) -> None:
+    """Decode kl_symmetry_sums' out[3:7] (kernels/structure.cu) into ``stats``."""
+    lo, hi = int(host[3]), int(host[4])
+    if lo <= hi:  # some value is not NaN
+        top = 1 << 63
+        keys = np.array([lo, hi], dtype=np.uint64)  # order keys back to float64 bits
+        bits = np.where(keys >= np.uint64(top), keys ^ np.uint64(top), ~keys)
+        stats["least"], stats["greatest"] = (float(x) for x in bits.view(np.float64))
+    stats["positive_sum"] = float(host[5:6].view(np.float64)[0])
+    stats["positive_count"] = float(host[6])
 
 
 def union_min(a, b, n: int, values: bool = True):

@@ -14,6 +14,7 @@ _BOOLS = ("false", "true")
 BF_WEIGHTS = ("float", "double")
 FRONTIER_RUN = (
     *(f"kl_bfs_run<{p}, {m}>" for p in _BOOLS for m in (0, 1, 2)),
+    "kl_bfs_rounds",
     *(f"kl_bf_run<{w}, {nn}>" for w in BF_WEIGHTS for nn in _BOOLS),
     *(f"kl_nf_run<{w}>" for w in BF_WEIGHTS),
 )

@@ -81,20 +81,23 @@ __device__ __forceinline__ int kl_entry(const int* q, const long long* rows,
 #define KL_SLOT_BITS 24
 #define KL_SLOT_MASK ((1ull << KL_SLOT_BITS) - 1ull)
 
-// Append the flagged lanes' v to the next frontier (and heavy list). All 32 lanes call.
-__device__ __forceinline__ void kl_append_v(bool flag, int v, const long long* __restrict__ indptr,
-                                            long long heavy, const kl_next& nx) {
+// Append the flagged lanes' v, of row [beg, end), to the next frontier (and heavy list).
+// All 32 lanes call. With `indptr` the rows are read here, after the count's atomic is
+// sent (in flight together: the near-far loop ran 10 % slower reading them first).
+template <bool READ_ROWS>
+__device__ __forceinline__ void kl_append_at(bool flag, int v, long long beg, long long end,
+                                             const long long* __restrict__ indptr,
+                                             long long heavy, const kl_next& nx) {
   const unsigned mask = __ballot_sync(KL_FULL_MASK, flag);
   if (!mask) return;
   const int lane = threadIdx.x & 31;
   int base = 0;
-  if (lane == 0) base = atomicAdd(nx.count, __popc(mask));  // in flight with the loads below
-  long long beg = 0, end = 0;
-  if (flag) {
+  if (lane == 0) base = atomicAdd(nx.count, __popc(mask));
+  if (READ_ROWS && flag) {
     beg = indptr[v];
     end = indptr[v + 1];
   }
-  long long deg = end - beg;
+  long long deg = flag ? end - beg : 0;
   base = __shfl_sync(KL_FULL_MASK, base, 0);
   if (flag) {
     const int at = base + __popc(mask & ((1u << lane) - 1u));
@@ -111,6 +114,16 @@ __device__ __forceinline__ void kl_append_v(bool flag, int v, const long long* _
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) deg += __shfl_xor_sync(KL_FULL_MASK, deg, off);
   if (lane == 0) atomicAdd(nx.edges, (unsigned long long)deg);
+}
+
+__device__ __forceinline__ void kl_append_v(bool flag, int v, const long long* __restrict__ indptr,
+                                            long long heavy, const kl_next& nx) {
+  kl_append_at<true>(flag, v, 0, 0, indptr, heavy, nx);
+}
+
+__device__ __forceinline__ void kl_append_row(bool flag, int v, long long beg, long long end,
+                                              long long heavy, const kl_next& nx) {
+  kl_append_at<false>(flag, v, beg, end, nullptr, heavy, nx);
 }
 
 // Visit edge u -> v in level `depth`: claim v if unvisited; offer u as its parent.
@@ -328,6 +341,209 @@ kl_bfs_step(const long long* __restrict__ indptr, const int* __restrict__ indice
                          parents, depth, warp, nwarps, false);
 }
 
+// ---- BFS, several levels a round (graphs of low degree) ----------------------------
+//
+// A road graph's BFS has thousands of levels of a few hundred vertices each: a level is
+// a chain of dependent L2 round trips (the frontier entry, its edges, the claim, the
+// append) and a grid barrier, not work. Here a round takes `k` levels: a warp expanding
+// frontier vertex u (level lu) keeps the neighbours it claims at lu + 1 on its own stack
+// in shared memory and expands them at once, and theirs, down to lu + k; only the last
+// ones (and what does not fit) go on the next frontier. So k levels cost one barrier and
+// one append, and a stack hop two round trips (the edge, the claim; the claimed vertex's
+// row is read beside the claim).
+//
+// A warp may reach a vertex by a longer path before another warp reaches it by a
+// shorter one, so levels are claimed by atomicMin (start at INT_MAX) rather than set
+// once, and whoever lowers a level owns the vertex: it expands it (stack or next
+// frontier) from the level it set. Every lowered vertex is expanded after its last
+// lowering, so the levels end as the least path lengths (BFS levels) whatever the order;
+// a frontier entry is expanded from its vertex's current level. Vertices of more than 32
+// edges are not stacked (their own frontier entry, or the heavy list above `heavy`).
+#define KL_STACK 64  // vertices a warp holds per depth
+
+// Stack the claimed lanes' w (row [wb, we)) if `stack` and it has at most 32 edges and
+// there is room; otherwise the next frontier takes it. All lanes call; returns the depth's
+// new stack size.
+__device__ __forceinline__ int kl_stack_or_append(bool claimed, int w, long long wb, long long we,
+                                                  bool stack, int* sv, long long* sb, int* sd,
+                                                  int top, long long heavy, const kl_next& nx) {
+  const int lane = threadIdx.x & 31;
+  const bool keep = claimed && stack && we - wb <= 32;
+  const unsigned kept = __ballot_sync(KL_FULL_MASK, keep);
+  const int slot = top + __popc(kept & ((1u << lane) - 1u));
+  bool append = claimed && !keep;
+  if (keep) {
+    if (slot < KL_STACK) {
+      sv[slot] = w;
+      sb[slot] = wb;
+      sd[slot] = (int)(we - wb);
+    } else {
+      append = true;
+    }
+  }
+  kl_append_row(append, w, wb, we, heavy, nx);
+  return min(top + __popc(kept), KL_STACK);
+}
+
+// Claim w at level lv: true if this lane lowered it (its row is read with the claim).
+__device__ __forceinline__ bool kl_claim(const long long* __restrict__ indptr, int* levels, int w,
+                                         int lv, long long& wb, long long& we) {
+  wb = indptr[w];
+  we = indptr[w + 1];
+  return atomicMin(levels + w, lv) > lv;
+}
+
+// The heavy frontier vertices' edges end to end, 32 per warp (as kl_bfs_push_heavy); the
+// vertices they claim go on the next frontier.
+__device__ __forceinline__ void kl_rounds_heavy(const long long* __restrict__ indptr,
+                                                const int* __restrict__ indices, const int* hv,
+                                                const long long* ho, unsigned long long hpacked,
+                                                long long heavy, const kl_next& nx, int* levels,
+                                                int warp, int nwarps) {
+  const int lane = threadIdx.x & 31;
+  const int hn = (int)(hpacked & KL_SLOT_MASK);
+  const long long total = (long long)(hpacked >> KL_SLOT_BITS);
+  for (long long p0 = (long long)warp * 32; p0 < total; p0 += (long long)nwarps * 32) {
+    const int lo = kl_heavy_slot(ho, hn, p0);
+    const long long p = p0 + lane;
+    bool claimed = false;
+    int w = 0;
+    long long wb = 0, we = 0;
+    if (p < total) {
+      int k = lo;
+      if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;
+      const int u = __ldcg(hv + k);
+      w = indices[indptr[u] + (p - __ldcg(ho + k))];
+      claimed = kl_claim(indptr, levels, w, __ldcg(levels + u) + 1, wb, we);
+    }
+    kl_append_row(claimed, w, wb, we, heavy, nx);
+  }
+}
+
+// Frontier vertex u (level lu, row [beg, end)) and what it claims, k levels deep. The warp
+// together; `sv`/`sb`/`sd`: its two stacks (vertex, row start, degree) of KL_STACK, and
+// `off` 32 ints of its own.
+__device__ __forceinline__ void kl_rounds_vertex(const long long* __restrict__ indptr,
+                                                 const int* __restrict__ indices, int lu,
+                                                 long long beg, long long end, int k,
+                                                 long long heavy, const kl_next& nx, int* levels,
+                                                 int (*sv)[KL_STACK], long long (*sb)[KL_STACK],
+                                                 int (*sd)[KL_STACK], int* off) {
+  const int lane = threadIdx.x & 31;
+  int cur = 0, top = 0;
+  for (long long e0 = beg; e0 < end; e0 += 32) {  // depth 1: u's edges over the lanes
+    const long long e = e0 + lane;
+    bool claimed = false;
+    int w = 0;
+    long long wb = 0, we = 0;
+    if (e < end) {
+      w = indices[e];
+      claimed = kl_claim(indptr, levels, w, lu + 1, wb, we);
+    }
+    top = kl_stack_or_append(claimed, w, wb, we, k > 1, sv[cur], sb[cur], sd[cur], top, heavy, nx);
+  }
+  for (int d = 2; d <= k && top > 0; ++d) {  // the stack's edges laid end to end over the lanes
+    __syncwarp();
+    const int nxt = cur ^ 1;
+    int ntop = 0;
+    for (int s0 = 0; s0 < top; s0 += 32) {
+      const int deg = s0 + lane < top ? sd[cur][s0 + lane] : 0;
+      int incl = deg;  // inclusive sum of the lanes' degrees
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const int t = __shfl_up_sync(KL_FULL_MASK, incl, o);
+        if (lane >= o) incl += t;
+      }
+      const int total = __shfl_sync(KL_FULL_MASK, incl, 31);
+      off[lane] = incl - deg;
+      __syncwarp();
+      for (int t0 = 0; t0 < total; t0 += 32) {
+        const int t = t0 + lane;
+        bool claimed = false;
+        int w = 0;
+        long long wb = 0, we = 0;
+        if (t < total) {
+          int lo = 0, hi = 31;  // the last lane whose edges start at or before t
+          while (lo < hi) {
+            const int mid = (lo + hi + 1) >> 1;
+            if (off[mid] <= t) lo = mid;
+            else hi = mid - 1;
+          }
+          w = indices[sb[cur][s0 + lo] + (t - off[lo])];
+          claimed = kl_claim(indptr, levels, w, lu + d, wb, we);
+        }
+        ntop = kl_stack_or_append(claimed, w, wb, we, d < k, sv[nxt], sb[nxt], sd[nxt], ntop,
+                                  heavy, nx);
+      }
+      __syncwarp();
+    }
+    cur = nxt;
+    top = ntop;
+  }
+  __syncwarp();
+}
+
+// BFS levels (no parents) in one cooperative launch, k levels a round, after kl_bfs_init
+// with levels at INT_MAX; counters, queues, row lists and heavy lists as kl_bfs_run. On
+// exit state[0] = rounds.
+__global__ void __launch_bounds__(KL_FT, 2)
+kl_bfs_rounds(const long long* __restrict__ indptr, const int* __restrict__ indices, int k,
+              long long heavy, int* levels, int* qa, int* qb, long long* ra, long long* rb,
+              int* hva, int* hvb, long long* hoa, long long* hob, int* counts,
+              unsigned long long* hcounts, unsigned long long* edges, unsigned* bar,
+              int* state) {
+  __shared__ int sv[KL_FT / 32][2][KL_STACK];
+  __shared__ long long sb[KL_FT / 32][2][KL_STACK];
+  __shared__ int sd[KL_FT / 32][2][KL_STACK];
+  __shared__ int off[KL_FT / 32][32];
+  __shared__ unsigned long long seen[2];
+  const int warp = (int)((blockIdx.x * (long long)KL_FT + threadIdx.x) >> 5);
+  const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
+  const int wi = threadIdx.x >> 5;
+  int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb;
+  long long *r_in = ra, *r_out = rb, *ho_in = hoa, *ho_out = hob;
+  int nq = 1, round = 0;
+  unsigned long long hin = __ldcg(hcounts);
+  while (true) {
+    ++round;
+    const int out = round % 3, next = (round + 1) % 3;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {  // nobody touches the next round's yet
+      counts[next] = 0;
+      hcounts[next] = 0;
+      edges[next] = 0;
+    }
+    const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out, r_out};
+    kl_rounds_heavy(indptr, indices, hv_in, ho_in, hin, heavy, nx, levels, warp, nwarps);
+    for (int i = warp; i < nq; i += nwarps) {
+      long long beg, end;
+      const int u = kl_entry(q_in, r_in, indptr, i, beg, end);
+      if (end - beg > heavy) continue;  // on the heavy list
+      kl_rounds_vertex(indptr, indices, __ldcg(levels + u), beg, end, k, heavy, nx, levels,
+                       sv[wi], sb[wi], sd[wi], off[wi]);
+    }
+    kl_grid_sync(bar, [&] {
+      seen[0] = (unsigned long long)__ldcg(counts + out);
+      seen[1] = __ldcg(hcounts + out);
+    });
+    nq = (int)seen[0];
+    if (nq == 0) break;
+    hin = seen[1];
+    int* t = q_in;
+    q_in = q_out;
+    q_out = t;
+    t = hv_in;
+    hv_in = hv_out;
+    hv_out = t;
+    long long* o = ho_in;
+    ho_in = ho_out;
+    ho_out = o;
+    o = r_in;
+    r_in = r_out;
+    r_out = o;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) state[0] = round;
+}
+
 // ---- Bellman-Ford ----------------------------------------------------------------
 
 // d = min(d, v) atomically; returns the previous value.
@@ -495,3 +711,4 @@ kl_bf_step(const long long* __restrict__ indptr, const int* __restrict__ indices
 #undef KL_NO_PARENT
 #undef KL_SLOT_BITS
 #undef KL_SLOT_MASK
+#undef KL_STACK

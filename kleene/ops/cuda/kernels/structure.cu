@@ -69,9 +69,21 @@ __device__ __forceinline__ long long kl_advance_row(const long long* __restrict_
 
 #define KL_SCAN_CHUNK 1024  // entries per warp task
 
+// A double's bits as an unsigned key in the same order (sign bit flipped for x >= 0, all
+// bits for x < 0), for atomicMin/atomicMax.
+__device__ __forceinline__ unsigned long long kl_order_key(double x) {
+  const unsigned long long b = (unsigned long long)__double_as_longlong(x);
+  return (b >> 63) ? ~b : b | 0x8000000000000000ull;
+}
+
 // out[0] += sum over entries (i, j) of h(i, j) - h(j, i), out[1] the same with the
 // value mixed in (when VALUES), all mod 2**64 (unsigned wrap-around: the sums do not
-// depend on the order of the additions); out[2] += the number of NaN values. For a
+// depend on the order of the additions); out[2] += the number of NaN values. With VALUES
+// the same read also gives the values' range and positive part, what the shortest-path
+// loops ask of a graph first (kleene.ops.symmetry.scan_csr): out[3] / out[4] the least /
+// greatest value other than NaN as order keys (kl_order_key; the caller starts them at
+// ~0 / 0), out[5] += the sum of the positive values (a double's bits), out[6] += their
+// number. For a
 // matrix equal to its transpose each entry (i, j, w) has its mirror (j, i, w), so both
 // sums are exactly 0; otherwise the multisets {h(i, j)} and {h(j, i)} differ and a sum
 // is 0 only by a 64-bit coincidence of the salted hash.
@@ -88,7 +100,8 @@ __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
   const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
   const long long nnz = indptr[n];
   const long long chunks = (nnz + KL_SCAN_CHUNK - 1) / KL_SCAN_CHUNK;
-  unsigned long long sp = 0, sv = 0, nans = 0;
+  unsigned long long sp = 0, sv = 0, nans = 0, lo = ~0ull, hi = 0, npos = 0;
+  double pos = 0.0;
   for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < chunks;
        c += nwarps) {
     const long long e0 = c * KL_SCAN_CHUNK;
@@ -104,7 +117,18 @@ __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
       sp += f - b;
       if (VALUES) {
         const V x = values[e];
-        if (x != x) ++nans;  // NaN (never true for integer types)
+        if (x != x) {
+          ++nans;  // NaN (never true for integer types)
+        } else {
+          const double d = (double)x;
+          const unsigned long long k = kl_order_key(d);
+          lo = k < lo ? k : lo;
+          hi = k > hi ? k : hi;
+          if (d > 0) {
+            pos += d;
+            ++npos;
+          }
+        }
         const unsigned long long w = kl_mix(kl_value_bits<V>(x) + salt);
         sv += kl_mix(f ^ w) - kl_mix(b ^ w);
       }
@@ -114,12 +138,28 @@ __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
     sp += __shfl_down_sync(0xffffffffu, sp, o);
     sv += __shfl_down_sync(0xffffffffu, sv, o);
     nans += __shfl_down_sync(0xffffffffu, nans, o);
+    if (VALUES) {
+      const unsigned long long l = __shfl_down_sync(0xffffffffu, lo, o);
+      const unsigned long long h = __shfl_down_sync(0xffffffffu, hi, o);
+      lo = l < lo ? l : lo;
+      hi = h > hi ? h : hi;
+      pos += __shfl_down_sync(0xffffffffu, pos, o);
+      npos += __shfl_down_sync(0xffffffffu, npos, o);
+    }
   }
   if (lane == 0) {
     atomicAdd(out, sp);
     if (VALUES) {
       atomicAdd(out + 1, sv);
       if (nans) atomicAdd(out + 2, nans);
+      if (lo != ~0ull) {
+        atomicMin(out + 3, lo);
+        atomicMax(out + 4, hi);
+      }
+      if (npos) {
+        atomicAdd(reinterpret_cast<double*>(out + 5), pos);
+        atomicAdd(out + 6, npos);
+      }
     }
   }
 }
