@@ -40,7 +40,12 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
         "auto" is direction-optimizing. A single source runs
         ``kleene.ops.frontier_bfs``: on the GPU one fused kernel pass per level
         (the product, the mask and the level assignment together), all levels
-        in one launch, with the results of the composed operations.
+        in one launch, with the results of the composed operations. There,
+        "auto" without predecessors on a graph of mean out-degree under 8 (a
+        road network: it never pulls) takes 4 levels per grid barrier, each warp
+        expanding what it reaches 4 levels deep (same levels; on an H100 the New
+        York road graph in 1.5 ms, a 1 M-vertex road grid of 2,100 levels in
+        4.1 ms: docs/benchmarks.md).
     directed : bool
         False follows edges both ways.
     return_predecessors : bool
