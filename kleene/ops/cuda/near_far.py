@@ -5,7 +5,7 @@ launch (kernels/near_far.cu), and the one-pass shortest-path tree beside it.
 ``kleene.ops.frontier_delta_stepping`` (the composed twin: buckets of ``relax`` in
 ``frontier.py``). Every round is one pass over the near frontier's edges, all rounds and
 the far-pile splits in one launch (a grid barrier between rounds), and a warp relaxes the
-low-degree vertices it improves itself, up to ``CHASE`` of them per frontier vertex,
+low-degree vertices it improves itself, ``CHASE`` levels deep from each frontier vertex,
 instead of waiting a round for each (module docstring of the kernel). Where the device
 refuses a cooperative launch, Bellman-Ford's per-round kernels run (same distances).
 Predecessors are one more pass over the edges, queued behind the search (0.2 ms on a
@@ -29,8 +29,8 @@ from .frontier import (
     bellman_ford,
 )
 
-# Vertices a warp relaxes itself per frontier vertex in a round (the kernel's `chase`):
-# on H100s 3 beat 4 by 2-5 % and 0, 8 and 16 by 10-40 % (benchmarks.md, near-far).
+# Levels a warp relaxes what it improves itself, from each frontier vertex in a round (the
+# kernel's `chase`; benchmarks.md, near-far).
 CHASE = 3
 # The default threshold step, in mean positive weights (kleene.ops.frontier_delta_stepping):
 # each step costs two grid barriers, so wider than the CPU's one mean weight.

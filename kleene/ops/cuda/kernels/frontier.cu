@@ -361,28 +361,65 @@ kl_bfs_step(const long long* __restrict__ indptr, const int* __restrict__ indice
 // edges are not stacked (their own frontier entry, or the heavy list above `heavy`).
 #define KL_STACK 64  // vertices a warp holds per depth
 
-// Stack the claimed lanes' w (row [wb, we)) if `stack` and it has at most 32 edges and
-// there is room; otherwise the next frontier takes it. All lanes call; returns the depth's
-// new stack size.
-__device__ __forceinline__ int kl_stack_or_append(bool claimed, int w, long long wb, long long we,
-                                                  bool stack, int* sv, long long* sb, int* sd,
-                                                  int top, long long heavy, const kl_next& nx) {
+// A warp's stacks (kl_bfs_rounds, kl_nf_run): two depths of KL_STACK vertices with their
+// row start and degree, and room for 32 edge offsets.
+struct kl_stacks {
+  int v[2][KL_STACK];
+  long long beg[2][KL_STACK];
+  int deg[2][KL_STACK];
+  int off[32];
+};
+
+// Push the flagged lanes' w (row [wb, we)) on stack d; false for a lane that found no
+// room. All lanes call; `top` becomes the stack's size.
+__device__ __forceinline__ bool kl_push(bool flag, int w, long long wb, long long we,
+                                        kl_stacks& s, int d, int& top) {
   const int lane = threadIdx.x & 31;
-  const bool keep = claimed && stack && we - wb <= 32;
-  const unsigned kept = __ballot_sync(KL_FULL_MASK, keep);
-  const int slot = top + __popc(kept & ((1u << lane) - 1u));
-  bool append = claimed && !keep;
-  if (keep) {
-    if (slot < KL_STACK) {
-      sv[slot] = w;
-      sb[slot] = wb;
-      sd[slot] = (int)(we - wb);
-    } else {
-      append = true;
+  const unsigned m = __ballot_sync(KL_FULL_MASK, flag);
+  const int slot = top + __popc(m & ((1u << lane) - 1u));
+  top = min(top + __popc(m), KL_STACK);
+  if (!flag || slot >= KL_STACK) return false;
+  s.v[d][slot] = w;
+  s.beg[d][slot] = wb;
+  s.deg[d][slot] = (int)(we - wb);
+  return true;
+}
+
+// visit(valid, x, e) for every edge e of every vertex x on stack d (top of them), the
+// edges laid end to end over the lanes; all lanes call visit, which may push on the
+// other stack.
+template <typename Visit>
+__device__ __forceinline__ void kl_stack_edges(kl_stacks& s, int d, int top, Visit&& visit) {
+  const int lane = threadIdx.x & 31;
+  for (int s0 = 0; s0 < top; s0 += 32) {
+    const int deg = s0 + lane < top ? s.deg[d][s0 + lane] : 0;
+    int incl = deg;  // inclusive sum of the lanes' degrees
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int t = __shfl_up_sync(KL_FULL_MASK, incl, o);
+      if (lane >= o) incl += t;
     }
+    const int total = __shfl_sync(KL_FULL_MASK, incl, 31);
+    s.off[lane] = incl - deg;
+    __syncwarp();
+    for (int t0 = 0; t0 < total; t0 += 32) {
+      const int t = t0 + lane;
+      int x = 0;
+      long long e = 0;
+      if (t < total) {
+        int lo = 0, hi = 31;  // the last lane whose edges start at or before t
+        while (lo < hi) {
+          const int mid = (lo + hi + 1) >> 1;
+          if (s.off[mid] <= t) lo = mid;
+          else hi = mid - 1;
+        }
+        x = s.v[d][s0 + lo];
+        e = s.beg[d][s0 + lo] + (t - s.off[lo]);
+      }
+      visit(t < total, x, e);
+    }
+    __syncwarp();
   }
-  kl_append_row(append, w, wb, we, heavy, nx);
-  return min(top + __popc(kept), KL_STACK);
 }
 
 // Claim w at level lv: true if this lane lowered it (its row is read with the claim).
@@ -420,15 +457,13 @@ __device__ __forceinline__ void kl_rounds_heavy(const long long* __restrict__ in
   }
 }
 
-// Frontier vertex u (level lu, row [beg, end)) and what it claims, k levels deep. The warp
-// together; `sv`/`sb`/`sd`: its two stacks (vertex, row start, degree) of KL_STACK, and
-// `off` 32 ints of its own.
+// Frontier vertex u (level lu, row [beg, end)) and what it claims, k levels deep (the
+// warp together, on its stacks `s`). Vertices of more than 32 edges are not stacked.
 __device__ __forceinline__ void kl_rounds_vertex(const long long* __restrict__ indptr,
                                                  const int* __restrict__ indices, int lu,
                                                  long long beg, long long end, int k,
                                                  long long heavy, const kl_next& nx, int* levels,
-                                                 int (*sv)[KL_STACK], long long (*sb)[KL_STACK],
-                                                 int (*sd)[KL_STACK], int* off) {
+                                                 kl_stacks& s) {
   const int lane = threadIdx.x & 31;
   int cur = 0, top = 0;
   for (long long e0 = beg; e0 < end; e0 += 32) {  // depth 1: u's edges over the lanes
@@ -440,43 +475,24 @@ __device__ __forceinline__ void kl_rounds_vertex(const long long* __restrict__ i
       w = indices[e];
       claimed = kl_claim(indptr, levels, w, lu + 1, wb, we);
     }
-    top = kl_stack_or_append(claimed, w, wb, we, k > 1, sv[cur], sb[cur], sd[cur], top, heavy, nx);
+    const bool pushed = kl_push(claimed && k > 1 && we - wb <= 32, w, wb, we, s, cur, top);
+    kl_append_row(claimed && !pushed, w, wb, we, heavy, nx);
   }
-  for (int d = 2; d <= k && top > 0; ++d) {  // the stack's edges laid end to end over the lanes
+  for (int d = 2; d <= k && top > 0; ++d) {
     __syncwarp();
     const int nxt = cur ^ 1;
     int ntop = 0;
-    for (int s0 = 0; s0 < top; s0 += 32) {
-      const int deg = s0 + lane < top ? sd[cur][s0 + lane] : 0;
-      int incl = deg;  // inclusive sum of the lanes' degrees
-#pragma unroll
-      for (int o = 1; o < 32; o <<= 1) {
-        const int t = __shfl_up_sync(KL_FULL_MASK, incl, o);
-        if (lane >= o) incl += t;
+    kl_stack_edges(s, cur, top, [&](bool valid, int, long long e) {
+      bool claimed = false;
+      int w = 0;
+      long long wb = 0, we = 0;
+      if (valid) {
+        w = indices[e];
+        claimed = kl_claim(indptr, levels, w, lu + d, wb, we);
       }
-      const int total = __shfl_sync(KL_FULL_MASK, incl, 31);
-      off[lane] = incl - deg;
-      __syncwarp();
-      for (int t0 = 0; t0 < total; t0 += 32) {
-        const int t = t0 + lane;
-        bool claimed = false;
-        int w = 0;
-        long long wb = 0, we = 0;
-        if (t < total) {
-          int lo = 0, hi = 31;  // the last lane whose edges start at or before t
-          while (lo < hi) {
-            const int mid = (lo + hi + 1) >> 1;
-            if (off[mid] <= t) lo = mid;
-            else hi = mid - 1;
-          }
-          w = indices[sb[cur][s0 + lo] + (t - off[lo])];
-          claimed = kl_claim(indptr, levels, w, lu + d, wb, we);
-        }
-        ntop = kl_stack_or_append(claimed, w, wb, we, d < k, sv[nxt], sb[nxt], sd[nxt], ntop,
-                                  heavy, nx);
-      }
-      __syncwarp();
-    }
+      const bool pushed = kl_push(claimed && d < k && we - wb <= 32, w, wb, we, s, nxt, ntop);
+      kl_append_row(claimed && !pushed, w, wb, we, heavy, nx);
+    });
     cur = nxt;
     top = ntop;
   }
@@ -492,10 +508,7 @@ kl_bfs_rounds(const long long* __restrict__ indptr, const int* __restrict__ indi
               int* hva, int* hvb, long long* hoa, long long* hob, int* counts,
               unsigned long long* hcounts, unsigned long long* edges, unsigned* bar,
               int* state) {
-  __shared__ int sv[KL_FT / 32][2][KL_STACK];
-  __shared__ long long sb[KL_FT / 32][2][KL_STACK];
-  __shared__ int sd[KL_FT / 32][2][KL_STACK];
-  __shared__ int off[KL_FT / 32][32];
+  __shared__ kl_stacks stacks[KL_FT / 32];
   __shared__ unsigned long long seen[2];
   const int warp = (int)((blockIdx.x * (long long)KL_FT + threadIdx.x) >> 5);
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
@@ -519,7 +532,7 @@ kl_bfs_rounds(const long long* __restrict__ indptr, const int* __restrict__ indi
       const int u = kl_entry(q_in, r_in, indptr, i, beg, end);
       if (end - beg > heavy) continue;  // on the heavy list
       kl_rounds_vertex(indptr, indices, __ldcg(levels + u), beg, end, k, heavy, nx, levels,
-                       sv[wi], sb[wi], sd[wi], off[wi]);
+                       stacks[wi]);
     }
     kl_grid_sync(bar, [&] {
       seen[0] = (unsigned long long)__ldcg(counts + out);

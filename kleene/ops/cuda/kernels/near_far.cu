@@ -13,11 +13,13 @@
 // edge against 2 to 4).
 //
 // Within a round a warp chases: an improved near vertex of low degree goes on the warp's
-// own stack instead of the next frontier, and the warp relaxes it in the same round (at
-// most `chase` of them per frontier vertex; what is left goes on the frontier). A road
-// graph's shortest paths are chains of thousands of hops; a hop in the chase costs a few
-// dependent loads, a hop through the frontier a grid barrier too. A chased vertex is not
-// stamped, so another warp that improves it later in the round still queues it.
+// own stack instead of the next frontier, and the warp relaxes it in the same round, the
+// stack's edges over the lanes together, `chase` levels deep (what the last level improves,
+// and what does not fit, goes on the frontier; kl_bfs_rounds does the same for BFS). A
+// road graph's shortest paths are chains of thousands of hops; a level of the chase costs
+// two dependent L2 round trips (the edge, the update), a hop through the frontier a grid
+// barrier too. A chased vertex is not stamped, so another warp that improves it later in
+// the round still queues it.
 //
 // Distances are the fixed point of a monotone relaxation (every vertex whose distance
 // drops is relaxed again after its last drop), the same bits whatever the order; the
@@ -30,7 +32,6 @@
 // (RMAT-22 on an H100: 12.7 against 6.6 ms), at the search's 16 warps per SM instead of 64.
 #define KL_NF_THREADS 256
 #define KL_NF_WARPS (KL_NF_THREADS / 32)
-#define KL_NF_STACK 32                  // chased vertices a warp holds (one warp's worth)
 #define KL_NF_INF_BITS 0x7ff0000000000000LL
 #define KL_TP_LANES 4                   // lanes per light vertex in the parent pass
 #define KL_SLOT_BITS_NF 24              // the heavy list's packed counter, as frontier.cu
@@ -63,7 +64,43 @@ __device__ __forceinline__ void kl_nf_queue(bool flag, int v, int* stamp, int ro
   kl_append_v(flag, v, indptr, heavy, nx);
 }
 
-// The light frontier vertices (out-degree <= heavy), a warp each, chasing as above.
+// Relax x -> v (edge e): where it improves v under thr, push v on the warp's stack `d` if
+// `chase`, it has at most 32 edges and there is room; else queue it (kl_nf_queue); over
+// thr, the far pile. `rows_first`: read v's row with the update, not after it (small
+// frontiers, where the round trip counts; not on big ones, where the extra reads do).
+// All lanes call.
+template <typename W>
+__device__ __forceinline__ void kl_nf_visit(bool valid, double dx, long long e,
+                                            const long long* __restrict__ indptr,
+                                            const int* __restrict__ indices,
+                                            const W* __restrict__ w, bool chase, bool rows_first,
+                                            kl_stacks& s, int d, int& top, const kl_next& nx,
+                                            const kl_far& far, double* dist, int* stamp,
+                                            double thr, int round, long long heavy) {
+  bool near = false, to_far = false;
+  int v = 0;
+  long long vb = 0, ve = 0;
+  if (valid) {
+    v = indices[e];
+    if (rows_first) {
+      vb = indptr[v];
+      ve = indptr[v + 1];
+    }
+    kl_nf_edge(dx, (double)w[e], v, dist, thr, far, near, to_far, rows_first);
+    if (near && !rows_first) {
+      vb = indptr[v];
+      ve = indptr[v + 1];
+    }
+  }
+  kl_append(to_far, v, far.q, far.count);
+  const bool pushed = kl_push(near && chase && ve - vb <= 32, v, vb, ve, s, d, top);
+  bool queue = near && !pushed;
+  if (queue) queue = atomicExch(stamp + v, round) != round;
+  kl_append_row(queue, v, vb, ve, heavy, nx);
+}
+
+// The light frontier vertices (out-degree <= heavy), a warp each: u's edges, then what
+// improves under thr, `chase` levels deep, each level's edges over the lanes together.
 template <typename W>
 __device__ __forceinline__ void kl_nf_relax(const long long* __restrict__ indptr,
                                             const int* __restrict__ indices,
@@ -71,50 +108,33 @@ __device__ __forceinline__ void kl_nf_relax(const long long* __restrict__ indptr
                                             const long long* rows_in, int n_in,
                                             long long heavy, int chase, const kl_next& nx,
                                             const kl_far& far, double* dist, int* stamp,
-                                            double thr, int round, int* stack, int warp,
+                                            double thr, int round, kl_stacks& s, int warp,
                                             int nwarps, bool direct) {
   const int lane = threadIdx.x & 31;
   for (int i = warp; i < n_in; i += nwarps) {
     long long beg, end;
-    int u = kl_entry(q_in, rows_in, indptr, i, beg, end);
+    const int u = kl_entry(q_in, rows_in, indptr, i, beg, end);
     if (end - beg > heavy) continue;  // on the heavy list
-    int top = 0, steps = 0;
-    while (true) {
-      const double du = __ldcg(dist + u);
-      for (long long e0 = beg; e0 < end; e0 += 32) {
-        const long long e = e0 + lane;
-        bool near = false, to_far = false;
-        int v = 0;
-        if (e < end) {
-          v = indices[e];
-          kl_nf_edge(du, (double)w[e], v, dist, thr, far, near, to_far, direct);
-        }
-        kl_append(to_far, v, far.q, far.count);
-        // Chase a near vertex of at most 32 edges while the budget and stack last.
-        bool keep = false;
-        if (near && steps < chase) keep = indptr[v + 1] - indptr[v] <= 32;
-        const unsigned kept = __ballot_sync(KL_FULL_MASK, keep);
-        const int slot = top + __popc(kept & ((1u << lane) - 1u));
-        if (keep && slot < KL_NF_STACK) {
-          stack[slot] = v;
-          near = false;
-        }  // no room: the frontier takes it
-        top = min(top + __popc(kept), KL_NF_STACK);
-        kl_nf_queue(near, v, stamp, round, indptr, heavy, nx);
-      }
-      __syncwarp();
-      if (top == 0 || steps >= chase) break;
-      u = stack[--top];
-      ++steps;
-      beg = indptr[u];
-      end = indptr[u + 1];
-      __syncwarp();
+    const double du = __ldcg(dist + u);
+    int cur = 0, top = 0;
+    for (long long e0 = beg; e0 < end; e0 += 32) {
+      const long long e = e0 + lane;
+      kl_nf_visit<W>(e < end, du, e, indptr, indices, w, chase > 0, direct, s, cur, top, nx,
+                     far, dist, stamp, thr, round, heavy);
     }
-    // Out of budget: what is left on the stack goes on the frontier.
-    const bool left = lane < top;
-    const int v = left ? stack[lane] : 0;
+    for (int d = 1; d <= chase && top > 0; ++d) {
+      __syncwarp();
+      const int nxt = cur ^ 1;
+      int ntop = 0;
+      kl_stack_edges(s, cur, top, [&](bool valid, int x, long long e) {
+        const double dx = valid ? __ldcg(dist + x) : 0.0;
+        kl_nf_visit<W>(valid, dx, e, indptr, indices, w, d < chase, direct, s, nxt, ntop, nx,
+                       far, dist, stamp, thr, round, heavy);
+      });
+      cur = nxt;
+      top = ntop;
+    }
     __syncwarp();
-    kl_nf_queue(left, v, stamp, round, indptr, heavy, nx);
   }
 }
 
@@ -273,11 +293,11 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
           int* hvb, long long* hoa, long long* hob, int* fa, int* fb, int* counts, int* fcounts,
           unsigned long long* hcounts, unsigned long long* edges, long long* least,
           unsigned* bar, int* state) {
-  __shared__ int stacks[KL_NF_WARPS][KL_NF_STACK];
+  __shared__ kl_stacks stacks[KL_NF_WARPS];
   const int warp = (int)((blockIdx.x * (long long)KL_NF_THREADS + threadIdx.x) >> 5);
   const int nwarps = (int)(gridDim.x * (long long)KL_NF_THREADS >> 5);
   const int lane = threadIdx.x & 31;
-  int* stack = stacks[threadIdx.x >> 5];
+  kl_stacks& stack = stacks[threadIdx.x >> 5];
   int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb, *f_cur = fa, *f_next = fb;
   long long *r_in = ra, *r_out = rb, *ho_in = hoa, *ho_out = hob;
   int nq = 1, round = 0, phase = 0, cur = 0;
@@ -397,7 +417,6 @@ kl_tp_heavy_kernel(const long long* __restrict__ indptr, const int* __restrict__
 
 #undef KL_NF_THREADS
 #undef KL_NF_WARPS
-#undef KL_NF_STACK
 #undef KL_NF_INF_BITS
 #undef KL_SLOT_BITS_NF
 #undef KL_TP_LANES
