@@ -49,9 +49,9 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         GPU a single source runs ``kleene.ops.frontier_bellman_ford``: every round
         one fused kernel pass, all rounds in one launch). On an H100 (prebuilt
         Matrix, weights 1..999) the near-far loop takes NY road from 7.9 ms
-        (Bellman-Ford) to 4.5-6.2 ms and road_graph(1024) from 83 to 11-16 ms,
+        (Bellman-Ford) to 3.4-3.8 ms and road_graph(1024) from 83 to 9.9-10.2 ms,
         since Bellman-Ford relaxes each road edge ~50 times; on RMAT-22 the two
-        are within 5 % (16.4-16.8 against 17.1 ms), so the rule has no shape
+        are within 5 % (16.4-17.5 against 17.1 ms), so the rule has no shape
         condition. Measured on the 2-core CPU machine through
         ``kleene.sssp`` on a prebuilt Matrix, one source, integer weights 1..100
         (seed 3; rome99: its own), min of 20 runs, ms:
