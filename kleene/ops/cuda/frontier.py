@@ -23,8 +23,9 @@ _THREADS = 256
 # Resident blocks per SM for the whole-run kernels: more warps hide gather latency,
 # fewer make each level's barrier and bookkeeping cheaper. BFS on a graph of mean
 # out-degree under _THIN_DEGREE (road networks: small frontiers, thousands of levels)
-# runs one block per SM: on an H100 (prebuilt Matrix, 2026-11-26) NY 2.43 -> 2.14 ms and
-# road_graph(1024) 8.33 -> 7.57 ms, where RMAT-22 (mean degree 30) lost 7-25 % with one.
+# runs one block per SM: on one H100 (prebuilt Matrix; benchmarks/results/logs/
+# ab_2026-11-26_h100_rows_thin.json) NY 2.53 -> 2.39 ms, road_graph(1024) 8.94 -> 8.18,
+# where RMAT-22 (mean degree 30) ran 7-25 % slower with one in other runs that day.
 _RUN_BLOCKS_PER_SM = 2
 _THIN_DEGREE = 8
 # Levels a round of the thin graphs' BFS takes (kl_bfs_rounds: a warp expands what it

@@ -83,10 +83,9 @@ __device__ __forceinline__ unsigned long long kl_order_key(double x) {
 // loops ask of a graph first (kleene.ops.symmetry.scan_csr): out[3] / out[4] the least /
 // greatest value other than NaN as order keys (kl_order_key; the caller starts them at
 // ~0 / 0), out[5] += the sum of the positive values (a double's bits), out[6] += their
-// number. For a
-// matrix equal to its transpose each entry (i, j, w) has its mirror (j, i, w), so both
-// sums are exactly 0; otherwise the multisets {h(i, j)} and {h(j, i)} differ and a sum
-// is 0 only by a 64-bit coincidence of the salted hash.
+// number. For a matrix equal to its transpose each entry (i, j, w) has its mirror
+// (j, i, w), so both sums are exactly 0; otherwise the multisets {h(i, j)} and {h(j, i)}
+// differ and a sum is 0 only by a 64-bit coincidence of the salted hash.
 // Balanced over entries, not rows: a warp takes KL_SCAN_CHUNK consecutive entries,
 // finds the row of its first entry (a search, broadcast loads), and each lane advances
 // from there (kl_advance_row), so a hub of millions of entries is spread over the
