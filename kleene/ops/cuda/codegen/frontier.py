@@ -1,5 +1,6 @@
-"""Fused frontier kernels (kernels/frontier.cu): BFS levels and Bellman-Ford rounds; the
-near-far delta-stepping and the tight-parent pass (kernels/near_far.cu) build on them."""
+"""Fused frontier kernels (kernels/frontier.cu): BFS levels and Bellman-Ford rounds; BFS
+several levels a round (kernels/bfs_rounds.cu), the near-far delta-stepping and the
+tight-parent pass (kernels/near_far.cu) build on them."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def frontier_spec(cooperative: bool) -> Spec:
         "frontier",
         key,
         p.text(),
-        ("grid.cuh", "frontier.cu", "near_far.cu"),
+        ("grid.cuh", "frontier.cu", "bfs_rounds.cu", "near_far.cu"),
         tuple(p.macros),
         names,
         cooperative,
