@@ -167,8 +167,13 @@ def test_bfs_rounds_chains_grids_and_hubs(k):
     hub = sp.coo_matrix((np.ones(n - 1), (np.zeros(n - 1), np.arange(1, n))), shape=(n, n))
     hub = (hub + sp.diags([np.ones(n - 1)], [1], shape=(n, n))).tocsr()  # a star and a chain
     lone = sp.block_diag([chain, sp.csr_matrix((5, 5))]).tocsr()  # unreachable vertices
+    # Mean degree 7.5, just thin: a round reaches most of the graph by many paths, so
+    # vertices are lowered several times a round (each goes on the frontier once a round).
+    rand = sp.random(20000, 20000, density=7.5 / 20000, random_state=4, format="csr")
+    small = sp.random(30, 30, density=0.24, random_state=5, format="csr")
     for g, sources in ((chain, (0, n // 2)), (chain + chain.T, (n // 3,)), (grid, (0, 777)),
-                       (hub, (0, 1, n - 2)), (hub + hub.T, (5,)), (lone, (0,))):  # fmt: skip
+                       (hub, (0, 1, n - 2)), (hub + hub.T, (5,)), (lone, (0,)),
+                       (rand, (0, 11)), (small, (0, 3))):  # fmt: skip
         A = kleene.Matrix.from_scipy(g.tocsr()).to("gpu")
         for s in sources:
             with _RoundLevels(k) as r:

@@ -132,8 +132,9 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
     p = "true" if parents else "false"
     if rounds:
         name = "kl_bfs_rounds"
-        args = (ptr, idx, np.int32(ROUND_LEVELS), np.int64(heavy), levels, qa, qb, ra, rb,
-                hva, hvb, hoa, hob, counts, hcounts, edges, bar, state)  # fmt: skip
+        stamp = cupy.zeros(n, dtype=np.int32)  # the round a vertex last went on the frontier
+        args = (ptr, idx, np.int32(ROUND_LEVELS), np.int64(heavy), levels, stamp, qa, qb, ra,
+                rb, hva, hvb, hoa, hob, counts, hcounts, edges, bar, state)  # fmt: skip
     else:
         name = f"kl_bfs_run<{p}, {_METHOD[method]}>"
         args = (ptr, idx, tptr, tidx, np.int32(n), np.int64(nnz), np.int64(heavy), levels, par,

@@ -19,8 +19,10 @@
 // once, and whoever lowers a level owns the vertex: it expands it (stack or next
 // frontier) from the level it set. Every lowered vertex is expanded after its last
 // lowering, so the levels end as the least path lengths (BFS levels) whatever the order;
-// a frontier entry is expanded from its vertex's current level. Vertices of more than 32
-// edges are not stacked (their own frontier entry, or the heavy list above `heavy`).
+// a frontier entry is expanded from its vertex's current level, so a vertex goes on the
+// next frontier at most once a round (stamp[v] = round; a round appends at most n, the
+// queues' size, however often its vertices are lowered). Vertices of more than 32 edges
+// are not stacked (their own frontier entry, or the heavy list above `heavy`).
 #define KL_STACK 64  // vertices a warp holds per depth
 
 // A warp's stacks (kl_bfs_rounds, kl_nf_run): two depths of KL_STACK vertices with their
@@ -84,6 +86,14 @@ __device__ __forceinline__ void kl_stack_edges(kl_stacks& s, int d, int top, Vis
   }
 }
 
+// Queue the flagged lanes' w (row [wb, we)) unless it went on the next frontier this round.
+__device__ __forceinline__ void kl_queue_once(bool flag, int w, long long wb, long long we,
+                                              int* stamp, int round, long long heavy,
+                                              const kl_next& nx) {
+  if (flag) flag = atomicExch(stamp + w, round) != round;
+  kl_append_row(flag, w, wb, we, heavy, nx);
+}
+
 // Claim w at level lv: true if this lane lowered it (its row is read with the claim).
 __device__ __forceinline__ bool kl_claim(const long long* __restrict__ indptr, int* levels, int w,
                                          int lv, long long& wb, long long& we) {
@@ -98,7 +108,7 @@ __device__ __forceinline__ void kl_rounds_heavy(const long long* __restrict__ in
                                                 const int* __restrict__ indices, const int* hv,
                                                 const long long* ho, unsigned long long hpacked,
                                                 long long heavy, const kl_next& nx, int* levels,
-                                                int warp, int nwarps) {
+                                                int* stamp, int round, int warp, int nwarps) {
   const int lane = threadIdx.x & 31;
   const int hn = (int)(hpacked & KL_BR_SLOT_MASK);
   const long long total = (long long)(hpacked >> KL_BR_SLOT_BITS);
@@ -115,7 +125,7 @@ __device__ __forceinline__ void kl_rounds_heavy(const long long* __restrict__ in
       w = indices[indptr[u] + (p - __ldcg(ho + k))];
       claimed = kl_claim(indptr, levels, w, __ldcg(levels + u) + 1, wb, we);
     }
-    kl_append_row(claimed, w, wb, we, heavy, nx);
+    kl_queue_once(claimed, w, wb, we, stamp, round, heavy, nx);
   }
 }
 
@@ -125,7 +135,7 @@ __device__ __forceinline__ void kl_rounds_vertex(const long long* __restrict__ i
                                                  const int* __restrict__ indices, int lu,
                                                  long long beg, long long end, int k,
                                                  long long heavy, const kl_next& nx, int* levels,
-                                                 kl_stacks& s) {
+                                                 int* stamp, int round, kl_stacks& s) {
   const int lane = threadIdx.x & 31;
   int cur = 0, top = 0;
   for (long long e0 = beg; e0 < end; e0 += 32) {  // depth 1: u's edges over the lanes
@@ -138,7 +148,7 @@ __device__ __forceinline__ void kl_rounds_vertex(const long long* __restrict__ i
       claimed = kl_claim(indptr, levels, w, lu + 1, wb, we);
     }
     const bool pushed = kl_push(claimed && k > 1 && we - wb <= 32, w, wb, we, s, cur, top);
-    kl_append_row(claimed && !pushed, w, wb, we, heavy, nx);
+    kl_queue_once(claimed && !pushed, w, wb, we, stamp, round, heavy, nx);
   }
   for (int d = 2; d <= k && top > 0; ++d) {
     __syncwarp();
@@ -153,7 +163,7 @@ __device__ __forceinline__ void kl_rounds_vertex(const long long* __restrict__ i
         claimed = kl_claim(indptr, levels, w, lu + d, wb, we);
       }
       const bool pushed = kl_push(claimed && d < k && we - wb <= 32, w, wb, we, s, nxt, ntop);
-      kl_append_row(claimed && !pushed, w, wb, we, heavy, nx);
+      kl_queue_once(claimed && !pushed, w, wb, we, stamp, round, heavy, nx);
     });
     cur = nxt;
     top = ntop;
@@ -162,11 +172,12 @@ __device__ __forceinline__ void kl_rounds_vertex(const long long* __restrict__ i
 }
 
 // BFS levels (no parents) in one cooperative launch, k levels a round, after kl_bfs_init
-// with levels at INT_MAX; counters, queues, row lists and heavy lists as kl_bfs_run. On
-// exit state[0] = rounds.
+// with levels at INT_MAX and stamp at 0; counters, queues, row lists and heavy lists as
+// kl_bfs_run. On exit state[0] = rounds.
 __global__ void __launch_bounds__(KL_BR_THREADS, 2)
 kl_bfs_rounds(const long long* __restrict__ indptr, const int* __restrict__ indices, int k,
-              long long heavy, int* levels, int* qa, int* qb, long long* ra, long long* rb,
+              long long heavy, int* levels, int* stamp, int* qa, int* qb, long long* ra,
+              long long* rb,
               int* hva, int* hvb, long long* hoa, long long* hob, int* counts,
               unsigned long long* hcounts, unsigned long long* edges, unsigned* bar,
               int* state) {
@@ -188,13 +199,14 @@ kl_bfs_rounds(const long long* __restrict__ indptr, const int* __restrict__ indi
       edges[next] = 0;
     }
     const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out, r_out};
-    kl_rounds_heavy(indptr, indices, hv_in, ho_in, hin, heavy, nx, levels, warp, nwarps);
+    kl_rounds_heavy(indptr, indices, hv_in, ho_in, hin, heavy, nx, levels, stamp, round, warp,
+                    nwarps);
     for (int i = warp; i < nq; i += nwarps) {
       long long beg, end;
       const int u = kl_entry(q_in, r_in, indptr, i, beg, end);
       if (end - beg > heavy) continue;  // on the heavy list
       kl_rounds_vertex(indptr, indices, __ldcg(levels + u), beg, end, k, heavy, nx, levels,
-                       stacks[wi]);
+                       stamp, round, stacks[wi]);
     }
     kl_grid_sync(bar, [&] {
       seen[0] = (unsigned long long)__ldcg(counts + out);
