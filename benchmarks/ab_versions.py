@@ -28,7 +28,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -51,26 +50,14 @@ def _worker(args) -> dict:
     import kleene
     from kleene.generators import road_graph
 
-    gpu = args.device == "gpu"
-    if gpu:
-        import cupy
+    sys.path.insert(0, str(HERE))
+    from common import wall_time
+
+    if args.device == "gpu":
         import cupyx.scipy.sparse as csp
 
-        sync = cupy.cuda.Device().synchronize
-    else:
-        sync = lambda: None  # noqa: E731
-
     def med(f, k):
-        f()
-        f()
-        sync()
-        ts = []
-        for _ in range(k):
-            t0 = time.perf_counter()
-            f()
-            sync()
-            ts.append(time.perf_counter() - t0)
-        return round(1e3 * statistics.median(ts), 4)
+        return round(wall_time(f, device=args.device, warmup=2, repeat=k)["median_ms"], 4)
 
     graphs = {}
     ny = Path(args.data) / "USA-road-NY.pace.gr.xz"
@@ -83,7 +70,7 @@ def _worker(args) -> dict:
     out = {}
     for name, S in graphs.items():
         M = kleene.Matrix.from_scipy(S).to(args.device)
-        U = csp.csr_matrix(S) if gpu else S
+        U = csp.csr_matrix(S) if args.device == "gpu" else S
         for label, G in (("M", M), ("U", U)):
             out[f"{name} bfs {label}"] = med(lambda G=G: kleene.bfs(G, 0), args.repeat)
             out[f"{name} sssp {label}"] = med(lambda G=G: kleene.sssp(G, 0), args.repeat)
@@ -91,7 +78,6 @@ def _worker(args) -> dict:
                 lambda G=G: kleene.sssp(G, 0, return_predecessors=True), args.repeat
             )
     if args.rmat:
-        sys.path.insert(0, str(HERE))
         from bench_paths import _rmat_graph
 
         R = _rmat_graph(args.scale, seed=1, device=args.device)

@@ -12,12 +12,12 @@ wall time with a device sync, after one warm-up. SciPy runs Dijkstra
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from common import wall_time
 
 import kleene
 
@@ -33,25 +33,6 @@ GRAPHS = (
 METHODS = ("repeated-sssp", "johnson", "blocked", "auto")
 SCIPY_ALL = 5000  # larger graphs: SciPy on SCIPY_SAMPLE sources, scaled to n
 SCIPY_SAMPLE = 512
-
-
-def _wall_ms(fn, device: str, repeat: int) -> tuple[float, int]:
-    sync = (lambda: None) if device == "cpu" else _cupy_sync()
-    fn()
-    sync()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        sync()
-        times.append(1e3 * (time.perf_counter() - t))
-    return statistics.median(times), len(times)
-
-
-def _cupy_sync():
-    import cupy
-
-    return cupy.cuda.Device().synchronize
 
 
 def _graph(data: Path, name: str, directed: bool):
@@ -116,7 +97,8 @@ def rows(data: Path, device: str, repeat: int = 3, max_n: int | None = None) -> 
                 return kleene.apsp(G, method=method, return_predecessors=True)
 
             try:
-                ms, runs = _wall_ms(call, device, repeat)
+                t = wall_time(call, device=device, repeat=repeat)
+                ms, runs = t["median_ms"], t["runs"]
             except MemoryError as e:
                 out.append({**base, "call": f"kleene.apsp({method}, predecessors) ({device})",
                             "ms": None, "note": f"MemoryError: {str(e)[:120]}"})  # fmt: skip

@@ -117,6 +117,27 @@ def cpu_time(fn, *, warmup: int = 1, repeat: int = 5, setup=None, budget_s: floa
     return {"median_ms": statistics.median(times), "min_ms": min(times), "runs": len(times)}
 
 
+def wall_time(fn, *, device: str, warmup: int = 1, repeat: int = 5) -> dict:
+    """Median milliseconds of ``fn()`` by the host clock around the call and a device sync
+    (what a user waits for; ``device`` "gpu" syncs CuPy's device), after ``warmup`` calls."""
+    if device == "gpu":
+        import cupy
+
+        sync = cupy.cuda.Device().synchronize
+    else:
+        sync = lambda: None  # noqa: E731
+    for _ in range(warmup):
+        fn()
+    sync()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append(1e3 * (time.perf_counter() - t0))
+    return {"median_ms": statistics.median(times), "min_ms": min(times), "runs": len(times)}
+
+
 def write_results(path: str | Path, name: str, rows: list[dict], extra: dict | None = None) -> None:
     """JSON (environment + rows) and a markdown table beside it."""
     path = Path(path)
