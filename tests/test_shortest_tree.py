@@ -161,3 +161,60 @@ def test_zero_weights_keep_the_bfs_level_rule():
     A = Matrix.from_edges([3, 3, 0], [2, 0, 2], [1.0, 0.0, 1.0], n=4)
     d = Vector.from_dense(np.array([0.0, np.inf, 1.0, 0.0]), missing=None)
     assert shortest_path_tree(A, d, 3, fused=False).tolist() == [3, -1, 3, -1]
+
+
+@pytest.mark.skipif(
+    getattr(kleene.ops.device.backend(np), "tight_parents", None) is None,
+    reason="the CPU back end has no compiled parent pass (no Numba, or KLEENE_CPU=numpy)",
+)
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 60), density=st.floats(0.02, 0.4), seed=st.integers(0, 10**6),
+       integral=st.booleans())  # fmt: skip
+def test_parents_from_in_edges_equal_the_pass_over_out_edges(n, density, seed, integral):
+    """tight_parents reading each vertex's in-edges (Aᵀ, rows sorted) up to the first
+    tight one gives the pass over the out-edges' answer, ties (integer weights) too."""
+    from kleene.ops.cpu.tree import _tight_parents
+
+    g = _graph(n, density, seed, 0.0, integral)
+    g.data[g.data == 0] = 1.0  # positive: sums grow strictly
+    source = seed % n
+    dist = dijkstra(g, indices=source)
+    t = g.T.tocsr()
+    t.sort_indices()
+    push = _tight_parents(g.indptr, g.indices, g.data, dist)
+    pull = _tight_parents(g.indptr, g.indices, g.data, dist,
+                          in_edges=(t.indptr, t.indices, t.data))  # fmt: skip
+    np.testing.assert_array_equal(pull, push)
+    composed = shortest_path_tree(Matrix.from_scipy(g), Vector.from_dense(dist, missing=None),
+                                  source, fused=False)  # fmt: skip
+    np.testing.assert_array_equal(pull, composed)
+
+
+def test_the_parent_pass_reads_in_edges_where_the_transpose_is_at_hand(monkeypatch):
+    """kleene.ops.transpose_at_hand: the cached transpose, or A itself when it is known
+    to be symmetric; nothing is built for it."""
+    from kleene.ops import multiply
+
+    directed = Matrix.from_edges([0, 1, 2], [1, 2, 0], [1.0, 2.0, 3.0], n=3)
+    assert multiply.transpose_at_hand(directed) is None
+    assert directed.known("csr_T") is None  # asking built nothing
+    multiply.transposed_csr(directed)
+    tp, ti, tw = multiply.transpose_at_hand(directed)
+    assert np.asarray(tp).tolist() == [0, 1, 2, 3] and np.asarray(ti).tolist() == [2, 0, 1]
+    undirected = Matrix.from_edges([0, 1, 1, 2], [1, 0, 2, 1], [1.0, 1.0, 2.0, 2.0], n=3)
+    if kleene.ops.is_symmetric(undirected):  # cached now (the CPU test builds Aᵀ)
+        assert multiply.transpose_at_hand(undirected) is not None
+    backend = kleene.ops.device.backend(np)
+    if getattr(backend, "tight_parents", None) is None:
+        return
+    seen = []
+    real = backend.tight_parents
+
+    def spy(*args, in_edges=None):
+        seen.append(in_edges is not None)
+        return real(*args, in_edges=in_edges)
+
+    monkeypatch.setattr(backend, "tight_parents", spy)
+    d = Vector.from_dense(np.array([0.0, 1.0, 3.0]), missing=None)
+    assert shortest_path_tree(directed, d, 0, fused=True).tolist() == [-1, 0, 1]
+    assert seen == [True]

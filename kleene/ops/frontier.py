@@ -22,7 +22,7 @@ from .checks import as_container
 from .device import backend, to_host
 from .elementwise import apply, ewise_add, ewise_mult, select
 from .matrix import Matrix
-from .multiply import mxm, transposed_pattern, vxm
+from .multiply import mxm, transpose_at_hand, transposed_pattern, vxm
 from .strict_sums import strict_sums
 from .structure import reduce
 from .vector import Vector
@@ -332,7 +332,9 @@ def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = Non
     ptr, idx, w = A._csr()
     bounds = (least if A.nvals else 0.0, most)
     together = predecessors and strict_sums(*bounds, A.nrows)
-    out = loop(ptr, idx, w, A.nrows, s, delta, bounds=bounds, parents=together)
+    in_edges = transpose_at_hand(A) if together else None  # the parent pass pulls
+    out = loop(ptr, idx, w, A.nrows, s, delta, bounds=bounds, parents=together,
+               in_edges=in_edges)  # fmt: skip
     dist = out[0] if together else out
     d = Vector._new(A.xp, dist.dtype, dist.size, "dense", dist)  # fresh: no copy
     if not predecessors:

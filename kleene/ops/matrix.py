@@ -300,6 +300,16 @@ class Matrix(OperationMethods):
         """
         return self._store.cached((self._window_key(), name), compute)
 
+    def known(self, name: str):
+        """What ``cached(name, ...)`` holds now, or None if nothing: computes nothing.
+
+        >>> import kleene
+        >>> A = kleene.Matrix.from_edges([0, 1], [1, 0], [1.0, 2.0])
+        >>> A.known("nnz") is None, A.cached("nnz", lambda: A.nvals), A.known("nnz")
+        (True, 2, 2)
+        """
+        return self._store.known((self._window_key(), name))
+
     def _window_key(self):
         if self._window is None:
             return None

@@ -170,6 +170,20 @@ def transposed_csr(A: Matrix, *, build: bool = False):
     return A.cached("csr_T", compute)
 
 
+def transpose_at_hand(A: Matrix):
+    """Aᵀ's CSR (indptr, indices, values; rows sorted) where it needs no build, else
+    None: the cached transpose, or A's own CSR where A is symmetric (on the GPU one
+    fingerprint pass decides and is cached; on the CPU only an answer already cached,
+    as its test builds Aᵀ)."""
+    if A.nrows != A.ncols or A._fmt != "csr":
+        return None
+    cached = A.known("csr_T")
+    if cached is not None:
+        return cached
+    symmetric = is_symmetric(A) if A.xp is not np else A.known("symmetric")
+    return A._csr() if symmetric else None
+
+
 def transposed_pattern(A: Matrix):
     """(indptr, indices) of Aᵀ's pattern: A's own when its pattern is symmetric."""
     if A._fmt == "csr" and is_symmetric(A, values=False):

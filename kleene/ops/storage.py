@@ -71,5 +71,10 @@ class Storage:
                 self._derived[key] = hit
         return hit
 
+    def known(self, key):
+        """What ``cached`` holds under ``key``, or None: computes nothing."""
+        hit = self._derived.get(key, _MISSING)
+        return None if hit is _MISSING else hit
+
 
 _MISSING = object()

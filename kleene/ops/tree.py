@@ -10,7 +10,7 @@ from .checks import as_container
 from .elementwise import ewise_mult, select
 from .frontier import _fused_loop, _square_and_source, _weight_summary, frontier_bfs, least_value
 from .matrix import Matrix
-from .multiply import mxm, vxm
+from .multiply import mxm, transpose_at_hand, vxm
 from .strict_sums import strict_sums
 from .vector import Vector
 
@@ -97,7 +97,7 @@ def _tight_parents(A: Matrix, d: Vector, fused: bool | None) -> np.ndarray:
         ids = Vector.from_dense(A.xp.arange(A.nrows, dtype=np.int64), missing=None)
         return vxm(ids, tight, min_first).to_dense(missing=-1)
     ptr, idx, w = A._csr()
-    return loop(ptr, idx, w, d.to_dense(missing=np.inf))
+    return loop(ptr, idx, w, d.to_dense(missing=np.inf), in_edges=transpose_at_hand(A))
 
 
 __all__ = ["shortest_path_tree", "tight_edges"]

@@ -155,6 +155,57 @@ def test_tight_parents_kernel_equals_the_cpu_one():
     np.testing.assert_array_equal(cupy.asnumpy(gpu), cpu)
 
 
+@pytest.mark.parametrize("ties", [True, False])
+def test_tight_parents_from_in_edges_equal_the_push_pass(ties):
+    """The pull pass (each vertex's in-edges, sorted, up to the first tight one) against
+    the push pass and the CPU's, on a directed RMAT whose in-rows take every path: 4
+    lanes, a warp, and hubs over the heavy list (chunks skip entries above a found
+    parent). Integer weights 1..3 give many tight in-edges (the smallest must win);
+    real ones give one. Repeated runs give the same answer (atomicMin on hubs)."""
+    from kleene.ops.cpu.tree import _tight_parents
+
+    n = 1 << 16
+    src, dst = rmat(16, edge_factor=16, seed=9)
+    rng = np.random.default_rng(2)
+    w = rng.integers(1, 4, src.size).astype(np.float64) if ties else rng.uniform(1, 100, src.size)
+    S = sp.coo_matrix((w, (src, dst)), shape=(n, n)).tocsr()
+    T = S.T.tocsr()
+    T.sort_indices()
+    assert np.diff(T.indptr).max() > 4096  # in-rows on the heavy list
+    s = int(np.argmax(np.diff(S.indptr)))
+    dist = dijkstra(S, indices=s)
+    gpu = [cupy.asarray(a) for a in (S.indptr, S.indices, S.data, dist)]
+    in_edges = tuple(cupy.asarray(a) for a in (T.indptr, T.indices, T.data))
+    push = cupy.asnumpy(near_far.tight_parents(*gpu))
+    pull = cupy.asnumpy(near_far.tight_parents(*gpu, in_edges=in_edges))
+    np.testing.assert_array_equal(pull, push)
+    np.testing.assert_array_equal(pull, _tight_parents(S.indptr, S.indices, S.data, dist))
+    check_shortest_path_tree(S, dist, pull, s)
+    for _ in range(5):
+        again = near_far.tight_parents(*gpu, in_edges=in_edges)
+        np.testing.assert_array_equal(cupy.asnumpy(again), pull)
+
+
+def test_sssp_predecessors_pull_on_a_symmetric_graph(monkeypatch):
+    """A symmetric graph serves as its own transpose: kleene.sssp's parent pass reads
+    in-edges (no transpose built); a directed one without a cached transpose pushes."""
+    seen = []
+    real = near_far.tight_parents
+
+    def spy(*args, in_edges=None):
+        seen.append(in_edges is not None)
+        return real(*args, in_edges=in_edges)
+
+    monkeypatch.setattr(near_far, "tight_parents", spy)
+    S = road_graph(90, seed=3).to_scipy().astype(np.float64)
+    dist, pred = kleene.sssp(cupyx_csr(S), 0, return_predecessors=True)
+    check_shortest_path_tree(S, cupy.asnumpy(dist), cupy.asnumpy(pred), 0)
+    D = sp.triu(S, format="csr")  # directed
+    dist, pred = kleene.sssp(cupyx_csr(D), 0, return_predecessors=True)
+    check_shortest_path_tree(D, cupy.asnumpy(dist), cupy.asnumpy(pred), 0)
+    assert seen == [True, False]
+
+
 def test_sssp_auto_on_the_gpu_matches_scipy_with_predecessors():
     S = road_graph(100, seed=8).to_scipy().astype(np.float64)
     dist, pred = kleene.sssp(cupyx_csr(S), 0, return_predecessors=True)

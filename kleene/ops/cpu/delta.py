@@ -158,13 +158,14 @@ if HAVE_NUMBA:  # compiled on first call (per weight dtype), then loaded from th
 
 
 def _delta_stepping(indptr, indices, weights, n: int, source: int, delta: float, *,
-                    bounds=None, parents: bool = False):  # fmt: skip
+                    bounds=None, parents: bool = False, in_edges=None):  # fmt: skip
     """Shortest distances (float64, inf unreachable) from ``source`` by delta-stepping
     with bucket width ``delta`` (a finite number > 0). Weights must be non-negative
     (ValueError otherwise). ``bounds``: the weights' (least, greatest) where the
     caller knows them (the op caches them on the matrix); else two O(m) passes.
     ``parents``: also return ``tight_parents`` of the distances (as the CUDA loop
-    does); ValueError unless sums grow strictly (``strict_sums``)."""
+    does; from ``in_edges``, Aᵀ's CSR, where given); ValueError unless sums grow
+    strictly (``strict_sums``)."""
     n = int(n)
     s = _source("delta_stepping", n, source)
     ptr, idx = _csr("delta_stepping", indptr, indices, n)
@@ -192,7 +193,7 @@ def _delta_stepping(indptr, indices, weights, n: int, source: int, delta: float,
     dist = np.full(n, np.inf, dtype=np.float64)
     _delta_kernel(ptr, idx, w, s, dist, delta, nslots)
     if parents:
-        return dist, tight_parents(ptr, idx, w, dist)
+        return dist, tight_parents(ptr, idx, w, dist, in_edges=in_edges)
     return dist
 
 

@@ -86,14 +86,36 @@ if HAVE_NUMBA:
     _parents_kernel = numba.njit(cache=True, nogil=True)(_parents_kernel)
 
 
-def _tight_parents(indptr, indices, weights, dist) -> np.ndarray:
+def _parents_pull_kernel(indptr, indices, w, dist, parent):
+    """The same from in-edge rows sorted by source: each reached v's first tight entry."""
+    n = dist.size
+    for v in range(n):
+        dv = dist[v]
+        if not dv < np.inf:
+            continue
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if u != v and dist[u] + w[e] == dv:
+                parent[v] = u
+                break
+
+
+if HAVE_NUMBA:
+    _parents_pull_kernel = numba.njit(cache=True, nogil=True)(_parents_pull_kernel)
+
+
+def _tight_parents(indptr, indices, weights, dist, *, in_edges=None) -> np.ndarray:
     """Each vertex's smallest-numbered tight in-neighbour (dist[u] + w(u, v) == dist[v]
-    as float64 sums, u != v, u reached), int64, -1 for none: one pass over the edges.
-    A shortest-path tree where sums grow strictly (``kleene.ops.strict_sums``)."""
-    ptr, idx, w, d = _arrays("tight_parents", indptr, indices, weights, dist)
+    as float64 sums, u != v, u reached), int64, -1 for none: one pass over the edges,
+    or, given ``in_edges`` (Aᵀ's CSR, rows sorted by source), each vertex's in-edges up
+    to its first tight one. A shortest-path tree where sums grow strictly
+    (``kleene.ops.strict_sums``)."""
+    pull = in_edges is not None
+    ptr, idx, w, d = _arrays("tight_parents", *(in_edges if pull else (indptr, indices, weights)),
+                             dist)  # fmt: skip
     n = d.size
     parent = np.full(n, n, dtype=np.int64)
-    _parents_kernel(ptr, idx, w, d, parent)
+    (_parents_pull_kernel if pull else _parents_kernel)(ptr, idx, w, d, parent)
     parent[parent == n] = -1
     return parent
 

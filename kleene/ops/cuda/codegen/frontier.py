@@ -24,7 +24,12 @@ FRONTIER_STEP = (
     *(f"kl_bf_step<{w}, {nn}>" for w in BF_WEIGHTS for nn in _BOOLS),
     "kl_bfs_init",
     "kl_nf_init",
-    *(f"kl_tp_{part}_kernel<{w}>" for part in ("light", "heavy") for w in BF_WEIGHTS),
+    *(
+        f"kl_tp_{part}_kernel<{w}, {pull}>"
+        for part in ("light", "heavy")
+        for w in BF_WEIGHTS
+        for pull in _BOOLS
+    ),
 )
 
 

@@ -168,15 +168,66 @@ __device__ __forceinline__ void kl_nf_relax_heavy(const long long* __restrict__ 
   }
 }
 
-// Smallest tight in-neighbour of every vertex, in two passes: 4 lanes per vertex of
-// out-degree <= 32, the warp together per vertex up to `big` (4096), while the others join a heavy list (one
-// packed atomic per warp, as kl_append_v's); then the heavy vertices' edges end to end,
-// 32 per warp, so an RMAT hub's million edges are spread over the grid.
-__device__ __forceinline__ bool kl_tight(double du, double wv, int u, int v, const double* dist) {
-  return v != u && du + wv == __ldcg(dist + v);
+// Smallest tight in-neighbour of every vertex, in two passes: 4 lanes per row of at most
+// 32 entries, the warp together per row up to `big` (4096), while the others join a heavy
+// list (one packed atomic per warp, as kl_append_v's); then the heavy rows' entries end to
+// end, 32 per warp, so an RMAT hub's million edges are spread over the grid.
+//
+// PUSH (rows are out-edges): every edge u -> v of a reached u is tested and the tight ones
+// offered to parent[v] by atomicMin. PULL (rows are in-edges, sorted by u: Aᵀ's CSR, or
+// A's own when A is symmetric): v's row is read in u order, so its first tight entry is
+// the smallest; the scan stops there and writes it, and a hub's chunks skip the entries
+// above what another chunk has found. On RMAT-22 a vertex's one tight in-edge (real
+// weights) is halfway along its row on average: half the reads, no atomic per edge.
+__device__ __forceinline__ bool kl_tight_in(int u, int v, double w, double dv, const double* dist) {
+  return u != v && __ldcg(dist + u) + w == dv;
 }
 
-template <typename W>
+// The heavy list's append for the warp's lanes with packed = (row length << 24) + 1.
+__device__ __forceinline__ void kl_tp_list(unsigned long long packed, int row, int lane, int* hv,
+                                           long long* ho, unsigned long long* hcount) {
+  unsigned long long scan = packed;  // inclusive sum over the warp's lanes
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const unsigned long long o = __shfl_up_sync(KL_FULL_MASK, scan, off);
+    if (lane >= off) scan += o;
+  }
+  const unsigned long long total = __shfl_sync(KL_FULL_MASK, scan, 31);
+  if (!total) return;
+  unsigned long long at = 0;
+  if (lane == 0) at = atomicAdd(hcount, total);
+  at = __shfl_sync(KL_FULL_MASK, at, 0) + scan - packed;
+  if (packed) {
+    const long long slot = (long long)(at & KL_SLOT_MASK_NF);
+    hv[slot] = row;
+    ho[slot] = (long long)(at >> KL_SLOT_BITS_NF);
+  }
+}
+
+// Row r's entries [beg, end) over the lanes of `mask` (`width` lanes, `sub` this lane's
+// place): PUSH offers every tight r -> v; PULL stops at the first tight u -> r.
+template <typename W, bool PULL>
+__device__ __forceinline__ void kl_tp_row(const int* __restrict__ indices,
+                                          const W* __restrict__ w, long long beg, long long end,
+                                          int r, double dr, int sub, int width, unsigned mask,
+                                          const double* dist, int* parent) {
+  for (long long base = beg; base < end; base += width) {  // uniform over the lanes of mask
+    const long long e = base + sub;
+    const int x = e < end ? indices[e] : r;
+    if (!PULL) {
+      if (x != r && dr + (double)w[e] == __ldcg(dist + x)) atomicMin(parent + x, r);
+      continue;
+    }
+    const bool tight = x != r && kl_tight_in(x, r, (double)w[e], dr, dist);
+    const unsigned hit = __ballot_sync(mask, tight) & mask;
+    if (hit) {  // the lowest lane holds the smallest u of the first chunk with one
+      if ((int)(threadIdx.x & 31) == __ffs(hit) - 1) parent[r] = x;
+      break;
+    }
+  }
+}
+
+template <typename W, bool PULL>
 __device__ __forceinline__ void kl_tp_light(const long long* __restrict__ indptr,
                                             const int* __restrict__ indices,
                                             const W* __restrict__ w, int n, long long big,
@@ -185,59 +236,38 @@ __device__ __forceinline__ void kl_tp_light(const long long* __restrict__ indptr
   const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   const long long ngroups = (long long)gridDim.x * blockDim.x / KL_TP_LANES;
   const int lane = threadIdx.x & 31, sub = lane % KL_TP_LANES;
-  // KL_TP_LANES lanes per vertex: a warp reads 8 rows at a time, 4 entries of each
+  const unsigned group = ((1u << KL_TP_LANES) - 1u) << (lane - sub);
+  // KL_TP_LANES lanes per row: a warp reads 8 rows at a time, 4 entries of each
   for (long long first = (tid - lane) / KL_TP_LANES; first < n; first += ngroups) {
-    const int u = (int)(first + lane / KL_TP_LANES);  // `first` is warp-uniform
+    const int r = (int)(first + lane / KL_TP_LANES);  // `first` is warp-uniform
     unsigned long long packed = 0;
     bool medium = false;
-    if (u < n) {
-      const long long beg = indptr[u], end = indptr[u + 1];
-      const double du = __ldcg(dist + u);
-      if (du < __longlong_as_double(KL_NF_INF_BITS)) {
+    if (r < n) {
+      const long long beg = indptr[r], end = indptr[r + 1];
+      const double dr = __ldcg(dist + r);
+      if (dr < __longlong_as_double(KL_NF_INF_BITS)) {
         if (end - beg > big) {
           if (sub == 0) packed = ((unsigned long long)(end - beg) << KL_SLOT_BITS_NF) + 1ull;
         } else if (end - beg > 32) {
           medium = sub == 0;
         } else {
-          for (long long e = beg + sub; e < end; e += KL_TP_LANES) {
-            const int v = indices[e];
-            if (kl_tight(du, (double)w[e], u, v, dist)) atomicMin(parent + v, u);
-          }
+          kl_tp_row<W, PULL>(indices, w, beg, end, r, dr, sub, KL_TP_LANES, group, dist, parent);
         }
       }
     }
     unsigned mid = __ballot_sync(KL_FULL_MASK, medium);
-    while (mid) {  // the warp together over each medium vertex's edges (at most big)
+    while (mid) {  // the warp together over each medium row (at most big entries)
       const int src = __ffs(mid) - 1;
       mid &= mid - 1;
-      const int h = __shfl_sync(KL_FULL_MASK, u, src);
-      const double dh = __ldcg(dist + h);
-      const long long end = indptr[h + 1];
-      for (long long e = indptr[h] + lane; e < end; e += 32) {
-        const int v = indices[e];
-        if (kl_tight(dh, (double)w[e], h, v, dist)) atomicMin(parent + v, h);
-      }
+      const int h = __shfl_sync(KL_FULL_MASK, r, src);
+      kl_tp_row<W, PULL>(indices, w, indptr[h], indptr[h + 1], h, __ldcg(dist + h), lane, 32,
+                         KL_FULL_MASK, dist, parent);
     }
-    unsigned long long scan = packed;  // inclusive sum over the warp's lanes
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-      const unsigned long long o = __shfl_up_sync(KL_FULL_MASK, scan, off);
-      if (lane >= off) scan += o;
-    }
-    const unsigned long long total = __shfl_sync(KL_FULL_MASK, scan, 31);
-    if (!total) continue;
-    unsigned long long at = 0;
-    if (lane == 0) at = atomicAdd(hcount, total);
-    at = __shfl_sync(KL_FULL_MASK, at, 0) + scan - packed;
-    if (packed) {
-      const long long slot = (long long)(at & KL_SLOT_MASK_NF);
-      hv[slot] = u;
-      ho[slot] = (long long)(at >> KL_SLOT_BITS_NF);
-    }
+    kl_tp_list(packed, r, lane, hv, ho, hcount);
   }
 }
 
-template <typename W>
+template <typename W, bool PULL>
 __device__ __forceinline__ void kl_tp_heavy(const long long* __restrict__ indptr,
                                             const int* __restrict__ indices,
                                             const W* __restrict__ w, const double* dist,
@@ -253,11 +283,16 @@ __device__ __forceinline__ void kl_tp_heavy(const long long* __restrict__ indptr
     const long long p = p0 + lane;
     if (p < total) {
       int k = lo;
-      if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;  // big > 32: the next vertex at most
-      const int u = __ldcg(hv + k);
-      const long long e = indptr[u] + (p - __ldcg(ho + k));
-      const int v = indices[e];
-      if (kl_tight(__ldcg(dist + u), (double)w[e], u, v, dist)) atomicMin(parent + v, u);
+      if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;  // big > 32: the next row at most
+      const int r = __ldcg(hv + k);
+      const long long e = indptr[r] + (p - __ldcg(ho + k));
+      const int x = indices[e];
+      if (PULL) {  // only entries under what another chunk of r's row has found
+        if (x < __ldcg(parent + r) && kl_tight_in(x, r, (double)w[e], __ldcg(dist + r), dist))
+          atomicMin(parent + r, x);
+      } else if (x != r && __ldcg(dist + r) + (double)w[e] == __ldcg(dist + x)) {
+        atomicMin(parent + x, r);
+      }
     }
   }
 }
@@ -398,21 +433,22 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
 }
 
 // The predecessor passes (kleene.ops.shortest_path_tree on the GPU, strict weights): the
-// light and medium vertices and the heavy list, then the heavy vertices' edges.
-template <typename W>
+// light and medium rows and the heavy list, then the heavy rows' entries. PULL: the rows
+// are in-edges sorted by source (kl_tp_row).
+template <typename W, bool PULL>
 __global__ void __launch_bounds__(KL_NF_THREADS)
 kl_tp_light_kernel(const long long* __restrict__ indptr, const int* __restrict__ indices,
                    const W* __restrict__ w, int n, long long big, const double* dist, int* parent,
                    int* hv, long long* ho, unsigned long long* hcount) {
-  kl_tp_light<W>(indptr, indices, w, n, big, dist, parent, hv, ho, hcount);
+  kl_tp_light<W, PULL>(indptr, indices, w, n, big, dist, parent, hv, ho, hcount);
 }
 
-template <typename W>
+template <typename W, bool PULL>
 __global__ void __launch_bounds__(KL_NF_THREADS)
 kl_tp_heavy_kernel(const long long* __restrict__ indptr, const int* __restrict__ indices,
                    const W* __restrict__ w, const double* dist, int* parent, const int* hv,
                    const long long* ho, const unsigned long long* hcount) {
-  kl_tp_heavy<W>(indptr, indices, w, dist, parent, hv, ho, __ldcg(hcount));
+  kl_tp_heavy<W, PULL>(indptr, indices, w, dist, parent, hv, ho, __ldcg(hcount));
 }
 
 #undef KL_NF_THREADS
