@@ -186,8 +186,8 @@ kl_bfs_rounds(const long long* __restrict__ indptr, const int* __restrict__ indi
   const int warp = (int)((blockIdx.x * (long long)KL_BR_THREADS + threadIdx.x) >> 5);
   const int nwarps = (int)(gridDim.x * (long long)KL_BR_THREADS >> 5);
   const int wi = threadIdx.x >> 5;
-  int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb;
-  long long *r_in = ra, *r_out = rb, *ho_in = hoa, *ho_out = hob;
+  kl_pair<int> q{qa, qb}, hv{hva, hvb};
+  kl_pair<long long> r{ra, rb}, ho{hoa, hob};
   int nq = 1, round = 0;
   unsigned long long hin = __ldcg(hcounts);
   while (true) {
@@ -198,12 +198,12 @@ kl_bfs_rounds(const long long* __restrict__ indptr, const int* __restrict__ indi
       hcounts[next] = 0;
       edges[next] = 0;
     }
-    const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out, r_out};
-    kl_rounds_heavy(indptr, indices, hv_in, ho_in, hin, heavy, nx, levels, stamp, round, warp,
+    const kl_next nx = {q.out, counts + out, hv.out, ho.out, hcounts + out, edges + out, r.out};
+    kl_rounds_heavy(indptr, indices, hv.in, ho.in, hin, heavy, nx, levels, stamp, round, warp,
                     nwarps);
     for (int i = warp; i < nq; i += nwarps) {
       long long beg, end;
-      const int u = kl_entry(q_in, r_in, indptr, i, beg, end);
+      const int u = kl_entry(q.in, r.in, indptr, i, beg, end);
       if (end - beg > heavy) continue;  // on the heavy list
       kl_rounds_vertex(indptr, indices, __ldcg(levels + u), beg, end, k, heavy, nx, levels,
                        stamp, round, stacks[wi]);
@@ -215,18 +215,7 @@ kl_bfs_rounds(const long long* __restrict__ indptr, const int* __restrict__ indi
     nq = (int)seen[0];
     if (nq == 0) break;
     hin = seen[1];
-    int* t = q_in;
-    q_in = q_out;
-    q_out = t;
-    t = hv_in;
-    hv_in = hv_out;
-    hv_out = t;
-    long long* o = ho_in;
-    ho_in = ho_out;
-    ho_out = o;
-    o = r_in;
-    r_in = r_out;
-    r_out = o;
+    q.swap(); hv.swap(); ho.swap(); r.swap();
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) state[0] = round;
 }

@@ -62,6 +62,19 @@ struct kl_next {
   long long* rows = nullptr;
 };
 
+// A level's double buffer: `in` is read (this level's frontier), `out` written (the
+// next one's); the whole-run loops swap them between levels.
+template <typename T>
+struct kl_pair {
+  T* in;
+  T* out;
+  __device__ __forceinline__ void swap() {
+    T* t = in;
+    in = out;
+    out = t;
+  }
+};
+
 // Frontier entry i: its vertex, and its row bounds (from `rows` where kept).
 __device__ __forceinline__ int kl_entry(const int* q, const long long* rows,
                                         const long long* __restrict__ indptr, int i,
@@ -260,8 +273,8 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
            int* state) {
   const int warp = (int)((blockIdx.x * (long long)KL_FT + threadIdx.x) >> 5);
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
-  int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb;
-  long long *r_in = ra, *r_out = rb, *ho_in = hoa, *ho_out = hob;
+  kl_pair<int> q{qa, qb}, hv{hva, hvb};
+  kl_pair<long long> r{ra, rb}, ho{hoa, hob};
   long long nq = 1, previous = 0;  // this frontier's size and the one before
   long long mf = (long long)__ldcg(edges), unexplored = nnz;  // Beamer's m_f and m_u
   bool pull = false;
@@ -283,15 +296,15 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
       hcounts[next] = 0;
       edges[next] = 0;
     }
-    const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out, r_out};
+    const kl_next nx = {q.out, counts + out, hv.out, ho.out, hcounts + out, edges + out, r.out};
     if (pull) {
       kl_bfs_pull<PARENTS>(indptr, t_indptr, t_indices, n, heavy, nx, levels, parents, depth,
                            warp, nwarps);
     } else {
       const bool direct = mf <= (long long)nwarps * 32;  // few edges: atomics cost nothing
-      kl_bfs_push_heavy<PARENTS>(indptr, indices, hv_in, ho_in, hin, heavy, nx, levels, parents,
+      kl_bfs_push_heavy<PARENTS>(indptr, indices, hv.in, ho.in, hin, heavy, nx, levels, parents,
                                  depth, warp, nwarps, direct);
-      kl_bfs_push<PARENTS>(indptr, indices, q_in, r_in, (int)nq, heavy, nx, levels, parents,
+      kl_bfs_push<PARENTS>(indptr, indices, q.in, r.in, (int)nq, heavy, nx, levels, parents,
                            depth, warp, nwarps, direct);
     }
     kl_grid_sync(bar, [&] {
@@ -304,18 +317,7 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
     if (nq == 0) break;
     hin = seen[1];
     mf = (long long)seen[2];
-    int* t = q_in;
-    q_in = q_out;
-    q_out = t;
-    t = hv_in;
-    hv_in = hv_out;
-    hv_out = t;
-    long long* o = ho_in;
-    ho_in = ho_out;
-    ho_out = o;
-    o = r_in;
-    r_in = r_out;
-    r_out = o;
+    q.swap(); hv.swap(); ho.swap(); r.swap();
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) state[0] = depth;
 }
@@ -449,8 +451,8 @@ kl_bf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
           unsigned long long* hcounts, unsigned long long* edges, unsigned* bar, int* state) {
   const int warp = (int)((blockIdx.x * (long long)KL_FT + threadIdx.x) >> 5);
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
-  int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb;
-  long long *ho_in = hoa, *ho_out = hob;
+  kl_pair<int> q{qa, qb}, hv{hva, hvb};
+  kl_pair<long long> ho{hoa, hob};
   int nq = 1, round = 0;
   unsigned long long hin = __ldcg(hcounts);  // this round's heavy list (packed count)
   __shared__ unsigned long long seen[2];     // the round's counts, read once per block
@@ -462,10 +464,10 @@ kl_bf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
       hcounts[next] = 0;
       edges[next] = 0;
     }
-    const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out};
-    kl_relax_heavy<W, NONNEG>(indptr, indices, w, hv_in, ho_in, hin, heavy, nx, dist, stamp,
+    const kl_next nx = {q.out, counts + out, hv.out, ho.out, hcounts + out, edges + out};
+    kl_relax_heavy<W, NONNEG>(indptr, indices, w, hv.in, ho.in, hin, heavy, nx, dist, stamp,
                               round, warp, nwarps);
-    kl_relax<W, NONNEG>(indptr, indices, w, q_in, nq, heavy, nx, dist, stamp, round, warp,
+    kl_relax<W, NONNEG>(indptr, indices, w, q.in, nq, heavy, nx, dist, stamp, round, warp,
                         nwarps);
     kl_grid_sync(bar, [&] {
       seen[0] = (unsigned long long)__ldcg(counts + out);
@@ -473,15 +475,7 @@ kl_bf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
     });
     nq = (int)seen[0];
     hin = seen[1];
-    int* t = q_in;
-    q_in = q_out;
-    q_out = t;
-    t = hv_in;
-    hv_in = hv_out;
-    hv_out = t;
-    long long* o = ho_in;
-    ho_in = ho_out;
-    ho_out = o;
+    q.swap(); hv.swap(); ho.swap();
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     state[0] = round;

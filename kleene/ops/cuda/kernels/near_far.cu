@@ -333,8 +333,8 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
   const int nwarps = (int)(gridDim.x * (long long)KL_NF_THREADS >> 5);
   const int lane = threadIdx.x & 31;
   kl_stacks& stack = stacks[threadIdx.x >> 5];
-  int *q_in = qa, *q_out = qb, *hv_in = hva, *hv_out = hvb, *f_cur = fa, *f_next = fb;
-  long long *r_in = ra, *r_out = rb, *ho_in = hoa, *ho_out = hob;
+  kl_pair<int> q{qa, qb}, hv{hva, hvb}, far_q{fa, fb};  // far_q: the far pile
+  kl_pair<long long> r{ra, rb}, ho{hoa, hob};
   int nq = 1, round = 0, phase = 0, cur = 0;
   double thr = delta;
   unsigned long long hin = __ldcg(hcounts);  // this round's heavy list (packed count)
@@ -349,18 +349,18 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
       hcounts[next] = 0;
       edges[next] = 0;
     }
-    const kl_next nx = {q_out, counts + out, hv_out, ho_out, hcounts + out, edges + out, r_out};
+    const kl_next nx = {q.out, counts + out, hv.out, ho.out, hcounts + out, edges + out, r.out};
     auto after = [&] {  // the round's output, and the far pile the next round may split
       seen[0] = __ldcg(counts + out);
       seen[1] = (long long)__ldcg(hcounts + out);
       seen[2] = __ldcg(fcounts + cur);
     };
     if (nq > 0) {  // a near round
-      const kl_far far = {f_cur, fcounts + cur, fstamp, phase};
+      const kl_far far = {far_q.in, fcounts + cur, fstamp, phase};
       const bool direct = nq <= nwarps;  // a vertex a warp at most: atomics cost nothing
-      kl_nf_relax_heavy<W>(indptr, indices, w, hv_in, ho_in, hin, heavy, nx, far, dist, stamp,
+      kl_nf_relax_heavy<W>(indptr, indices, w, hv.in, ho.in, hin, heavy, nx, far, dist, stamp,
                            thr, round, warp, nwarps);
-      kl_nf_relax<W>(indptr, indices, w, q_in, r_in, nq, heavy, chase, nx, far, dist, stamp,
+      kl_nf_relax<W>(indptr, indices, w, q.in, r.in, nq, heavy, chase, nx, far, dist, stamp,
                      thr, round, stack, warp, nwarps, direct);
       kl_grid_sync(bar, after);
     } else {  // the near frontier is empty: split the far pile
@@ -370,7 +370,7 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
       long long mine = KL_NF_INF_BITS;
       for (long long i = blockIdx.x * (long long)KL_NF_THREADS + threadIdx.x; i < nf;
            i += (long long)gridDim.x * KL_NF_THREADS) {
-        const long long bits = __double_as_longlong(__ldcg(dist + __ldcg(f_cur + i)));
+        const long long bits = __double_as_longlong(__ldcg(dist + __ldcg(far_q.in + i)));
         if (__longlong_as_double(bits) >= thr && bits < mine) mine = bits;
       }
 #pragma unroll
@@ -388,13 +388,13 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
       if (!(thr > m)) thr = nextafter(m, __longlong_as_double(KL_NF_INF_BITS));
       ++phase;
       // Pass 2: under the new threshold -> the next frontier; over it -> the next pile.
-      const kl_far far = {f_next, fcounts + (cur ^ 1), fstamp, phase};
+      const kl_far far = {far_q.out, fcounts + (cur ^ 1), fstamp, phase};
       for (long long b = (long long)warp * 32; b < nf; b += (long long)nwarps * 32) {
         const long long i = b + lane;
         bool near = false, to_far = false;
         int v = 0;
         if (i < nf) {
-          v = __ldcg(f_cur + i);
+          v = __ldcg(far_q.in + i);
           const double d = __ldcg(dist + v);
           if (d >= old) {
             if (d < thr) near = true;
@@ -407,24 +407,11 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
       if (blockIdx.x == 0 && threadIdx.x == 0) fcounts[cur] = 0;  // all read it as nf
       cur ^= 1;
       kl_grid_sync(bar, after);
-      int* t = f_cur;
-      f_cur = f_next;
-      f_next = t;
+      far_q.swap();
     }
     nq = (int)seen[0];
     hin = (unsigned long long)seen[1];
-    int* t = q_in;
-    q_in = q_out;
-    q_out = t;
-    t = hv_in;
-    hv_in = hv_out;
-    hv_out = t;
-    long long* o = ho_in;
-    ho_in = ho_out;
-    ho_out = o;
-    o = r_in;
-    r_in = r_out;
-    r_out = o;
+    q.swap(); hv.swap(); ho.swap(); r.swap();
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     state[0] = round;
