@@ -139,7 +139,8 @@ def main(argv=None) -> None:
 
 
 def _rmat_rows(rows, args, dev, gb) -> None:
-    """RMAT: BFS GTEPS over random reached sources, SSSP time (the graph freed on return)."""
+    """RMAT: BFS GTEPS over random reached sources, SSSP time with and without
+    predecessors (the graph freed on return)."""
     t0 = time.perf_counter()
     Ad = _rmat_graph(args.scale, seed=1, device=dev)
     S = Ad.to_scipy()
@@ -164,6 +165,10 @@ def _rmat_rows(rows, args, dev, gb) -> None:
     r = _time(lambda: kleene.sssp(Ad, s0), dev, 3)
     rows.append({"task": f"SSSP rmat{args.scale}", "device": dev, "ms": r["median_ms"]})
     _baselines(rows, f"SSSP rmat{args.scale}", S, s0, gb and gb[1], 2)
+    p = _time(lambda: kleene.sssp(Ad, s0, return_predecessors=True), dev, 3)
+    rows.append({"task": f"SSSP+preds rmat{args.scale}", "device": dev, "ms": p["median_ms"],
+                 "x without preds": p["median_ms"] / r["median_ms"]})  # fmt: skip
+    _baselines(rows, f"SSSP+preds rmat{args.scale}", S, s0, None, 2, preds=True)
     for row in rows:
         print(row, flush=True)
 
