@@ -117,9 +117,9 @@ def _digraph(n: int, per: float, seed: int):
 @pytest.mark.parametrize("n", [700, 2048, 3001])
 @pytest.mark.parametrize("reflexive", [False, True])
 def test_transitive_closure_equals_cpu_and_bfs(calls, monkeypatch, n, reflexive):
-    from kleene.algorithms import all_pairs
+    from kleene.algorithms import transitive
 
-    monkeypatch.setattr(all_pairs, "_closure_condensed", lambda *a: None)  # n-vertex R-Kleene
+    monkeypatch.setattr(transitive, "_closure_condensed", lambda *a: None)  # n-vertex R-Kleene
     G = _digraph(n, 2.0, seed=n)
     got = cupy.asnumpy(kleene.transitive_closure(cupy.asarray(G.toarray() > 0),
                                                  reflexive=reflexive))  # fmt: skip
@@ -144,21 +144,21 @@ def test_condensed_closure_of_sparse_graphs(calls, monkeypatch, n, per, loops, r
     import cupyx.scipy.sparse as csp
     from scipy.sparse.csgraph import connected_components
 
-    from kleene.algorithms import all_pairs
+    from kleene.algorithms import transitive
 
     G = _digraph(n, per, seed=n + loops).tolil()
     for v in np.random.default_rng(loops).integers(0, n, loops):
         G[v, v] = 1.0
     G = G.tocsr()
     taken = []
-    real = all_pairs._closure_condensed
+    real = transitive._closure_condensed
 
     def spy(*args):
         reach = real(*args)
         taken.append(reach is not None)
         return reach
 
-    monkeypatch.setattr(all_pairs, "_closure_condensed", spy)
+    monkeypatch.setattr(transitive, "_closure_condensed", spy)
     got = cupy.asnumpy(kleene.transitive_closure(csp.csr_matrix(G), reflexive=reflexive))
     np.testing.assert_array_equal(got, kleene.transitive_closure(G, reflexive=reflexive))
     count = connected_components(G, directed=True, connection="strong")[0]

@@ -1,7 +1,7 @@
 """gather_square: out = C[idx][:, idx] in one pass (kernels/gather_square.cu).
 
 The GPU transitive closure expands its component graph's closure back to the
-vertices this way (``all_pairs._closure_condensed``): one n² write, no n × c
+vertices this way (``transitive._closure_condensed``): one n² write, no n × c
 intermediate, so the peak stays at the component closure plus the result.
 """
 
