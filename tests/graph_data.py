@@ -175,3 +175,17 @@ def check_all_paths(w, dist, pred, combine=sum):
                 assert path[0] == i and path[-1] == j
                 total = combine(w[(a, b)] for a, b in zip(path, path[1:], strict=False))
                 assert np.isclose(total, dist[i, j]), (i, j, path)
+
+
+def record_in_edges(monkeypatch, owner) -> list[bool]:
+    """Wrap ``owner.tight_parents`` (a back end module): the returned list gets, per
+    call, whether the parent pass was given in-edges (``in_edges``) to read."""
+    seen: list[bool] = []
+    real = owner.tight_parents
+
+    def spy(*args, in_edges=None):
+        seen.append(in_edges is not None)
+        return real(*args, in_edges=in_edges)
+
+    monkeypatch.setattr(owner, "tight_parents", spy)
+    return seen

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from graph_data import record_in_edges
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import dijkstra
@@ -207,14 +208,7 @@ def test_the_parent_pass_reads_in_edges_where_the_transpose_is_at_hand(monkeypat
     backend = kleene.ops.device.backend(np)
     if getattr(backend, "tight_parents", None) is None:
         return
-    seen = []
-    real = backend.tight_parents
-
-    def spy(*args, in_edges=None):
-        seen.append(in_edges is not None)
-        return real(*args, in_edges=in_edges)
-
-    monkeypatch.setattr(backend, "tight_parents", spy)
+    seen = record_in_edges(monkeypatch, backend)
     d = Vector.from_dense(np.array([0.0, 1.0, 3.0]), missing=None)
     assert shortest_path_tree(directed, d, 0, fused=True).tolist() == [-1, 0, 1]
     assert seen == [True]

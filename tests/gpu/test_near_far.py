@@ -34,7 +34,7 @@ from kleene.ops import Matrix, Vector, frontier_delta_stepping, shortest_path_tr
 from kleene.ops.cuda import near_far  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from graph_data import check_shortest_path_tree  # noqa: E402
+from graph_data import check_shortest_path_tree, record_in_edges  # noqa: E402
 
 
 @st.composite
@@ -189,14 +189,7 @@ def test_tight_parents_from_in_edges_equal_the_push_pass(ties):
 def test_sssp_predecessors_pull_on_a_symmetric_graph(monkeypatch):
     """A symmetric graph serves as its own transpose: kleene.sssp's parent pass reads
     in-edges (no transpose built); a directed one without a cached transpose pushes."""
-    seen = []
-    real = near_far.tight_parents
-
-    def spy(*args, in_edges=None):
-        seen.append(in_edges is not None)
-        return real(*args, in_edges=in_edges)
-
-    monkeypatch.setattr(near_far, "tight_parents", spy)
+    seen = record_in_edges(monkeypatch, near_far)
     S = road_graph(90, seed=3).to_scipy().astype(np.float64)
     dist, pred = kleene.sssp(cupyx_csr(S), 0, return_predecessors=True)
     check_shortest_path_tree(S, cupy.asnumpy(dist), cupy.asnumpy(pred), 0)
