@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
 
 import kleene
-from kleene.ops import direction, frontier_bellman_ford, frontier_bfs
+from kleene.ops import direction, frontier_bellman_ford, frontier_bfs, frontier_bfs_levels
 
 
 def _graph(data, source):
@@ -49,6 +49,26 @@ def test_composed_bfs_levels_and_parents_match_scipy(data, source, method):
     np.testing.assert_array_equal(parents.to_dense(missing=-1), _min_parent_reference(A, lv))
     alone, none = frontier_bfs(A, s, method=method)
     assert none is None and alone.isequal(levels)
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=graphs(), source=st.integers(0, 100), parents=st.booleans(),
+       fused=st.sampled_from([None, False]),
+       method=st.sampled_from(["push", "pull", "auto"]))  # fmt: skip
+def test_dense_levels_equal_the_vectors_filled(data, source, parents, fused, method):
+    """frontier_bfs_levels: frontier_bfs's Vectors as -1-filled int64 arrays, from the
+    fused loop's output as it is and from the composed form."""
+    A, s = _graph(data, source)
+    lv, par = frontier_bfs_levels(A, s, parents=parents, method=method, fused=fused)
+    levels, want_par = frontier_bfs(A, s, parents=parents, method=method, fused=fused)
+    assert lv.dtype == np.int64 and lv.shape == (A.nrows,)
+    np.testing.assert_array_equal(lv, levels.to_dense(missing=-1))
+    if parents:
+        np.testing.assert_array_equal(par, want_par.to_dense(missing=-1))
+    else:
+        assert par is None
+    with pytest.raises(IndexError, match="frontier_bfs_levels: source"):
+        frontier_bfs_levels(A, A.nrows + 3)
 
 
 @settings(max_examples=40, deadline=None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import names_gpu_memory
-from ..ops import frontier_bfs, frontier_bfs_multi
+from ..ops import frontier_bfs_levels, frontier_bfs_multi
 from .dense_frontiers import dense_frontiers_win, levels_dense
 from .graph_input import as_graph, check_source, loaded_client
 
@@ -38,7 +38,7 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
         transpose for unvisited vertices only, "direction-optimizing" switches
         between them by frontier size (Beamer's rule, ``kleene.ops.direction``);
         "auto" is direction-optimizing. A single source runs
-        ``kleene.ops.frontier_bfs``: on the GPU one fused kernel pass per level
+        ``kleene.ops.frontier_bfs_levels``: on the GPU one fused kernel pass per level
         (the product, the mask and the level assignment together), all levels
         in one launch, with the results of the composed operations. There,
         "auto" without predecessors on a graph of mean out-degree under 8 (a
@@ -91,9 +91,6 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
         lv, par = frontier_bfs_multi(A, srcs, parents=return_predecessors,
                                      symmetric=not directed)  # fmt: skip
         return (lv, par) if return_predecessors else lv
-    levels, parents = frontier_bfs(A, int(srcs[0]), parents=return_predecessors, method=method,
-                                   symmetric=not directed)  # fmt: skip
-    lv = levels.to_dense(missing=-1)
-    if not return_predecessors:
-        return lv
-    return lv, parents.to_dense(missing=-1)
+    lv, par = frontier_bfs_levels(A, int(srcs[0]), parents=return_predecessors, method=method,
+                                  symmetric=not directed)  # fmt: skip
+    return (lv, par) if return_predecessors else lv

@@ -19,6 +19,7 @@ from .diagonal import diagonal
 from .frontier import (
     frontier_bellman_ford,
     frontier_bfs,
+    frontier_bfs_levels,
     frontier_bfs_multi,
     frontier_delta_stepping,
     relax,
@@ -65,6 +66,7 @@ __all__ = [
     "extract",
     "frontier_bellman_ford",
     "frontier_bfs",
+    "frontier_bfs_levels",
     "frontier_bfs_multi",
     "frontier_delta_stepping",
     "bool_tensor_cores",

@@ -55,18 +55,50 @@ def frontier_bfs(A: Matrix, source: int, *, parents: bool = False, method: str =
     >>> levels.to_dense(missing=-1).tolist(), parents.to_dense(missing=-1).tolist()
     ([0, 1, 2, 2, -1], [-1, 0, 1, 1, -1])
     """
-    s = _square_and_source("frontier_bfs", A, source)
+    s, out = _fused_bfs("frontier_bfs", A, source, parents, method, symmetric, fused)
+    if out is None:
+        return _composed_bfs(A, s, parents, method)
+    levels, par = out
+    return _reached(A.xp, levels), (_reached(A.xp, par) if parents else None)
+
+
+def frontier_bfs_levels(A: Matrix, source: int, *, parents: bool = False, method: str = "auto",
+                        symmetric: bool = False, fused: bool | None = None):  # fmt: skip
+    """``frontier_bfs`` as dense int64 arrays on A's device: levels (-1 where
+    unreachable) and parents (-1 for none; None unless asked). The fused loop's
+    arrays as they come (no Vector, no presence mask, no fill pass: what
+    ``kleene.bfs`` returns); the composed form's Vectors filled with -1.
+
+    Example
+    -------
+    >>> import kleene
+    >>> A = kleene.Matrix.from_edges([0, 1, 1], [1, 2, 3], n=5)
+    >>> levels, parents = kleene.ops.frontier_bfs_levels(A, 0, parents=True)
+    >>> levels.tolist(), parents.tolist()
+    ([0, 1, 2, 2, -1], [-1, 0, 1, 1, -1])
+    """
+    s, out = _fused_bfs("frontier_bfs_levels", A, source, parents, method, symmetric, fused)
+    if out is not None:
+        return out
+    levels, par = _composed_bfs(A, s, parents, method)
+    return levels.to_dense(missing=-1), (par.to_dense(missing=-1) if parents else None)
+
+
+def _fused_bfs(opname: str, A: Matrix, source, parents: bool, method: str, symmetric: bool,
+               fused: bool | None):  # fmt: skip
+    """(source, (levels, parents) from the back end's fused loop), or (source, None)
+    where the composed form runs; arguments checked."""
+    s = _square_and_source(opname, A, source)
     if method not in BFS_METHODS:
-        raise ValueError(f"frontier_bfs: method must be one of {BFS_METHODS}, got {method!r}")
+        raise ValueError(f"{opname}: method must be one of {BFS_METHODS}, got {method!r}")
     if symmetric:  # A's own CSR serves as its transpose
         A.cached("csr_T", A._csr)
-    loop = _fused_loop("frontier_bfs", A, "bfs_levels", fused)
+    loop = _fused_loop(opname, A, "bfs_levels", fused)
     if loop is None:
-        return _composed_bfs(A, s, parents, method)
+        return s, None
     ptr, idx, _ = A._csr()
     tptr, tidx = (ptr, idx) if method == "push" else transposed_pattern(A)
-    levels, par = loop(ptr, idx, tptr, tidx, A.nrows, s, parents, method)
-    return _reached(A.xp, levels), (_reached(A.xp, par) if parents else None)
+    return s, loop(ptr, idx, tptr, tidx, A.nrows, s, parents, method)
 
 
 def frontier_bfs_multi(A: Matrix, sources, *, parents: bool = False, symmetric: bool = False,
