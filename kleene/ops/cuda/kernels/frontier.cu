@@ -263,11 +263,8 @@ __global__ void kl_bfs_init(const long long* __restrict__ indptr, int source, lo
 // (count, hcount, edges: 3 each) rotate by depth % 3; queues (with their row lists)
 // and heavy lists alternate between the a and b buffers. bar[0..2) zero. On exit state[0] = the
 // last depth tried (its level was empty).
-#ifndef KL_BFS_MIN_BLOCKS
-#define KL_BFS_MIN_BLOCKS 2  // resident blocks per SM the registers must allow
-#endif
 template <bool PARENTS, int METHOD>  // METHOD: 0 direction-optimizing, 1 push, 2 pull
-__global__ void __launch_bounds__(KL_FT, KL_BFS_MIN_BLOCKS)
+__global__ void __launch_bounds__(KL_FT, 2)
 kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
            const long long* __restrict__ t_indptr, const int* __restrict__ t_indices, int n,
            long long nnz, long long heavy, int* levels, int* parents, int* qa, int* qb,
