@@ -119,10 +119,8 @@ __device__ __forceinline__ void kl_rounds_heavy(const long long* __restrict__ in
     int w = 0;
     long long wb = 0, we = 0;
     if (p < total) {
-      int k = lo;
-      if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;
-      const int u = __ldcg(hv + k);
-      w = indices[indptr[u] + (p - __ldcg(ho + k))];
+      int u;
+      w = indices[kl_heavy_edge(indptr, hv, ho, hn, lo, p, u)];
       claimed = kl_claim(indptr, levels, w, __ldcg(levels + u) + 1, wb, we);
     }
     kl_queue_once(claimed, w, wb, we, stamp, round, heavy, nx);

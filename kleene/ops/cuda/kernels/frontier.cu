@@ -200,10 +200,8 @@ __device__ __forceinline__ void kl_bfs_push_heavy(const long long* __restrict__ 
     bool fresh = false;
     int v = 0;
     if (p < total) {
-      int k = lo;
-      if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;
-      const int u = __ldcg(hv + k);
-      v = indices[indptr[u] + (p - __ldcg(ho + k))];
+      int u;
+      v = indices[kl_heavy_edge(indptr, hv, ho, hn, lo, p, u)];
       fresh = kl_visit<PARENTS>(u, v, levels, parents, depth, direct);
     }
     kl_append_v(fresh, v, indptr, heavy, nx);
@@ -425,10 +423,8 @@ __device__ __forceinline__ void kl_relax_heavy(const long long* __restrict__ ind
     bool fresh = false;
     int v = 0;
     if (p < total) {
-      int k = lo;
-      if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;
-      const int u = __ldcg(hv + k);
-      const long long e = indptr[u] + (p - __ldcg(ho + k));
+      int u;
+      const long long e = kl_heavy_edge(indptr, hv, ho, hn, lo, p, u);
       v = indices[e];
       fresh = kl_bf_edge<NONNEG>(__ldcg(dist + u), (double)w[e], v, dist, stamp, round);
     }

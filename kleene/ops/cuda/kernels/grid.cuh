@@ -51,3 +51,15 @@ __device__ __forceinline__ int kl_heavy_slot(const long long* ho, int hn, long l
   }
   return lo;
 }
+
+// Item p of the heavy list (p in the chunk whose first item's slot is lo): its vertex u
+// and its edge's index in the CSR. Heavy vertices have more than 32 items, so a warp's
+// chunk of 32 reaches at most the next slot.
+__device__ __forceinline__ long long kl_heavy_edge(const long long* __restrict__ indptr,
+                                                   const int* hv, const long long* ho, int hn,
+                                                   int lo, long long p, int& u) {
+  int k = lo;
+  if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;
+  u = __ldcg(hv + k);
+  return indptr[u] + (p - __ldcg(ho + k));
+}

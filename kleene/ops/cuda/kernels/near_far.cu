@@ -156,10 +156,8 @@ __device__ __forceinline__ void kl_nf_relax_heavy(const long long* __restrict__ 
     bool near = false, to_far = false;
     int v = 0;
     if (p < total) {
-      int k = lo;
-      if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;
-      const int u = __ldcg(hv + k);
-      const long long e = indptr[u] + (p - __ldcg(ho + k));
+      int u;
+      const long long e = kl_heavy_edge(indptr, hv, ho, hn, lo, p, u);
       v = indices[e];
       kl_nf_edge(__ldcg(dist + u), (double)w[e], v, dist, thr, far, near, to_far);
     }
@@ -282,10 +280,8 @@ __device__ __forceinline__ void kl_tp_heavy(const long long* __restrict__ indptr
     const int lo = kl_heavy_slot(ho, hn, p0);
     const long long p = p0 + lane;
     if (p < total) {
-      int k = lo;
-      if (k + 1 < hn && __ldcg(ho + k + 1) <= p) ++k;  // big > 32: the next row at most
-      const int r = __ldcg(hv + k);
-      const long long e = indptr[r] + (p - __ldcg(ho + k));
+      int r;  // (big > 32: a chunk reaches the next row at most)
+      const long long e = kl_heavy_edge(indptr, hv, ho, hn, lo, p, r);
       const int x = indices[e];
       if (PULL) {  // only entries under what another chunk of r's row has found
         if (x < __ldcg(parent + r) && kl_tight_in(x, r, (double)w[e], __ldcg(dist + r), dist))
