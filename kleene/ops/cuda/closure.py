@@ -1,9 +1,11 @@
 """closure_dense: A ← A* in place (kernels/closure_dense.cu; blocked beyond one block).
 
 A block of up to ``one_block_limit`` rows is closed by one thread block, its
-entries in registers (APSP's base case). Larger ones take Katz & Kider's blocked Floyd-Warshall
-on the GPU: per diagonal block, the one-block kernel, then its block row and
-column and the rest with the fused in-place ``mxm_dense_acc`` (exact for an
+entries in registers (APSP's base case). Larger ones take Katz & Kider's blocked
+Floyd-Warshall: up to ``GRID_MAX`` rows (values of 4 or 8 bytes, no predecessors) all
+of it in one cooperative launch (kernels/closure_grid.cu: 32-row pivots, grid barriers
+between the passes); otherwise per diagonal block the one-block kernel, then its block
+row and column and the rest with the fused in-place ``mxm_dense_acc`` (exact for an
 idempotent add, like the in-place R-Kleene products).
 """
 
@@ -26,11 +28,39 @@ MAX_ONE_BLOCK = codegen.CLOSURE_MAX
 _STATIC_SMEM = 48 * 1024  # dynamic shared memory allowed without the opt-in attribute
 
 _smem_allowed: dict[tuple, int] = {}
+# Largest block the one-launch closure takes: each of its n / 32 rounds re-reads the
+# block, which runs at speed while the block stays in L2 (16 MB at 2048 fp32).
+GRID_MAX = 2048
+_no_grid: set[int] = set()  # devices that refused the cooperative launch
 
 
 @lru_cache(maxsize=256)
 def _spec(sr: Semiring, d: np.dtype) -> codegen.Spec:
     return codegen.closure_spec(sr, d)
+
+
+@lru_cache(maxsize=256)
+def _grid_spec(sr: Semiring, d: np.dtype) -> codegen.Spec:
+    return codegen.closure_grid_spec(sr, d)
+
+
+def _one_launch(semiring: Semiring, a: cupy.ndarray, one) -> bool:
+    """Close the view ``a`` in place in one cooperative launch of kl_closure_grid
+    (the device's resident grid); False, with ``a`` untouched, if the launch is refused."""
+    dev = jit.device_id()
+    d = as_dtype(a.dtype)
+    if dev in _no_grid or not codegen.closure_grid_eligible(d):
+        return False
+    fn = jit.function(_grid_spec(semiring, d), "kl_closure_grid")
+    blocks = jit.sm_count(dev) * codegen.closure_grid_blocks_per_sm(d)
+    bar = cupy.zeros(2, dtype=np.uint32)  # the grid barrier's arrival count
+    args = (a, np.int64(as_view(a)[1]), np.int32(a.shape[0]), d.type(one), bar)
+    try:
+        fn((blocks,), (codegen.CLOSURE_GRID_THREADS,), args)
+    except cupy.cuda.driver.CUDADriverError:
+        _no_grid.add(dev)
+        return False
+    return True
 
 
 def closure_smem_bytes(n: int, dtype, pred: bool) -> int:
@@ -132,7 +162,7 @@ def closure_dense(semiring: Semiring, a, one, pred=None) -> None:
     limit = bool_closure.MAX_N if bits else one_block_limit(aw.dtype, pw is not None)
     if n <= limit:
         _diagonal(semiring, aw, pw, one)
-    else:
+    elif bits or pw is not None or n > GRID_MAX or not _one_launch(semiring, aw, one):
         _blocked(semiring, aw, pw, one, limit if limit < 32 else limit - limit % 32)
     if aw is not a:
         a[...] = aw

@@ -18,9 +18,13 @@ from __future__ import annotations
 from .catalog import builtin_specs
 from .checks import range_check_spec, range_check_view_spec
 from .closure import (
+    CLOSURE_GRID_THREADS,
     CLOSURE_MAX,
     CLOSURE_ROWS,
     CLOSURE_VARIANTS,
+    closure_grid_blocks_per_sm,
+    closure_grid_eligible,
+    closure_grid_spec,
     closure_primitive_specs,
     closure_spec,
     closure_variant,
@@ -45,6 +49,7 @@ from .structure import STRUCTURE_NAMES, SYMMETRY_VALUE_TYPES, structure_spec
 
 __all__ = [
     "BLOCK",
+    "CLOSURE_GRID_THREADS",
     "CLOSURE_MAX",
     "CLOSURE_ROWS",
     "CLOSURE_VARIANTS",
@@ -66,6 +71,9 @@ __all__ = [
     "Spec",
     "binary_kernel",
     "builtin_specs",
+    "closure_grid_blocks_per_sm",
+    "closure_grid_eligible",
+    "closure_grid_spec",
     "closure_primitive_specs",
     "closure_spec",
     "closure_variant",

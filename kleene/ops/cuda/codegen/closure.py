@@ -14,6 +14,8 @@ from .dense import MXM_TILES, mxm_fast_kind, mxm_spec
 CLOSURE_ROWS = 16
 CLOSURE_MAX = 128
 CLOSURE_VARIANTS = (("false", "true"), ("false", "false"), ("true", "false"))
+# The one-launch closure of mid-size blocks (kernels/closure_grid.cu): threads a block.
+CLOSURE_GRID_THREADS = 256
 
 
 def closure_variant(dtype, pred: bool) -> str:
@@ -41,6 +43,34 @@ def closure_spec(semiring: Semiring, dtype) -> Spec:
     return Spec("closure_dense", key, p.text(), ("closure_dense.cu",), tuple(p.macros), names)
 
 
+def closure_grid_eligible(dtype) -> bool:
+    """Whether the one-launch closure takes ``dtype``: values of 4 or 8 bytes (its
+    pivot warp shuffles them), not bool (the bit-packed closure's)."""
+    d = np.dtype(dtype)
+    return d.itemsize in (4, 8) and d.kind in "iuf"
+
+
+def closure_grid_blocks_per_sm(dtype) -> int:
+    """Blocks per SM the one-launch closure is compiled for (its launch bound): two for
+    4-byte values, one for 8-byte ones (their panel tasks keep 64 values a lane)."""
+    return 2 if np.dtype(dtype).itemsize <= 4 else 1
+
+
+def closure_grid_spec(semiring: Semiring, dtype) -> Spec:
+    """``kl_closure_grid``: a mid-size block's whole blocked closure in one cooperative
+    launch (kernels/closure_grid.cu); the multiplicative identity is an argument."""
+    d = as_dtype(dtype)
+    p = Prelude()
+    p.typedef(ctype(d), "kl_c_t")
+    p.define("KL_GR_THREADS", CLOSURE_GRID_THREADS)
+    p.define("KL_GR_MIN_BLOCKS", closure_grid_blocks_per_sm(d))
+    monoid_prelude(p, semiring.add, d)
+    p.add(func("kl_c_t", "kl_mult", "kl_c_t x, kl_c_t y", semiring.mul.cuda_expr))
+    key = ("closure_grid", semiring.key, d.str)
+    return Spec("closure_grid", key, p.text(), ("grid.cuh", "closure_grid.cu"),
+                tuple(p.macros), ("kl_closure_grid",), True)  # fmt: skip
+
+
 def closure_primitive_specs(semiring: Semiring, dtype) -> list[Spec]:
     """Every specialisation mxm_dense_acc / closure_dense can ask for on ``dtype``
     (A, B, C of one dtype): both tiles of "acc", "pred" and the closure where the
@@ -53,4 +83,6 @@ def closure_primitive_specs(semiring: Semiring, dtype) -> list[Spec]:
     if semiring.add.idempotent:
         specs += [mxm_spec(semiring, d, d, d, f, mode="pred") for f in fasts]
         specs.append(closure_spec(semiring, d))
+        if closure_grid_eligible(d):
+            specs.append(closure_grid_spec(semiring, d))
     return specs
