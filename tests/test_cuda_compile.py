@@ -32,7 +32,7 @@ needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
 
 def _weight(spec: codegen.Spec) -> int:
     """Rough compile cost, to spread the heavy specialisations over the units."""
-    return {"mxm_dense": 12}.get(spec.kind, 1) * len(spec.names)
+    return {"mxm_dense": 12, "closure_grid": 6}.get(spec.kind, 1) * len(spec.names)
 
 
 def _units(specs: list[codegen.Spec], nunits: int) -> list[str]:

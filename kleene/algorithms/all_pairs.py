@@ -14,6 +14,7 @@ from ..ops import (
     apply,
     array_module,
     bool_tensor_cores,
+    closure_base_block,
     diagonal,
     ewise_add,
     mxm,
@@ -66,7 +67,9 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
         - "johnson": Bellman-Ford potentials, then repeated SSSP on reweighted
           non-negative edges (negative weights on sparse graphs);
         - "auto": on the GPU a dense method when the n×n result fits in memory
-          ("blocked" up to n = 8192, "recursive" beyond), else the out-of-core
+          ("recursive" on the back end's base blocks, see ``block_size``; with
+          predecessors or 1- and 2-byte values "blocked" up to n = 8192,
+          "recursive" beyond), else the out-of-core
           blocked closure (see ``memory_limit``) when the result fits in host
           memory; on the CPU the cheaper of "recursive" and repeated-sssp /
           johnson by a cost model measured on the compiled kernels (Dijkstra rows
@@ -87,8 +90,12 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
         (reachability; see ``transitive_closure``). Unreachable pairs hold the
         semiring's zero (inf for min_plus).
     block_size : int, optional
-        Block of "blocked" and base case of "recursive": a positive integer
-        (default 128); anything else is a ValueError.
+        Block of "blocked" and base case of "recursive": a positive integer;
+        anything else is a ValueError. Default 128, except for "recursive" (and
+        "auto" choosing it), whose base case is then the largest block the back
+        end closes in one step (``kleene.ops.closure_base_block``: on the GPU, for
+        4- and 8-byte values without predecessors, the whole matrix up to n = 2048,
+        else 1024).
     progress : bool or callable, optional
         True shows a bar on stderr once the run has lasted half a second; a
         callable gets ``(done, total)`` in units of work (multiply-adds for the
@@ -166,6 +173,8 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
     A = _weights(as_graph(G, directed=directed, fmt=None), sr)  # dense input stays dense
     preds = bool(return_predecessors)
     method = _route(A, sr, method, preds, limit, out)
+    if block_size is None and method == "recursive":  # the back end's fastest base case
+        block = closure_base_block(A.nrows, A.dtype, A.xp, preds)
     if method == OUT_OF_CORE:
         return _apsp_out_of_core(A, sr, preds, limit, out, progress)
     need = check_fits(A.nrows, A.dtype, preds, A.xp, method=method, sparse_ok=sr is min_plus,
@@ -425,15 +434,19 @@ def _weights(A: Matrix, sr: Semiring) -> Matrix:
     return Matrix.from_edges(rows, cols, A.xp.ones(vals.shape, dtype=bool), A.nrows, ncols=A.ncols)
 
 
-# Largest n where blocked beats recursive on the GPU (H200, fp32: per-launch costs of
-# the recursion's small products; benchmarks/results/apsp_h200.md).
+# Largest n where blocked beats recursive on the GPU with 128-row base blocks (H200,
+# fp32: per-launch costs of the recursion's small products; benchmarks/results/
+# apsp_h200.md). Where the back end closes larger blocks in one step (GPU, 4- and
+# 8-byte values, no predecessors: kleene.ops.closure_base_block), recursive on those
+# wins at every n (H100 fp32, n = 4096: 8.7 ms against blocked's 10.5; 8192: 51 / 57).
 _BLOCKED_MAX_GPU = 8192
 
 
 def _choose(A: Matrix, sr: Semiring, negative: bool, preds: bool) -> str:
     n = A.nrows
     gpu = A.xp is not np
-    dense = "blocked" if gpu and n <= _BLOCKED_MAX_GPU else "recursive"
+    big_base = gpu and closure_base_block(n, A.dtype, A.xp, preds) > 128
+    dense = "blocked" if gpu and n <= _BLOCKED_MAX_GPU and not big_base else "recursive"
     if not need_for("apsp", n, dense, preds, A.dtype, A.xp).fits():
         # Past the device's memory: on the CPU repeated SSSP for min_plus as before;
         # else the out-of-core closure where its result fits in host memory; else

@@ -5,7 +5,7 @@ operations, the closure and frontier ops (which run a back end's fused kernels
 where there are some), and where arrays live.
 """
 
-from .closure import closure, mxm_accumulate
+from .closure import closure, closure_base_block, mxm_accumulate
 from .device import (
     array_module,
     bool_tensor_cores,
@@ -60,6 +60,7 @@ __all__ = [
     "array_module",
     "assign",
     "closure",
+    "closure_base_block",
     "diagonal",
     "ewise_add",
     "ewise_mult",

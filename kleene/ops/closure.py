@@ -117,6 +117,25 @@ def mxm_accumulate(A: Matrix, B: Matrix, C: Matrix, semiring, *, pred_b: Matrix 
     return C
 
 
+def closure_base_block(n: int, dtype, xp, preds: bool = False) -> int:
+    """The largest diagonal block the back end closes in one fused step for an n×n
+    closure of ``dtype``: the base case a recursive closure should stop at.
+
+    128 (one thread block's closure) unless the back end says otherwise: on the GPU
+    blocks up to 2048 rows of 4- or 8-byte values without predecessors close in one
+    cooperative launch, so n up to 2048 is one step and larger closures recurse down
+    to 1024 (``kleene/ops/cuda/closure.py``).
+
+    Example
+    -------
+    >>> import numpy as np, kleene
+    >>> kleene.ops.closure_base_block(4096, np.float32, np)
+    128
+    """
+    fn = getattr(backend(xp), "closure_base_block", None)
+    return fn(n, dtype, preds) if fn else 128
+
+
 def _closure_dense(be, *args):
     """The back end's fused closure kernel if it has one, else the generic one."""
     fused = getattr(be, "closure_dense", None)

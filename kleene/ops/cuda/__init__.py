@@ -3,7 +3,8 @@
 Every primitive of :mod:`kleene.ops.cpu`, with the same names, signatures and
 semantics (see ``kleene/ops/primitives.md``), on CuPy arrays, plus the fused ones
 that the op layer uses when a back end has them (and composes from the primitives
-otherwise): ``mxm_dense_acc`` and ``closure_dense`` (used by :mod:`kleene.ops.closure`),
+otherwise): ``mxm_dense_acc``, ``closure_dense`` and ``closure_base_block`` (used by
+:mod:`kleene.ops.closure`),
 ``bfs_levels``, ``bellman_ford`` and ``bfs_multi`` (:mod:`kleene.ops.frontier`),
 ``sssp_rows`` (:mod:`kleene.ops.sources`), and the structure kernels ``expand_rows``,
 ``symmetry_sums`` and ``union_min`` (:mod:`kleene.ops.layout`, :mod:`kleene.ops.symmetry`),
@@ -31,6 +32,7 @@ _HOME = {
     "mxm_dense": "dense",
     "mxm_dense_acc": "dense",
     "closure_dense": "closure",
+    "closure_base_block": "closure",
     "mxv_pull": "sparse",
     "vxm_push": "sparse",
     "bfs_levels": "frontier",

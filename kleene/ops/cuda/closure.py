@@ -31,6 +31,9 @@ _smem_allowed: dict[tuple, int] = {}
 # Largest block the one-launch closure takes: each of its n / 32 rounds re-reads the
 # block, which runs at speed while the block stays in L2 (16 MB at 2048 fp32).
 GRID_MAX = 2048
+# Base case of a recursive closure past GRID_MAX (H100, fp32 APSP: 1024 beat 2048 and
+# 512 at n = 4096 and 8192, benchmarks/results/logs/closure_grid_*).
+GRID_BASE = 1024
 _no_grid: set[int] = set()  # devices that refused the cooperative launch
 
 
@@ -61,6 +64,16 @@ def _one_launch(semiring: Semiring, a: cupy.ndarray, one) -> bool:
         _no_grid.add(dev)
         return False
     return True
+
+
+def closure_base_block(n: int, dtype, pred: bool) -> int:
+    """The base case a recursive closure of n×n ``dtype`` should stop at: n itself up to
+    GRID_MAX where one launch closes it (else GRID_BASE), the one-block limit where the
+    one-launch closure does not apply (predecessors, bool, other widths)."""
+    d = np.dtype(dtype)
+    if pred or d == np.bool_ or not codegen.closure_grid_eligible(d) or jit.device_id() in _no_grid:
+        return one_block_limit(d, pred)
+    return n if n <= GRID_MAX else GRID_BASE
 
 
 def closure_smem_bytes(n: int, dtype, pred: bool) -> int:
