@@ -117,9 +117,13 @@ def cpu_time(fn, *, warmup: int = 1, repeat: int = 5, setup=None, budget_s: floa
     return {"median_ms": statistics.median(times), "min_ms": min(times), "runs": len(times)}
 
 
-def wall_time(fn, *, device: str, warmup: int = 1, repeat: int = 5) -> dict:
+def wall_time(fn, *, device: str, warmup: int = 1, repeat: int = 5, setup=None) -> dict:
     """Median milliseconds of ``fn()`` by the host clock around the call and a device sync
-    (what a user waits for; ``device`` "gpu" syncs CuPy's device), after ``warmup`` calls."""
+    (what a user waits for; ``device`` "gpu" syncs CuPy's device), after ``warmup`` calls.
+
+    ``setup()`` (untimed, synced before the clock starts) runs before each call and its
+    result is passed to ``fn``, e.g. to draw fresh random data.
+    """
     if device == "gpu":
         import cupy
 
@@ -127,12 +131,14 @@ def wall_time(fn, *, device: str, warmup: int = 1, repeat: int = 5) -> dict:
     else:
         sync = lambda: None  # noqa: E731
     for _ in range(warmup):
-        fn()
+        fn(*(setup() if setup else ()))
     sync()
     times = []
     for _ in range(repeat):
+        args = setup() if setup else ()
+        sync()
         t0 = time.perf_counter()
-        fn()
+        fn(*args)
         sync()
         times.append(1e3 * (time.perf_counter() - t0))
     return {"median_ms": statistics.median(times), "min_ms": min(times), "runs": len(times)}

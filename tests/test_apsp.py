@@ -165,7 +165,8 @@ def test_float32_graphs_every_method_matches_scipy(backend):
 
 
 def test_auto_method_choice(backend):
-    """auto: dense closures where the result fits (blocked on the GPU up to n = 8192),
+    """auto: dense closures where the result fits (on the GPU recursive on one-launch
+    base blocks, blocked up to n = 8192 where those do not apply: predecessors),
     repeated SSSP / Johnson for large very sparse graphs on the CPU only."""
     from kleene.algorithms.all_pairs import _choose
     from kleene.semiring import max_min, min_plus
@@ -180,4 +181,5 @@ def test_auto_method_choice(backend):
         assert _choose(sparse, min_plus, False, False) == "repeated-sssp"
         assert _choose(sparse, min_plus, True, False) == "johnson"
     else:
-        assert _choose(sparse, min_plus, True, False) == "blocked"
+        assert _choose(sparse, min_plus, True, False) == "recursive"
+        assert _choose(sparse, min_plus, True, True) == "blocked"

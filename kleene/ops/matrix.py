@@ -7,7 +7,7 @@ import numpy as np
 from ..semiring import get_monoid
 from ..semiring.dtypes import as_dtype, resolve_scalar
 from . import layout
-from .device import array_module, is_cupy_array, module_for
+from .device import array_module, backend, is_cupy_array, module_for
 from .methods import OperationMethods
 from .storage import Storage
 
@@ -336,6 +336,9 @@ class Matrix(OperationMethods):
                 if nan is not None:
                     return nan
             return bool(xp.isnan(self._values).any())
+        scan = getattr(backend(xp), "any_nan_present", None)  # fused where there is one
+        if scan is not None and self._dtype.itemsize in (4, 8):
+            return scan(self._values, self._present)
         nan = xp.isnan(self._values)  # one pass, no compaction of a dense matrix
         present = self._present
         return bool((nan if present is None else nan & present).any())

@@ -29,6 +29,8 @@ _HOME = {
     "index_unary": "elementwise",
     "segment_reduce": "reduce",
     "reduce_all": "reduce",
+    "any_nan_present": "reduce",
+    "min_present": "reduce",
     "mxm_dense": "dense",
     "mxm_dense_acc": "dense",
     "closure_dense": "closure",

@@ -56,7 +56,7 @@ def _one_launch(semiring: Semiring, a: cupy.ndarray, one) -> bool:
         return False
     fn = jit.function(_grid_spec(semiring, d), "kl_closure_grid")
     blocks = jit.sm_count(dev) * codegen.closure_grid_blocks_per_sm(d)
-    bar = cupy.zeros(2, dtype=np.uint32)  # the grid barrier's arrival count
+    bar = cupy.zeros(4, dtype=np.uint32)  # the grid barrier, two words of set-up
     args = (a, np.int64(as_view(a)[1]), np.int32(a.shape[0]), d.type(one), bar)
     try:
         fn((blocks,), (codegen.CLOSURE_GRID_THREADS,), args)

@@ -2,57 +2,117 @@
 // while A stays in L2), Katz & Kider's blocked Floyd-Warshall in one cooperative launch.
 // Needs from the prelude: kl_c_t (4 or 8 bytes, read with __ldcg), kl_add, kl_identity,
 // kl_mult(kl_c_t, kl_c_t); grid.cuh. KL_GR_THREADS (256) threads a block, at least
-// KL_GR_MIN_BLOCKS blocks an SM (the launch bound the grid size counts on).
+// KL_GR_MIN_BLOCKS blocks an SM (the launch bound the grid size counts on). bar: 4
+// words, zero at launch (the grid barrier, block 0's SM, the index of the block beside it).
 //
 // Pivot blocks of 32 rows (round r: P = [32r, 32r + 32)), three phases a round:
-//  1. P <- P* after ADD(diagonal, one), by one thread block: Floyd-Warshall with row and
-//     column k read as they were before step k (the one-block kernel's snapshots, so the
-//     same result).
+//  1. P <- P* after ADD(diagonal, one), by one block: Floyd-Warshall with row and column k
+//     read as they were before step k (the one-block kernel's snapshots, so the same
+//     result).
 //  2. P's block row and column: A(P, J) <- ADD(A(P, J), P* (x) A(P, J)) and
 //     A(I, P) <- ADD(A(I, P), A(I, P) (x) P*), one thread block a 32 x 32 block.
 //  3. the rest: A(i, j) <- ADD(A(i, j), A(i, P) (x) A(P, j)) for i, j outside P, in 64 x 64
-//     tiles of 4 x 4 entries a thread, P's column and row staged in shared memory.
-// Phase 1 of round r + 1 needs only the tile that holds the next pivot block: block 0
-// updates that tile first in round r's phase 3 and closes the pivot while the other
-// blocks do the other tiles, so a round takes two grid barriers. In every phase each
+//     tiles of 4 x 4 entries a thread, P's column and row staged in shared memory; a
+//     block loads its next tile while it computes this one.
+// Phase 1 of round r + 1 needs only round r's update of the next pivot block: block 0
+// makes that update itself and closes the pivot while the other blocks do phase 3
+// (leaving that block out), so a round takes two grid barriers. In every phase each
 // entry is written by one thread from values nobody writes in that phase: the result
 // does not depend on timing (the same input gives the same bits).
 
 #define KL_GR_S 32   // pivot block
 #define KL_GR_T 64   // phase-3 tile
 #define KL_GR_WARPS (KL_GR_THREADS / 32)
+#define KL_GR_SP (KL_GR_S + 1)           // padded rows of a 32 x 32 staging
+#define KL_GR_Q (KL_GR_S / KL_GR_WARPS)  // entries a thread of a 32 x 32 block
+#define KL_GR_L (KL_GR_S * KL_GR_T / KL_GR_THREADS)  // panel entries a thread stages
 
 // Entries other blocks wrote earlier in this launch: read from L2, never a stale L1 line.
 __device__ __forceinline__ kl_c_t kl_gr_ld(const kl_c_t* A, long long at) { return __ldcg(A + at); }
 
-#define KL_GR_SP (KL_GR_S + 1)  // padded rows of the 32 x 32 staging
-#define KL_GR_Q (KL_GR_S / KL_GR_WARPS)  // entries a thread of a 32 x 32 block
+struct kl_gr_tile_smem {
+  __align__(16) kl_c_t Ac[KL_GR_S][KL_GR_T + 4];  // Ac[k][i] = A(I0 + i, p0 + k)
+  __align__(16) kl_c_t Br[KL_GR_S][KL_GR_T];      // Br[k][j] = A(p0 + k, J0 + j)
+};
 
-// Phase 1: close the pivot block at (p0, p0), ps <= 32 rows, by one thread block. Thread
-// (warp w, lane j) keeps entries (w + 8q, j) in registers; step k reads row and column k
-// from the snapshot S[k & 1] the last step left and writes its entries to the other.
+union kl_gr_smem {  // the phases' staging: never two at once in a block
+  struct {
+    kl_c_t X[KL_GR_S][KL_GR_SP];  // the block being updated
+    kl_c_t L[KL_GR_S][KL_GR_SP];  // its left factor ...
+    kl_c_t R[KL_GR_S][KL_GR_SP];  // ... and right factor
+  } b;
+  kl_gr_tile_smem t;
+};
+
+// The 32 x 32 block at (r0, c0), h x w of it in A (identity elsewhere), into smem.
+__device__ __forceinline__ void kl_gr_stage(const kl_c_t* A, long long lda, int r0, int c0,
+                                            int h, int w, kl_c_t (*S)[KL_GR_SP]) {
+  const int j = threadIdx.x & 31, wp = threadIdx.x / 32;
+#pragma unroll
+  for (int q = 0; q < KL_GR_Q; ++q) {
+    const int i = wp + KL_GR_WARPS * q;
+    S[i][j] = (i < h && j < w) ? kl_gr_ld(A, (long long)(r0 + i) * lda + c0 + j) : kl_identity();
+  }
+}
+
+// A(r0 + i, c0 + j) <- ADD(X(i, j), sum_{k < kn} L(i, k) (x) R(k, j)) for this thread's
+// entries (i = warp + 8q, j = lane) of the h x w block; call after a barrier.
+__device__ __forceinline__ void kl_gr_update(kl_c_t* A, long long lda, int r0, int c0, int h,
+                                             int w, int kn, kl_gr_smem& sm, bool to_smem) {
+  const int j = threadIdx.x & 31, wp = threadIdx.x / 32;
+  kl_c_t acc[KL_GR_Q];
+#pragma unroll
+  for (int q = 0; q < KL_GR_Q; ++q) acc[q] = kl_identity();
+  auto step = [&](int k) {
+    const kl_c_t rk = sm.b.R[k][j];
+#pragma unroll
+    for (int q = 0; q < KL_GR_Q; ++q) acc[q] = kl_add(acc[q], kl_mult(sm.b.L[wp + KL_GR_WARPS * q][k], rk));
+  };
+  if (kn == KL_GR_S) {
+#pragma unroll
+    for (int k = 0; k < KL_GR_S; ++k) step(k);
+  } else {
+#pragma unroll 1
+    for (int k = 0; k < kn; ++k) step(k);
+  }
+  __syncthreads();  // (to_smem: every read of X, L and R done before X changes)
+#pragma unroll
+  for (int q = 0; q < KL_GR_Q; ++q) {
+    const int i = wp + KL_GR_WARPS * q;
+    const kl_c_t v = kl_add(sm.b.X[i][j], acc[q]);
+    if (to_smem) sm.b.X[i][j] = v;
+    else if (i < h && j < w) A[(long long)(r0 + i) * lda + c0 + j] = v;
+  }
+  __syncthreads();  // the staging is reused next
+}
+
+// Phase 1 on X = sm.b.X (ps x ps of it), by the thread block: X <- X* after ADD(diagonal,
+// one), written to A at (p0, p0). Thread (warp w, lane j) keeps entries (w + 8q, j) in
+// registers; step k reads row and column k from the snapshot the last step left (X or
+// L, alternately) and writes its entries to the other: one barrier a step.
 __device__ __forceinline__ void kl_gr_pivot(kl_c_t* A, long long lda, int p0, int ps,
-                                            kl_c_t one, kl_c_t (*S)[KL_GR_S][KL_GR_SP]) {
+                                            kl_c_t one, kl_gr_smem& sm) {
   const int j = threadIdx.x & 31, w = threadIdx.x / 32;
   kl_c_t v[KL_GR_Q];
 #pragma unroll
   for (int q = 0; q < KL_GR_Q; ++q) {
     const int i = w + KL_GR_WARPS * q;
-    kl_c_t x = kl_identity();
-    if (i < ps && j < ps) x = kl_gr_ld(A, (long long)(p0 + i) * lda + p0 + j);
-    if (i == j) x = kl_add(x, one);
-    v[q] = x;
-    S[0][i][j] = x;
+    const kl_c_t x = sm.b.X[i][j];
+    v[q] = i == j ? kl_add(x, one) : x;
   }
   __syncthreads();
+#pragma unroll
+  for (int q = 0; q < KL_GR_Q; ++q) sm.b.X[w + KL_GR_WARPS * q][j] = v[q];
+  __syncthreads();
   for (int k = 0; k < ps; ++k) {
-    const kl_c_t(*cur)[KL_GR_SP] = S[k & 1];
+    const kl_c_t(*cur)[KL_GR_SP] = k & 1 ? sm.b.L : sm.b.X;
+    kl_c_t(*nxt)[KL_GR_SP] = k & 1 ? sm.b.X : sm.b.L;
     const kl_c_t rk = cur[k][j];
 #pragma unroll
     for (int q = 0; q < KL_GR_Q; ++q) {
       const int i = w + KL_GR_WARPS * q;
       v[q] = kl_add(v[q], kl_mult(cur[i][k], rk));
-      S[(k & 1) ^ 1][i][j] = v[q];
+      nxt[i][j] = v[q];
     }
     __syncthreads();
   }
@@ -65,82 +125,82 @@ __device__ __forceinline__ void kl_gr_pivot(kl_c_t* A, long long lda, int p0, in
   }
 }
 
-// Phase 2, one thread block: the 32 x w block X at (r0, c0), X <- ADD(X, L (x) R) with
-// (L, R) = (P*, X) for a block of the pivot's row, (X, P*) for one of its column. P* is
-// in Ps; X is staged in Xs first (no thread reads an entry another one writes).
-__device__ __forceinline__ void kl_gr_panel(kl_c_t* A, long long lda, int ps, int r0, int c0,
-                                            int h, int w, bool row,
-                                            const kl_c_t (*Ps)[KL_GR_SP],
-                                            kl_c_t (*Xs)[KL_GR_SP]) {
-  const int j = threadIdx.x & 31, wp = threadIdx.x / 32;
-#pragma unroll
-  for (int q = 0; q < KL_GR_Q; ++q) {
-    const int i = wp + KL_GR_WARPS * q;
-    Xs[i][j] = (i < h && j < w) ? kl_gr_ld(A, (long long)(r0 + i) * lda + c0 + j) : kl_identity();
-  }
-  __syncthreads();
-  const kl_c_t(*L)[KL_GR_SP] = row ? Ps : Xs;
-  const kl_c_t(*R)[KL_GR_SP] = row ? Xs : Ps;
-  kl_c_t acc[KL_GR_Q];
-#pragma unroll
-  for (int q = 0; q < KL_GR_Q; ++q) acc[q] = kl_identity();
-  auto step = [&](int k) {
-    const kl_c_t rk = R[k][j];
-#pragma unroll
-    for (int q = 0; q < KL_GR_Q; ++q) acc[q] = kl_add(acc[q], kl_mult(L[wp + KL_GR_WARPS * q][k], rk));
-  };
-  if (ps == KL_GR_S) {
-#pragma unroll
-    for (int k = 0; k < KL_GR_S; ++k) step(k);
+// Block 0's phase 1 for the pivot at pn (pns rows): round r's update of it from P's
+// (p0, ps rows) final row and column (skipped in round -1), then its closure.
+__device__ __forceinline__ void kl_gr_next_pivot(kl_c_t* A, long long lda, int p0, int ps,
+                                                 int pn, int pns, kl_c_t one, kl_gr_smem& sm) {
+  kl_gr_stage(A, lda, pn, pn, pns, pns, sm.b.X);
+  if (p0 >= 0) {
+    kl_gr_stage(A, lda, pn, p0, pns, ps, sm.b.L);
+    kl_gr_stage(A, lda, p0, pn, ps, pns, sm.b.R);
+    __syncthreads();
+    kl_gr_update(A, lda, pn, pn, pns, pns, ps, sm, true);
   } else {
-#pragma unroll 1
-    for (int k = 0; k < ps; ++k) step(k);
+    __syncthreads();
   }
-#pragma unroll
-  for (int q = 0; q < KL_GR_Q; ++q) {
-    const int i = wp + KL_GR_WARPS * q;
-    if (i < h && j < w) A[(long long)(r0 + i) * lda + c0 + j] = kl_add(Xs[i][j], acc[q]);
-  }
-  __syncthreads();  // Xs is reused by the next task
+  kl_gr_pivot(A, lda, pn, pns, one, sm);
+  __syncthreads();
 }
 
-struct kl_gr_tile_smem {
-  __align__(16) kl_c_t Ac[KL_GR_S][KL_GR_T + 4];  // Ac[k][i] = A(I0 + i, p0 + k)
-  __align__(16) kl_c_t Br[KL_GR_S][KL_GR_T];      // Br[k][j] = A(p0 + k, J0 + j)
+// Phase 2's task: the 32 x w block at (r0, c0) of P's block row (row) or column, with
+// P* from (p0, p0): X <- ADD(X, P* (x) X) or ADD(X, X (x) P*).
+__device__ __forceinline__ void kl_gr_panel(kl_c_t* A, long long lda, int p0, int ps, int r0,
+                                            int c0, int h, int w, bool row, kl_gr_smem& sm) {
+  kl_gr_stage(A, lda, r0, c0, h, w, sm.b.X);
+  kl_gr_stage(A, lda, p0, p0, ps, ps, row ? sm.b.L : sm.b.R);
+  kl_gr_stage(A, lda, r0, c0, h, w, row ? sm.b.R : sm.b.L);
+  __syncthreads();
+  kl_gr_update(A, lda, r0, c0, h, w, ps, sm, false);
+}
+
+// A phase-3 tile's global reads, held in registers until the block stages them.
+struct kl_gr_fetch {
+  kl_c_t c[4][4];     // this thread's entries
+  kl_c_t a[KL_GR_L];  // of A(I0:, P)
+  kl_c_t b[KL_GR_L];  // of A(P, J0:)
 };
 
-union kl_gr_smem {  // the phases' staging: never two at once in a block
-  kl_c_t pivot[2][KL_GR_S][KL_GR_SP];  // phase 1's snapshots
-  struct {
-    kl_c_t Ps[KL_GR_S][KL_GR_SP];  // P*
-    kl_c_t Xs[KL_GR_S][KL_GR_SP];  // the block being updated
-  } p;
-  kl_gr_tile_smem t;
-};
-
-// Phase 3 on one tile (I0, J0): entries outside P's rows and columns take
-// ADD(A(i, j), sum_k A(i, p0 + k) (x) A(p0 + k, j)).
-__device__ __forceinline__ void kl_gr_tile(kl_c_t* A, long long lda, int n, int p0, int ps,
-                                           int I0, int J0, kl_gr_tile_smem& sm) {
+__device__ __forceinline__ void kl_gr_fetch_tile(const kl_c_t* A, long long lda, int n, int p0,
+                                                 int ps, int I0, int J0, kl_gr_fetch& f) {
   const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
-  // this thread's entries, loaded first so their latency hides behind the staging
-  kl_c_t c[4][4];
 #pragma unroll
   for (int a = 0; a < 4; ++a)
 #pragma unroll
     for (int b = 0; b < 4; ++b) {
       const int i = I0 + 4 * ty + a, j = J0 + 4 * tx + b;
-      c[a][b] = (i < n && j < n) ? kl_gr_ld(A, (long long)i * lda + j) : kl_identity();
+      f.c[a][b] = (i < n && j < n) ? kl_gr_ld(A, (long long)i * lda + j) : kl_identity();
     }
 #pragma unroll
-  for (int q = 0; q < KL_GR_S * KL_GR_T / KL_GR_THREADS; ++q) {
+  for (int q = 0; q < KL_GR_L; ++q) {
     const int e = tid + KL_GR_THREADS * q;
     const int ai = e / KL_GR_S, ak = e % KL_GR_S;  // a warp reads one row's 32 k
-    sm.Ac[ak][ai] = (I0 + ai < n && ak < ps) ? kl_gr_ld(A, (long long)(I0 + ai) * lda + p0 + ak) : kl_identity();
+    f.a[q] = (I0 + ai < n && ak < ps) ? kl_gr_ld(A, (long long)(I0 + ai) * lda + p0 + ak) : kl_identity();
     const int bk = e / KL_GR_T, bj = e % KL_GR_T;
-    sm.Br[bk][bj] = (J0 + bj < n && bk < ps) ? kl_gr_ld(A, (long long)(p0 + bk) * lda + J0 + bj) : kl_identity();
+    f.b[q] = (J0 + bj < n && bk < ps) ? kl_gr_ld(A, (long long)(p0 + bk) * lda + J0 + bj) : kl_identity();
   }
+}
+
+// Phase 3 on the tile (I0, J0) whose reads f holds (fetching the tile at (I1, J1) into f
+// meanwhile, if I1 >= 0): entries outside P's rows and columns, and outside the next
+// pivot block (pn, pns rows) that block 0 updates, take
+// ADD(A(i, j), sum_k A(i, p0 + k) (x) A(p0 + k, j)).
+__device__ __forceinline__ void kl_gr_tile(kl_c_t* A, long long lda, int n, int p0, int ps,
+                                           int pn, int pns, int I0, int J0, int I1, int J1,
+                                           kl_gr_fetch& f, kl_gr_tile_smem& sm) {
+  const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
+#pragma unroll
+  for (int q = 0; q < KL_GR_L; ++q) {
+    const int e = tid + KL_GR_THREADS * q;
+    sm.Ac[e % KL_GR_S][e / KL_GR_S] = f.a[q];
+    sm.Br[e / KL_GR_T][e % KL_GR_T] = f.b[q];
+  }
+  kl_c_t c[4][4];
+#pragma unroll
+  for (int a = 0; a < 4; ++a)
+#pragma unroll
+    for (int b = 0; b < 4; ++b) c[a][b] = f.c[a][b];
   __syncthreads();
+  if (I1 >= 0) kl_gr_fetch_tile(A, lda, n, p0, ps, I1, J1, f);  // in flight during the steps
   kl_c_t acc[4][4];
 #pragma unroll
   for (int a = 0; a < 4; ++a)
@@ -168,60 +228,76 @@ __device__ __forceinline__ void kl_gr_tile(kl_c_t* A, long long lda, int n, int 
   for (int a = 0; a < 4; ++a) {
     const int i = I0 + 4 * ty + a;
     if (i >= n || (i >= p0 && i < p0 + ps)) continue;
+    const bool in_next = i >= pn && i < pn + pns;
 #pragma unroll
     for (int b = 0; b < 4; ++b) {
       const int j = J0 + 4 * tx + b;
-      if (j < n && (j < p0 || j >= p0 + ps)) A[(long long)i * lda + j] = kl_add(c[a][b], acc[a][b]);
+      if (j < n && (j < p0 || j >= p0 + ps) && !(in_next && j >= pn && j < pn + pns))
+        A[(long long)i * lda + j] = kl_add(c[a][b], acc[a][b]);
     }
   }
   __syncthreads();  // the staging is reused by the next tile
 }
 
+// The next tile at or after t in this block's share that phase 3 changes, or -1: tiles
+// whose rows or columns all lie in P are skipped.
+__device__ __forceinline__ int kl_gr_next_tile(int t, int stride, int nt, int n, int p0, int ps) {
+  for (; t < nt * nt; t += stride) {
+    const int I0 = (t / nt) * KL_GR_T, J0 = (t % nt) * KL_GR_T;
+    const int ih = n - I0 < KL_GR_T ? n - I0 : KL_GR_T, jw = n - J0 < KL_GR_T ? n - J0 : KL_GR_T;
+    if (!((I0 >= p0 && I0 + ih <= p0 + ps) || (J0 >= p0 && J0 + jw <= p0 + ps))) return t;
+  }
+  return -1;
+}
+
 __global__ void __launch_bounds__(KL_GR_THREADS, KL_GR_MIN_BLOCKS)
 kl_closure_grid(kl_c_t* __restrict__ A, long long lda, int n, kl_c_t one, unsigned* bar) {
   __shared__ kl_gr_smem sm;
-  const int G = gridDim.x, b = blockIdx.x, warp = threadIdx.x / 32;
+  const int G = gridDim.x, b = blockIdx.x;
   const int rounds = (n + KL_GR_S - 1) / KL_GR_S;
   const int nt = (n + KL_GR_T - 1) / KL_GR_T;  // tiles per side
   const int tasks = 2 * (rounds - 1);          // phase 2: block rows and columns
+  kl_gr_fetch f;
 
-  if (b == 0) kl_gr_pivot(A, lda, 0, n < KL_GR_S ? n : KL_GR_S, one, sm.pivot);
+  // Block 0's SM takes no tiles: the pivot's warp there would share its issue slots with
+  // another block's tile loop (2-3x slower, and the pivot is the critical path). The
+  // block beside it (if any) finds out by its SM id and tells the others.
+  unsigned smid;
+  asm("mov.u32 %0, %%smid;" : "=r"(smid));
+  if (b == 0 && threadIdx.x == 0) bar[2] = smid;
+  if (b == 0) kl_gr_next_pivot(A, lda, -1, 0, 0, n < KL_GR_S ? n : KL_GR_S, one, sm);
   kl_grid_sync(bar);
+  if (G > 2 && b > 0 && threadIdx.x == 0 && smid == __ldcg(bar + 2)) bar[3] = b;  // one at most
+  kl_grid_sync(bar);
+  const unsigned seen = __ldcg(bar + 3);
+  const int mate = seen ? (int)seen : G;  // G: no block shares block 0's SM
+  const int workers = G == 1 ? 1 : G - 1 - (mate < G);
+  const int me = G == 1 ? 0 : b - 1 - (b > mate);  // this block's place among the workers
+  const bool works = G == 1 || (b > 0 && b != mate);
   for (int r = 0; r < rounds; ++r) {
     const int p0 = r * KL_GR_S, ps = n - p0 < KL_GR_S ? n - p0 : KL_GR_S;
     // phase 2: task t is block row (t even) or column (t odd) q of the pivot's, one a block
-    if (b < tasks) {
-      for (int e = threadIdx.x; e < KL_GR_S * KL_GR_S; e += KL_GR_THREADS) {
-        const int i = e / KL_GR_S, k = e % KL_GR_S;
-        sm.p.Ps[i][k] = (i < ps && k < ps) ? kl_gr_ld(A, (long long)(p0 + i) * lda + p0 + k) : kl_identity();
-      }
-      // (kl_gr_panel's first barrier orders these stores before the reads)
-      for (int t = b; t < tasks; t += G) {
-        int q = t / 2;
-        q += q >= r;  // block index, skipping the pivot's own
-        const int J0 = q * KL_GR_S, w = n - J0 < KL_GR_S ? n - J0 : KL_GR_S;
-        if (t % 2 == 0) kl_gr_panel(A, lda, ps, p0, J0, ps, w, true, sm.p.Ps, sm.p.Xs);
-        else kl_gr_panel(A, lda, ps, J0, p0, w, ps, false, sm.p.Ps, sm.p.Xs);
-      }
+    for (int t = b; t < tasks; t += G) {
+      int q = t / 2;
+      q += q >= r;  // block index, skipping the pivot's own
+      const int J0 = q * KL_GR_S, w = n - J0 < KL_GR_S ? n - J0 : KL_GR_S;
+      if (t % 2 == 0) kl_gr_panel(A, lda, p0, ps, p0, J0, ps, w, true, sm);
+      else kl_gr_panel(A, lda, p0, ps, J0, p0, w, ps, false, sm);
     }
     kl_grid_sync(bar);
     // phase 3, with the next round's phase 1 in block 0
     const bool next = r + 1 < rounds;
-    const int pn = p0 + KL_GR_S, tq = pn / KL_GR_T;
-    const int tp = next ? tq * nt + tq : -1;  // the tile holding the next pivot block
-    if (b == 0 && tp >= 0) {
-      kl_gr_tile(A, lda, n, p0, ps, tq * KL_GR_T, tq * KL_GR_T, sm.t);
-      kl_gr_pivot(A, lda, pn, n - pn < KL_GR_S ? n - pn : KL_GR_S, one, sm.pivot);
-    }
-    const int first = G > 1 ? b - 1 : 0, stride = G > 1 ? G - 1 : 1;
-    if (G == 1 || b > 0) {
-      for (int t = first; t < nt * nt; t += stride) {
-        if (t == tp) continue;
-        const int I0 = (t / nt) * KL_GR_T, J0 = (t % nt) * KL_GR_T;
-        // skip tiles whose rows or columns all lie in P (nothing of theirs changes)
-        const int ih = n - I0 < KL_GR_T ? n - I0 : KL_GR_T, jw = n - J0 < KL_GR_T ? n - J0 : KL_GR_T;
-        if ((I0 >= p0 && I0 + ih <= p0 + ps) || (J0 >= p0 && J0 + jw <= p0 + ps)) continue;
-        kl_gr_tile(A, lda, n, p0, ps, I0, J0, sm.t);
+    const int pn = next ? p0 + KL_GR_S : n, pns = next ? (n - pn < KL_GR_S ? n - pn : KL_GR_S) : 0;
+    if (b == 0 && next) kl_gr_next_pivot(A, lda, p0, ps, pn, pns, one, sm);
+    if (works) {
+      const int stride = workers;
+      int t = kl_gr_next_tile(me, stride, nt, n, p0, ps);
+      if (t >= 0) kl_gr_fetch_tile(A, lda, n, p0, ps, (t / nt) * KL_GR_T, (t % nt) * KL_GR_T, f);
+      while (t >= 0) {
+        const int t1 = kl_gr_next_tile(t + stride, stride, nt, n, p0, ps);
+        kl_gr_tile(A, lda, n, p0, ps, pn, pns, (t / nt) * KL_GR_T, (t % nt) * KL_GR_T,
+                   t1 >= 0 ? (t1 / nt) * KL_GR_T : -1, t1 >= 0 ? (t1 % nt) * KL_GR_T : -1, f, sm.t);
+        t = t1;
       }
     }
     if (next) kl_grid_sync(bar);
@@ -233,3 +309,4 @@ kl_closure_grid(kl_c_t* __restrict__ A, long long lda, int n, kl_c_t one, unsign
 #undef KL_GR_WARPS
 #undef KL_GR_SP
 #undef KL_GR_Q
+#undef KL_GR_L
