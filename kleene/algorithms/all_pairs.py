@@ -539,7 +539,11 @@ def _initial(A: Matrix, sr: Semiring, preds: bool):
     # (Vectors, fancy indexing and an ewise_add took 0.9 ms of host time at n = 4096).
     d = A.to_dense(missing=sr.zero_for(A.dtype))
     diag = d.reshape(-1)[:: n + 1]
-    diag[...] = backend(xp).binary(sr.add.op, diag, sr.one_for(A.dtype), A.dtype)
+    one = A.dtype.type(sr.one_for(A.dtype))
+    if sr.add.name in ("min", "max") and A.dtype.kind in "fiu":  # in place, one kernel
+        (xp.fmin if sr.add.name == "min" else xp.fmax)(diag, one, out=diag)
+    else:
+        diag[...] = backend(xp).binary(sr.add.op, diag, one, A.dtype)
     D = Matrix.from_dense(d, missing=None, copy=False)
     if not preds:
         return D, None

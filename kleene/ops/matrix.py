@@ -500,7 +500,9 @@ class Matrix(OperationMethods):
         if _is_nan(missing) and self._dtype.kind != "f":
             raise ValueError(f"missing=nan needs a floating dtype, this matrix is {self._dtype}")
         fill = missing if _is_nan(missing) else resolve_scalar(missing, self._dtype)
-        return xp.where(present, values, xp.asarray(fill, dtype=self._dtype))
+        # a scalar of the matrix's dtype, passed to the kernel as an argument (an array
+        # made of it would be a host-to-device copy first)
+        return xp.where(present, values, self._dtype.type(fill))
 
     def to_coo(self):
         """(rows, cols, values) of the stored entries, sorted row-major."""
