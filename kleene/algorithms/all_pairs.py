@@ -16,13 +16,13 @@ from ..ops import (
     bool_tensor_cores,
     closure_base_block,
     diagonal,
+    ewise_add,
     mxm,
     reduce,
     replay,
     select,
     to_host,
 )
-from ..ops.device import backend
 from ..progress import Progress, progress_for
 from ..semiring import Semiring, get_semiring, min_first, min_plus
 from . import apsp_dense, apsp_out_of_core, apsp_sparse
@@ -275,21 +275,13 @@ def _memory_limit(limit) -> int | None:
     return int(limit)
 
 
-def _least(A: Matrix) -> float:
-    """The least stored weight: one fused pass over a dense float matrix on the GPU."""
-    scan = getattr(backend(A.xp), "min_present", None)
-    if scan is not None and A.format == "dense" and A.dtype in (np.float32, np.float64):
-        return scan(A._values, A._present)
-    return float(reduce(A, "min"))
-
-
 def _resolve(A: Matrix, sr: Semiring, method: str, preds: bool) -> str:
     """The method that will run: "auto" chosen, Johnson for negative weights, and
     the semiring checked against the method."""
     if method == OUT_OF_CORE:
         _resolve(A, sr, "blocked", preds)  # the same semiring rule: an idempotent add
         return OUT_OF_CORE
-    negative = sr is min_plus and _least(A) < 0  # (no entries: +inf)
+    negative = sr is min_plus and float(reduce(A, "min")) < 0  # (no entries: +inf)
     if method == "auto":
         method = _choose(A, sr, negative, preds)
     if method in SPARSE:
@@ -535,15 +527,17 @@ def _initial(A: Matrix, sr: Semiring, preds: bool):
     """D: full matrix of edge values (zero where no edge), diagonal ⊕= one; P if asked."""
     xp, n = A.xp, A.nrows
     # One pass over the n² entries (to_dense makes a fresh C-ordered array that D then
-    # owns); the diagonal's ⊕ one is one elementwise op on a strided view of n entries
-    # (Vectors, fancy indexing and an ewise_add took 0.9 ms of host time at n = 4096).
+    # owns); the diagonal's ⊕ one works on a strided view of its n entries, for min and
+    # max in place by one kernel (Vectors, fancy indexing and an ewise_add took 0.9 ms of
+    # host time at n = 4096).
     d = A.to_dense(missing=sr.zero_for(A.dtype))
     diag = d.reshape(-1)[:: n + 1]
     one = A.dtype.type(sr.one_for(A.dtype))
     if sr.add.name in ("min", "max") and A.dtype.kind in "fiu":  # in place, one kernel
-        (xp.fmin if sr.add.name == "min" else xp.fmax)(diag, one, out=diag)
+        (xp.fmin if sr.add.name == "min" else xp.fmax)(diag, one, out=diag)  # (NaN-free)
     else:
-        diag[...] = backend(xp).binary(sr.add.op, diag, one, A.dtype)
+        ones = Vector.from_dense(xp.full(n, one, dtype=A.dtype), missing=None)
+        diag[...] = ewise_add(Vector.from_dense(diag, missing=None), ones, sr.add.op).to_dense()
     D = Matrix.from_dense(d, missing=None, copy=False)
     if not preds:
         return D, None
@@ -563,18 +557,9 @@ def _check_cycles(D: Matrix, sr: Semiring, offset: int = 0) -> None:
 
 def first_cycle(D: Matrix, sr: Semiring) -> int | None:
     """The first i whose D[i, i] beats the empty path (one), else None."""
-    one = sr.one_for(D.dtype)
-    # ⊕_i (d_i ⊕ one) = (⊕_i d_i) ⊕ one for an idempotent add: one scalar decides, read
-    # off a full matrix's diagonal view (n entries, one reduction, one read back)
-    if D.format == "dense" and D._present is None:
-        diag = D.xp.diagonal(D._values)
-        if sr.add.name in ("min", "max") and D.dtype.kind in "fiu":  # one fused reduction
-            total = (diag.min() if sr.add.name == "min" else diag.max()).item()
-        else:
-            total = backend(D.xp).reduce_all(sr.add, diag, D.dtype).item()
-        if sr.add.op(total, one) == one:
-            return None
     diag = diagonal(D)  # n entries read, not the n² a select over D scans
+    one = sr.one_for(D.dtype)
+    # ⊕_i (d_i ⊕ one) = (⊕_i d_i) ⊕ one for an idempotent add: one scalar decides
     if sr.add.op(reduce(diag, sr.add), one) == one:
         return None
     better = select(apply(diag, sr.add.op, right=one), "valuene", one)

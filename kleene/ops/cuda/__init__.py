@@ -30,7 +30,6 @@ _HOME = {
     "segment_reduce": "reduce",
     "reduce_all": "reduce",
     "any_nan_present": "reduce",
-    "min_present": "reduce",
     "mxm_dense": "dense",
     "mxm_dense_acc": "dense",
     "closure_dense": "closure",

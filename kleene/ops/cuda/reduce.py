@@ -61,24 +61,14 @@ def reduce_all(monoid: Monoid, values, dtype) -> cupy.ndarray:
     return segment_reduce(monoid, vals, offsets, d).reshape(())
 
 
-# One-pass scans of a dense matrix's float32/float64 values where its bitmap says present
-# (present None: all), for the checks every call on fresh data makes: a NaN among them,
-# and their minimum. Each is one fused reduction and one read back, where a where() copy,
-# an isnan() mask and a multi-level reduction took several passes and launches.
-_INF = """
-template <typename T> __device__ __forceinline__ T kl_inf();
-template <> __device__ __forceinline__ float kl_inf<float>() { return __int_as_float(0x7f800000); }
-template <> __device__ __forceinline__ double kl_inf<double>() {
-  return __longlong_as_double(0x7ff0000000000000LL);
-}
-"""
+# A one-pass scan of a dense matrix's float values where its bitmap says present (present
+# None: all) for a NaN, the check every call on fresh data makes: one fused reduction per
+# row and one read back, where an isnan() mask, its & with the bitmap and an any() took
+# three passes.
 _ANY_NAN = cupy.ReductionKernel("T x, bool p", "bool y", "p && x != x", "a || b", "y = a",
                                 "false", "kl_any_nan_present")  # fmt: skip
 _ANY_NAN_ALL = cupy.ReductionKernel("T x", "bool y", "x != x", "a || b", "y = a", "false",
                                     "kl_any_nan")  # fmt: skip
-_MIN = cupy.ReductionKernel("T x, bool p", "T y", "p ? x : kl_inf<T>()", "min(a, b)", "y = a",
-                            "kl_inf<T>()", "kl_min_present", preamble=_INF)  # fmt: skip
-SCAN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _by_rows(values, present):
@@ -91,19 +81,9 @@ def _by_rows(values, present):
 
 
 def any_nan_present(values, present) -> bool:
-    """Whether a present entry of a float32/float64 array is NaN (one pass over it)."""
+    """Whether a present entry of a float array is NaN (one pass over it)."""
     if values.size == 0:
         return False
     v, p = _by_rows(values, present)
     rows = _ANY_NAN_ALL(v, axis=1) if p is None else _ANY_NAN(v, p, axis=1)
     return bool(rows.any().item())
-
-
-def min_present(values, present) -> float:
-    """The least present entry of a NaN-free float32/float64 array (+inf if none)."""
-    if values.size == 0:
-        return float("inf")
-    if present is None:
-        return float(values.min().item())  # (CuPy's own min: a device-wide reduction)
-    v, p = _by_rows(values, present)
-    return float(_MIN(v, p, axis=1).min().item())
