@@ -80,6 +80,20 @@ def test_dense_round_trip_with_explicit_missing(data):
     assert_matches(kleene.Matrix.from_dense(a, missing=miss), R, context=f"missing={miss}")
     # missing=None keeps every position
     assert kleene.Matrix.from_dense(a, missing=None).nvals == a.size
+    # into a caller's buffer (a replay's): the same array, written in place
+    buf = np.full(A.shape, miss if dtype != np.bool_ else not miss, dtype=dtype)
+    assert A.to_dense(missing=miss, out=buf) is buf
+    np.testing.assert_array_equal(buf, a)
+
+
+def test_to_dense_out_must_fit():
+    A = kleene.Matrix.from_edges([0], [1], [2.0], n=3)
+    for bad in (np.empty((3, 2)), np.empty((3, 3), np.float32), np.empty((3, 6))[:, ::2],
+                [[0.0] * 3] * 3):  # fmt: skip
+        with pytest.raises(ValueError, match="out must be"):
+            A.to_dense(out=bad)
+    keep = np.zeros((3, 3))
+    assert A.to_dense(missing=0.0, out=keep)[0, 1] == 2.0
 
 
 @given(data=st.data())

@@ -20,6 +20,7 @@ from ..ops import (
     mxm,
     reduce,
     replay,
+    replay_buffers,
     select,
     to_host,
 )
@@ -190,7 +191,7 @@ def _solve(A: Matrix, sr: Semiring, method: str, preds: bool, block: int, bar: P
         run = apsp_sparse.johnson if method == "johnson" else apsp_sparse.repeated_sssp
         return run(A.to_format("csr"), preds, bar)
     n = A.nrows
-    D, P = _initial(A, sr, preds)
+    D, P = _initial(A, sr, preds, key=_closure_key(method, block, sr))
     bar.step(_INITIAL_UNITS * n * n)
     D, P = _dense_closure(sr, D, P, method, block, bar)
     _check_cycles(D, sr)
@@ -281,7 +282,8 @@ def _resolve(A: Matrix, sr: Semiring, method: str, preds: bool) -> str:
     if method == OUT_OF_CORE:
         _resolve(A, sr, "blocked", preds)  # the same semiring rule: an idempotent add
         return OUT_OF_CORE
-    negative = sr is min_plus and float(reduce(A, "min")) < 0  # (no entries: +inf)
+    # (no entries: +inf; the GPU's input scan in has_nan left it cached)
+    negative = sr is min_plus and float(A.cached("min_value", lambda: reduce(A, "min"))) < 0
     if method == "auto":
         method = _choose(A, sr, negative, preds)
     if method in SPARSE:
@@ -523,14 +525,21 @@ def _cpu_dense_s(n: int, dtype, preds: bool) -> float:
     return float(n) ** 3 * step + float(n) ** 2 * pair
 
 
-def _initial(A: Matrix, sr: Semiring, preds: bool):
-    """D: full matrix of edge values (zero where no edge), diagonal ⊕= one; P if asked."""
+def _initial(A: Matrix, sr: Semiring, preds: bool, key=None):
+    """D: full matrix of edge values (zero where no edge), diagonal ⊕= one; P if asked.
+    ``key``: the replayed closure's (``_closure_key``): D is then built in its buffer
+    (``replay_buffers``), which the replay then does not copy."""
     xp, n = A.xp, A.nrows
-    # One pass over the n² entries (to_dense makes a fresh C-ordered array that D then
-    # owns); the diagonal's ⊕ one works on a strided view of its n entries, for min and
-    # max in place by one kernel (Vectors, fancy indexing and an ewise_add took 0.9 ms of
-    # host time at n = 4096).
-    d = A.to_dense(missing=sr.zero_for(A.dtype))
+    # One pass over the n² entries, into a fresh C-ordered array that D then owns (or
+    # the replay's); the diagonal's ⊕ one works on a strided view of its n entries, for
+    # min and max in place by one kernel (Vectors, fancy indexing and an ewise_add took
+    # 0.9 ms of host time at n = 4096).
+    into = held = None
+    if key is not None:
+        specs = [((n, n), A.dtype)] + ([((n, n), np.dtype(np.int64))] if preds else [])
+        arrays, mats = replay_buffers(key, specs, xp)
+        into, held = arrays[0], mats[0]
+    d = A.to_dense(missing=sr.zero_for(A.dtype), out=into)
     diag = d.reshape(-1)[:: n + 1]
     one = A.dtype.type(sr.one_for(A.dtype))
     if sr.add.name in ("min", "max") and A.dtype.kind in "fiu":  # in place, one kernel
@@ -538,7 +547,7 @@ def _initial(A: Matrix, sr: Semiring, preds: bool):
     else:
         ones = Vector.from_dense(xp.full(n, one, dtype=A.dtype), missing=None)
         diag[...] = ewise_add(Vector.from_dense(diag, missing=None), ones, sr.add.op).to_dense()
-    D = Matrix.from_dense(d, missing=None, copy=False)
+    D = Matrix.from_dense(d, missing=None, copy=False) if into is None else held
     if not preds:
         return D, None
     ids = Vector.from_dense(xp.arange(n, dtype=np.int64), missing=None)

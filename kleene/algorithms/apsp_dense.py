@@ -14,6 +14,7 @@ product) are known before it runs: progress reports that share of the work.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 import numpy as np
 
@@ -180,6 +181,7 @@ def _plan(method: str, n: int, block: int) -> Iterator[Step]:
     raise ValueError(f"no dense plan for method {method!r}")
 
 
+@lru_cache(maxsize=64)  # a walk over the plan's steps: 40 µs of host time at n = 4096
 def work(method: str, n: int, block: int = 128) -> int:
     """Multiply-adds of a dense closure of n vertices (the units progress counts).
 

@@ -26,6 +26,6 @@ def diagonal(A: Matrix) -> Vector:
     if A.nrows != A.ncols:
         raise ValueError(f"diagonal: A must be square, got shape {A.shape}")
     if A.format == "dense" and A._present is None:
-        return Vector.from_dense(A.xp.diagonal(A._values).copy(), missing=None)
+        return Vector._from_bitmap(A.xp, A.xp.diagonal(A._values).copy())  # (one copy)
     rows, _, vals = select(A, "diag", 0).to_coo()
     return Vector.from_coo(rows, vals, A.nrows)

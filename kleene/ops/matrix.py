@@ -336,12 +336,29 @@ class Matrix(OperationMethods):
                 if nan is not None:
                     return nan
             return bool(xp.isnan(self._values).any())
-        scan = getattr(backend(xp), "any_nan_present", None)  # fused where there is one
-        if scan is not None and self._dtype.itemsize in (4, 8):
-            return scan(self._values, self._present)
+        scan = getattr(backend(xp), "dense_scan", None)  # fused where there is one
+        if scan is not None:
+            stats: dict = {}
+            try:
+                nans = scan(self._values, self._present, stats)
+            except TypeError:  # a value type without a kernel
+                pass
+            else:
+                self._keep_value_stats(nans, stats)
+                return nans > 0
         nan = xp.isnan(self._values)  # one pass, no compaction of a dense matrix
         present = self._present
         return bool((nan if present is None else nan & present).any())
+
+    def _keep_value_stats(self, nans: int, stats: dict) -> None:
+        """Cache what a scan of the stored values found besides NaNs (floats free of
+        NaN): the least value ("min_value", what an APSP or SSSP tests for negative
+        weights) and (greatest, positive sum, positive count) ("value_stats", what the
+        fused shortest-path loops size their buckets by), so no other pass reads them."""
+        if self._dtype.kind == "f" and not nans and "least" in stats:
+            self.cached("min_value", lambda: stats["least"])
+            self.cached("value_stats", lambda: (stats["greatest"], stats["positive_sum"],
+                                                stats["positive_count"]))  # fmt: skip
 
     @property
     def nvals(self) -> int:
@@ -485,24 +502,61 @@ class Matrix(OperationMethods):
         return view
 
     # ---- conversions ------------------------------------------------------
-    def to_dense(self, missing=_DEFAULT):
+    def to_dense(self, missing=_DEFAULT, *, out=None):
         """A 2-D array (on this matrix's device) with ``missing`` where no entry is stored.
 
-        >>> import kleene
+        ``out``: write into this array instead (C-contiguous, of the matrix's shape and
+        dtype, on its device; e.g. a buffer from ``kleene.ops.replay_buffers``) and
+        return it; a ValueError before anything is written if it does not fit.
+
+        >>> import numpy as np, kleene
         >>> kleene.Matrix.from_edges([0], [1], [2.0]).to_dense().tolist()
         [[inf, 2.0], [inf, inf]]
+        >>> buf = np.empty((2, 2))
+        >>> kleene.Matrix.from_edges([0], [1], [2.0]).to_dense(0.0, out=buf) is buf
+        True
         """
         xp = self._xp
         missing = default_missing(self._dtype) if missing is _DEFAULT else missing
+        if out is not None:
+            self._check_out(out)
         values, present = self._bitmap()
-        if present is None:
-            return values.copy()
+        if present is None:  # (a new array by assignment: CuPy's .copy() took 0.097 ms
+            out = xp.empty(self._shape, dtype=self._dtype) if out is None else out
+            out[...] = values  # against 0.059 on an H100 at 4096² float32)
+            return out
         if _is_nan(missing) and self._dtype.kind != "f":
             raise ValueError(f"missing=nan needs a floating dtype, this matrix is {self._dtype}")
         fill = missing if _is_nan(missing) else resolve_scalar(missing, self._dtype)
         # a scalar of the matrix's dtype, passed to the kernel as an argument (an array
         # made of it would be a host-to-device copy first)
-        return xp.where(present, values, self._dtype.type(fill))
+        fill = self._dtype.type(fill)
+        dense_fill = getattr(backend(xp), "dense_fill", None)  # one pass where there is one
+        if dense_fill is not None:
+            return dense_fill(values, present, fill, out)
+        if out is None:
+            return xp.where(present, values, fill)
+        out.fill(fill)
+        xp.copyto(out, values, where=present)
+        return out
+
+    def _check_out(self, out) -> None:
+        """ValueError unless ``out`` can take this matrix's dense values as it is."""
+        ok = (
+            (isinstance(out, np.ndarray) or is_cupy_array(out))
+            and array_module(out) is self._xp
+            and out.shape == self._shape
+            and out.dtype == self._dtype
+            and out.flags.c_contiguous
+            and getattr(out.flags, "writeable", True)  # (CuPy arrays are)
+        )
+        if not ok:
+            where = "GPU" if self._xp is not np else "host"
+            raise ValueError(
+                f"to_dense: out must be a writable C-contiguous {where} array of shape "
+                f"{self._shape} and dtype {self._dtype}, got "
+                f"{type(out).__name__} {getattr(out, 'shape', '?')} {getattr(out, 'dtype', '?')}"
+            )
 
     def to_coo(self):
         """(rows, cols, values) of the stored entries, sorted row-major."""

@@ -62,10 +62,7 @@ def scan_csr(A: Matrix):
         return None
     A.cached("pattern_symmetric", lambda: pattern == 0)
     A.cached("symmetric", lambda: pattern == 0 and weighted == 0)
-    if A.dtype.kind == "f" and not nans and "least" in stats:  # exact in float64
-        A.cached("min_value", lambda: stats["least"])
-        A.cached("value_stats", lambda: (stats["greatest"], stats["positive_sum"],
-                                          stats["positive_count"]))  # fmt: skip
+    A._keep_value_stats(nans, stats)  # (the least value is exact in float64)
     return nans > 0
 
 

@@ -142,6 +142,72 @@ def test_the_fused_scan_gives_the_value_range(dtype, seed, sign):
         assert total == pytest.approx(positive.sum(), rel=1e-12, abs=0)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64, np.bool_])
+@given(seed=st.integers(0, 10**6), nan=st.booleans(),
+       layout_=st.sampled_from(["full", "masked", "view", "unaligned"]))  # fmt: skip
+def test_the_dense_scan_gives_nans_and_the_value_range(dtype, seed, layout_, nan):
+    # Matrix.has_nan's one pass over a dense matrix (kl_dense_scan): NaN count, least,
+    # greatest, positive sum and count of the stored values, equal to NumPy's, for a
+    # full matrix, one with a bitmap, a strided block view of one (the 2-D kernel) and
+    # a contiguous one off the 16-byte alignment of the vector loads.
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(1, 70)), int(rng.integers(1, 300))
+    vals = rng.normal(0, 50, (m, n))
+    if np.dtype(dtype).kind != "f":
+        vals = np.rint(vals)
+    vals = vals.astype(dtype)
+    present = rng.random((m, n)) < 0.7 if layout_ != "full" else None
+    if nan and np.dtype(dtype).kind == "f":
+        vals[rng.integers(0, m), rng.integers(0, n)] = np.nan
+    v, p = cupy.asarray(vals), None if present is None else cupy.asarray(present)
+    if layout_ == "view":  # a block of a larger matrix: row strides of the parent
+        big = cupy.zeros((m + 3, n + 5), dtype=dtype)
+        big[1 : m + 1, 2 : n + 2] = v
+        v = big[1 : m + 1, 2 : n + 2]
+    if layout_ == "unaligned":
+        flat = cupy.zeros(m * n + 1, dtype=dtype)
+        flat[1:] = v.ravel()
+        v = flat[1:].reshape(m, n)
+    stats: dict = {}
+    nans = structure.dense_scan(v, p, stats)
+    kept = vals if present is None else vals[present]
+    isnan = np.isnan(kept) if np.dtype(dtype).kind == "f" else np.zeros(kept.shape, bool)
+    assert nans == int(isnan.sum())
+    w = kept[~isnan]
+    if not w.size:
+        assert "least" not in stats
+        return
+    assert stats["least"] == float(w.min()) and stats["greatest"] == float(w.max())
+    positive = w[w > 0].astype(np.float64)
+    assert stats["positive_count"] == positive.size
+    assert stats["positive_sum"] == pytest.approx(positive.sum(), rel=1e-12, abs=1e-300)
+    again: dict = {}  # atomics: the same input gives the same answer
+    assert structure.dense_scan(v, p, again) == nans
+    assert (again["least"], again["greatest"]) == (stats["least"], stats["greatest"])
+
+
+def test_dense_has_nan_leaves_the_range_for_apsp():
+    # The NaN check of a dense GPU matrix caches the least value too: apsp's negative
+    # weight test then reads it, not the matrix (one pass over the input, not two).
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1.0, 9.0, (300, 300)).astype(np.float32)
+    a[rng.random(a.shape) < 0.5] = np.inf
+    A = Matrix.from_dense(cupy.asarray(a))
+    assert not A.has_nan()
+    kept = a[np.isfinite(a)]
+    assert A.known("min_value") == float(kept.min())
+    assert A.known("value_stats")[0] == float(kept.max())
+    block = A.block(slice(10, 200), slice(50, 120))  # a view answers for its own entries
+    assert not block.has_nan()
+    sub = a[10:200, 50:120]
+    assert block.known("min_value") == float(sub[np.isfinite(sub)].min())
+    a[5, 7] = np.nan
+    B = Matrix.from_dense(cupy.asarray(a))
+    assert B.has_nan() and B.known("min_value") is None
+    with pytest.raises(ValueError, match="NaN"):
+        kleene.apsp(B)
+
+
 def test_borrowed_cupyx_csr_is_not_copied_or_sorted(monkeypatch):
     g = csp.csr_matrix(_csr(500, 0.02, 1))  # int32 indptr: only it is converted (n + 1)
     A = Matrix.from_scipy(g, copy=False)

@@ -7,7 +7,8 @@ otherwise): ``mxm_dense_acc``, ``closure_dense`` and ``closure_base_block`` (use
 :mod:`kleene.ops.closure`),
 ``bfs_levels``, ``bellman_ford`` and ``bfs_multi`` (:mod:`kleene.ops.frontier`),
 ``sssp_rows`` (:mod:`kleene.ops.sources`), and the structure kernels ``expand_rows``,
-``symmetry_sums`` and ``union_min`` (:mod:`kleene.ops.layout`, :mod:`kleene.ops.symmetry`),
+``symmetry_sums`` and ``union_min`` (:mod:`kleene.ops.layout`, :mod:`kleene.ops.symmetry`)
+and ``dense_scan`` (``Matrix.has_nan`` on a dense matrix),
 and ``TileStream`` / ``pinned_empty`` (:mod:`kleene.ops.streaming`: out-of-core tiles).
 
 Kernels are specialised per algebra and dtypes from the templates in ``kernels/``
@@ -27,9 +28,9 @@ _HOME = {
     "binary": "elementwise",
     "unary": "elementwise",
     "index_unary": "elementwise",
+    "dense_fill": "elementwise",
     "segment_reduce": "reduce",
     "reduce_all": "reduce",
-    "any_nan_present": "reduce",
     "mxm_dense": "dense",
     "mxm_dense_acc": "dense",
     "closure_dense": "closure",
@@ -45,6 +46,7 @@ _HOME = {
     "sssp_rows": "sources",
     "expand_rows": "structure",
     "symmetry_sums": "structure",
+    "dense_scan": "structure",
     "union_min": "structure",
     "TileStream": "tile_stream",
     "pinned_empty": "tile_stream",

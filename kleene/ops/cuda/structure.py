@@ -2,7 +2,8 @@
 
 ``expand_rows`` replaces a binary search per entry (``searchsorted`` over the row
 pointers) by one coalesced write per entry. ``symmetry_sums`` is the one pass
-behind :func:`kleene.ops.is_symmetric`.
+behind :func:`kleene.ops.is_symmetric`; ``dense_scan`` the one behind a dense
+matrix's ``has_nan``.
 """
 
 from __future__ import annotations
@@ -67,27 +68,98 @@ def symmetry_sums(indptr, indices, values, salt: int, stats: dict | None = None)
             raise TypeError(f"symmetry_sums: no kernel for {vals.dtype} values")
         name = f"kl_symmetry_sums<{ctype}, true>"
     out = cupy.zeros(7, dtype=np.uint64)
-    out[3] = np.uint64(2**64 - 1)  # the least value's order key starts at the top
+    out[2:] = _scan_start()
     fn = jit.function(codegen.structure_spec(), name)
     chunks = -(-int(idx.size) // _SCAN_CHUNK)
     grid = jit.blocks_for(chunks * 32, _THREADS, cap=jit.sm_count(jit.device_id()) * 16)
     fn((grid,), (_THREADS,), (ptr, idx, vals, np.int64(n), np.uint64(salt), out))
     host = out.get()
     if stats is not None and values is not None:
-        _value_stats(host, stats)
+        _value_stats(host[2:], stats)
     return int(host[0]), int(host[1]), int(host[2])
 
 
+_scan_starts: dict[int, cupy.ndarray] = {}
+
+
+def _scan_start() -> cupy.ndarray:
+    """kl_value_scan's start (kernels/structure.cu): no NaN, the least key at the top,
+    the rest 0; kept on each device, so that a scan's output starts by one copy."""
+    dev = jit.device_id()
+    start = _scan_starts.get(dev)
+    if start is None:
+        start = _scan_starts[dev] = cupy.asarray(np.array([0, 2**64 - 1, 0, 0, 0], np.uint64))
+    return start
+
+
 def _value_stats(host: np.ndarray, stats: dict) -> None:
-    """Decode kl_symmetry_sums' out[3:7] (kernels/structure.cu) into ``stats``."""
-    lo, hi = int(host[3]), int(host[4])
+    """Decode a kl_value_scan's out[0:5] (kernels/structure.cu) into ``stats``."""
+    lo, hi = int(host[1]), int(host[2])
     if lo <= hi:  # some value is not NaN
         top = 1 << 63
         keys = np.array([lo, hi], dtype=np.uint64)  # order keys back to float64 bits
         bits = np.where(keys >= np.uint64(top), keys ^ np.uint64(top), ~keys)
         stats["least"], stats["greatest"] = (float(x) for x in bits.view(np.float64))
-    stats["positive_sum"] = float(host[5:6].view(np.float64)[0])
-    stats["positive_count"] = float(host[6])
+    stats["positive_sum"] = float(host[3:4].view(np.float64)[0])
+    stats["positive_count"] = float(host[4])
+
+
+def dense_scan(values, present, stats: dict | None = None) -> int:
+    """The number of NaNs among a dense matrix's ``values`` where ``present`` (a bool
+    array of the same shape, or None: everywhere) says stored, in one pass and one host
+    read; ``stats`` (a dict) also gets "least", "greatest" (NaN aside; absent when no
+    value is stored but NaN), "positive_sum" and "positive_count", as
+    :func:`symmetry_sums` gives them. 1- or 2-D arrays; 2-D views with unit column
+    stride are read in place. TypeError for a value type without a kernel."""
+    ctype = _VALUE_TYPES.get(np.dtype(values.dtype))
+    if ctype is None:
+        raise TypeError(f"dense_scan: no kernel for {values.dtype} values")
+    out = _scan_start().copy()
+    mask = "false" if present is None else "true"
+    sms = jit.sm_count(jit.device_id())
+    if _vector_ok(values, present):  # 16-byte loads
+        n = values.size
+        fn = jit.function(codegen.structure_spec(), f"kl_dense_scan_vec<{ctype}, {mask}>")
+        grid = jit.blocks_for(n // (16 // values.itemsize) + 1, _THREADS, cap=sms * 8)
+        p = jit.dummy_bool() if present is None else present
+        fn((grid,), (_THREADS,), (values, p, np.int64(n), out))
+    elif values.size:
+        (v, ldv), (p, ldp) = _rows_of(values, present)
+        rows, cols = v.shape
+        gx = jit.blocks_for(cols, _THREADS, cap=sms * 8)
+        gy = max(1, min(rows, (sms * 8) // gx, 65535))
+        fn = jit.function(codegen.structure_spec(), f"kl_dense_scan<{ctype}, {mask}>")
+        fn((gx, gy), (_THREADS,), (v, np.int64(ldv), p, np.int64(ldp), np.int64(rows),
+                                   np.int64(cols), out))  # fmt: skip
+    host = out.get()
+    if stats is not None:
+        _value_stats(host, stats)
+    return int(host[0])
+
+
+def _vector_ok(values, present) -> bool:
+    """Whether kl_dense_scan_vec can read these: contiguous, values 16-byte aligned
+    and the bitmap aligned to the bytes beside each 16 of values."""
+    if not values.size or not values.flags.c_contiguous or values.data.ptr % 16:
+        return False
+    if present is None:
+        return True
+    return present.flags.c_contiguous and present.data.ptr % (16 // values.itemsize) == 0
+
+
+def _rows_of(values, present):
+    """((values, row stride), (present or a dummy, row stride)) as rows x cols arrays
+    of one shape: both contiguous as one row, else 2-D views with unit column stride
+    (others copied)."""
+    from .dense import as_view
+
+    if values.flags.c_contiguous and (present is None or present.flags.c_contiguous):
+        flat = values.reshape(1, -1), max(values.size, 1)
+        return flat, (jit.dummy_bool(), 0) if present is None else (present.reshape(1, -1), flat[1])
+    if values.ndim == 1:  # (1-D and not contiguous: strided)
+        values = values.reshape(1, -1)
+        present = None if present is None else present.reshape(1, -1)
+    return as_view(values), (jit.dummy_bool(), 0) if present is None else as_view(present)
 
 
 def union_min(a, b, n: int, values: bool = True):

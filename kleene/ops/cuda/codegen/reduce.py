@@ -1,4 +1,4 @@
-"""Per-segment reduction (kernels/segment_reduce.cu)."""
+"""Per-segment and whole-array reductions (kernels/segment_reduce.cu)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def segment_reduce_spec(monoid: Monoid, dtype) -> Spec:
     p.typedef(ctype(d), "kl_c_t")
     p.define("KL_BLOCK", BLOCK)
     monoid_prelude(p, monoid, d)
-    names = [f"kl_segment_reduce<{g}>" for g in GROUP_SIZES]
+    names = [f"kl_segment_reduce<{g}>" for g in GROUP_SIZES] + ["kl_reduce_small"]
     key = ("segment_reduce", monoid.key, d.str)
     bodies = ("group.cuh", "segment_reduce.cu")
     return Spec("segment_reduce", key, p.text(), bodies, tuple(p.macros), tuple(names))

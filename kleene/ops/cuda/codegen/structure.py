@@ -1,5 +1,5 @@
-"""Structure kernels (kernels/structure.cu): CSR row expansion, symmetry sums and the
-row-wise union of a CSR with its transpose."""
+"""Structure kernels (kernels/structure.cu): CSR row expansion, symmetry sums, the
+row-wise union of a CSR with its transpose and the value scan of a dense matrix."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ STRUCTURE_NAMES = (
     *(f"kl_symmetry_sums<{t}, true>" for t in SYMMETRY_VALUE_TYPES),
     "kl_union_min<bool, false>",
     *(f"kl_union_min<{t}, true>" for t in SYMMETRY_VALUE_TYPES),
+    *(f"kl_dense_scan<{t}, {m}>" for t in SYMMETRY_VALUE_TYPES for m in ("false", "true")),
+    *(f"kl_dense_scan_vec<{t}, {m}>" for t in SYMMETRY_VALUE_TYPES for m in ("false", "true")),
 )
 
 

@@ -39,3 +39,31 @@ kl_segment_reduce(const kl_c_t* __restrict__ values, const long long* __restrict
   }
   (void)mask;
 }
+
+// out[0] = ADD over values[0 : n] (identity if empty) by one block: the last level of
+// reduce_all, and all of it for a short array (a closure's diagonal), where a group of
+// 32 lanes per segment would walk it one load after another.
+__global__ void __launch_bounds__(KL_BLOCK)
+kl_reduce_small(const kl_c_t* __restrict__ values, long long n, kl_c_t* __restrict__ out) {
+#if KL_STOPS_AT_FIRST
+  if (threadIdx.x == 0) out[0] = n > 0 ? values[0] : kl_identity();
+#else
+  kl_c_t acc = kl_identity();
+  bool has = false;
+  for (long long base = 0; base < n; base += 4 * KL_BLOCK) {
+    kl_c_t v[4];
+    bool ok[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const long long p = base + j * KL_BLOCK + threadIdx.x;
+      ok[j] = p < n;
+      v[j] = ok[j] ? values[p] : kl_identity();
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      if (ok[j]) kl_fold(acc, has, v[j]);
+  }
+  kl_block_reduce<KL_BLOCK>(acc, has);
+  if (threadIdx.x == 0) out[0] = has ? acc : kl_identity();
+#endif
+}

@@ -1,5 +1,6 @@
 // Structure kernels (kleene.ops.cuda.structure): the row of every stored entry of a
-// CSR, and the fingerprint sums that say whether a CSR equals its transpose.
+// CSR, the fingerprint sums that say whether a CSR equals its transpose, and the
+// value scan of a dense matrix.
 //
 // Both walk the CSR one warp per row (grid-stride over rows), lanes over the row's
 // entries: coalesced reads of indices/values, no binary search per entry.
@@ -76,16 +77,93 @@ __device__ __forceinline__ unsigned long long kl_order_key(double x) {
   return (b >> 63) ? ~b : b | 0x8000000000000000ull;
 }
 
+// What the input checks and the shortest-path loops ask of a graph's values, gathered
+// in the pass that reads them (kleene.ops.symmetry.scan_csr, Matrix.has_nan on a dense
+// matrix): the number of NaNs, the least / greatest other value as order keys
+// (kl_order_key), the sum of the positive values (in double) and their number.
+struct kl_value_scan {
+  unsigned long long nans = 0, lo = ~0ull, hi = 0, npos = 0;
+  double pos = 0.0;
+
+  template <typename V>
+  __device__ __forceinline__ void add(V x) {
+    if (x != x) {
+      ++nans;  // NaN (never true for integer types)
+      return;
+    }
+    const double d = (double)x;
+    const unsigned long long k = kl_order_key(d);
+    lo = k < lo ? k : lo;
+    hi = k > hi ? k : hi;
+    if (d > 0) {
+      pos += d;
+      ++npos;
+    }
+  }
+
+  // The warp's totals, in lane 0.
+  __device__ __forceinline__ void reduce_warp() {
+    for (int o = 16; o; o >>= 1) {
+      nans += __shfl_down_sync(0xffffffffu, nans, o);
+      const unsigned long long l = __shfl_down_sync(0xffffffffu, lo, o);
+      const unsigned long long h = __shfl_down_sync(0xffffffffu, hi, o);
+      lo = l < lo ? l : lo;
+      hi = h > hi ? h : hi;
+      pos += __shfl_down_sync(0xffffffffu, pos, o);
+      npos += __shfl_down_sync(0xffffffffu, npos, o);
+    }
+  }
+
+  // These totals into out[0..4] (out[0] NaNs, out[1] / out[2] the least / greatest key,
+  // started at ~0 / 0 by the caller, out[3] the positive sum's bits, out[4] their number).
+  __device__ __forceinline__ void write(unsigned long long* out) const {
+    if (nans) atomicAdd(out, nans);
+    if (lo != ~0ull) {
+      atomicMin(out + 1, lo);
+      atomicMax(out + 2, hi);
+    }
+    if (npos) {
+      atomicAdd(reinterpret_cast<double*>(out + 3), pos);
+      atomicAdd(out + 4, npos);
+    }
+  }
+
+  // The warp's totals into out (every lane calls it, lane 0 writes).
+  __device__ __forceinline__ void flush(unsigned long long* out) {
+    reduce_warp();
+    if ((threadIdx.x & 31) == 0) write(out);
+  }
+
+  // The block's totals into out (every thread calls it; one set of atomics per block,
+  // not per warp: they all meet on the same five words).
+  __device__ __forceinline__ void flush_block(unsigned long long* out) {
+    __shared__ unsigned long long s_nans[32], s_lo[32], s_hi[32], s_npos[32];
+    __shared__ double s_pos[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    reduce_warp();
+    if (lane == 0) {
+      s_nans[warp] = nans, s_lo[warp] = lo, s_hi[warp] = hi, s_npos[warp] = npos;
+      s_pos[warp] = pos;
+    }
+    __syncthreads();
+    if (warp != 0) return;
+    const bool mine = lane < (int)(blockDim.x >> 5);
+    nans = mine ? s_nans[lane] : 0;
+    lo = mine ? s_lo[lane] : ~0ull;
+    hi = mine ? s_hi[lane] : 0;
+    npos = mine ? s_npos[lane] : 0;
+    pos = mine ? s_pos[lane] : 0.0;
+    flush(out);
+  }
+};
+
 // out[0] += sum over entries (i, j) of h(i, j) - h(j, i), out[1] the same with the
 // value mixed in (when VALUES), all mod 2**64 (unsigned wrap-around: the sums do not
-// depend on the order of the additions); out[2] += the number of NaN values. With VALUES
-// the same read also gives the values' range and positive part, what the shortest-path
-// loops ask of a graph first (kleene.ops.symmetry.scan_csr): out[3] / out[4] the least /
-// greatest value other than NaN as order keys (kl_order_key; the caller starts them at
-// ~0 / 0), out[5] += the sum of the positive values (a double's bits), out[6] += their
-// number. For a matrix equal to its transpose each entry (i, j, w) has its mirror
-// (j, i, w), so both sums are exactly 0; otherwise the multisets {h(i, j)} and {h(j, i)}
-// differ and a sum is 0 only by a 64-bit coincidence of the salted hash.
+// depend on the order of the additions). With VALUES the same read also gives the
+// value scan (kl_value_scan) in out[2..6]. For a matrix equal to its transpose each
+// entry (i, j, w) has its mirror (j, i, w), so both sums are exactly 0; otherwise the
+// multisets {h(i, j)} and {h(j, i)} differ and a sum is 0 only by a 64-bit coincidence
+// of the salted hash.
 // Balanced over entries, not rows: a warp takes KL_SCAN_CHUNK consecutive entries,
 // finds the row of its first entry (a search, broadcast loads), and each lane advances
 // from there (kl_advance_row), so a hub of millions of entries is spread over the
@@ -99,8 +177,8 @@ __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
   const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
   const long long nnz = indptr[n];
   const long long chunks = (nnz + KL_SCAN_CHUNK - 1) / KL_SCAN_CHUNK;
-  unsigned long long sp = 0, sv = 0, nans = 0, lo = ~0ull, hi = 0, npos = 0;
-  double pos = 0.0;
+  unsigned long long sp = 0, sv = 0;
+  kl_value_scan scan;
   for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < chunks;
        c += nwarps) {
     const long long e0 = c * KL_SCAN_CHUNK;
@@ -116,18 +194,7 @@ __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
       sp += f - b;
       if (VALUES) {
         const V x = values[e];
-        if (x != x) {
-          ++nans;  // NaN (never true for integer types)
-        } else {
-          const double d = (double)x;
-          const unsigned long long k = kl_order_key(d);
-          lo = k < lo ? k : lo;
-          hi = k > hi ? k : hi;
-          if (d > 0) {
-            pos += d;
-            ++npos;
-          }
-        }
+        scan.add(x);
         const unsigned long long w = kl_mix(kl_value_bits<V>(x) + salt);
         sv += kl_mix(f ^ w) - kl_mix(b ^ w);
       }
@@ -136,31 +203,46 @@ __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
   for (int o = 16; o; o >>= 1) {
     sp += __shfl_down_sync(0xffffffffu, sp, o);
     sv += __shfl_down_sync(0xffffffffu, sv, o);
-    nans += __shfl_down_sync(0xffffffffu, nans, o);
-    if (VALUES) {
-      const unsigned long long l = __shfl_down_sync(0xffffffffu, lo, o);
-      const unsigned long long h = __shfl_down_sync(0xffffffffu, hi, o);
-      lo = l < lo ? l : lo;
-      hi = h > hi ? h : hi;
-      pos += __shfl_down_sync(0xffffffffu, pos, o);
-      npos += __shfl_down_sync(0xffffffffu, npos, o);
-    }
   }
   if (lane == 0) {
     atomicAdd(out, sp);
-    if (VALUES) {
-      atomicAdd(out + 1, sv);
-      if (nans) atomicAdd(out + 2, nans);
-      if (lo != ~0ull) {
-        atomicMin(out + 3, lo);
-        atomicMax(out + 4, hi);
-      }
-      if (npos) {
-        atomicAdd(reinterpret_cast<double*>(out + 5), pos);
-        atomicAdd(out + 6, npos);
-      }
-    }
+    if (VALUES) atomicAdd(out + 1, sv);
   }
+  if (VALUES) scan.flush(out + 2);
+}
+
+// The value scan (kl_value_scan, into out[0..4]) of a dense matrix's rows x cols values
+// (row stride ldv) where ``present`` (row stride ldp) says stored, or all (MASK false):
+// Matrix.has_nan's pass, which also leaves the range and positive part for the checks
+// after it (an APSP's negative-weight test) to read without another pass. Blocks go
+// over the rows (y) and column segments (x); a contiguous matrix comes as one row.
+template <typename V, bool MASK>
+__global__ void __launch_bounds__(256)
+kl_dense_scan(const V* __restrict__ values, long long ldv, const bool* __restrict__ present,
+              long long ldp, long long rows, long long cols, unsigned long long* out) {
+  constexpr int K = 8;  // loads in flight per thread: a scan is bound by their latency
+  kl_value_scan scan;
+  const long long step = (long long)gridDim.x * blockDim.x;
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
+    const V* v = values + r * ldv;
+    const bool* p = MASK ? present + r * ldp : nullptr;
+    long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; c + (K - 1) * step < cols; c += K * step) {
+      V x[K];
+      bool keep[K];
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        x[j] = v[c + j * step];
+        keep[j] = !MASK || p[c + j * step];
+      }
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+        if (keep[j]) scan.add(x[j]);
+    }
+    for (; c < cols; c += step)
+      if (!MASK || p[c]) scan.add(v[c]);
+  }
+  scan.flush_block(out);
 }
 
 // Row-wise union of two CSRs with sorted rows (A and its transpose, for an
@@ -206,3 +288,59 @@ __global__ void kl_union_min(const long long* __restrict__ a_ptr, const int* __r
 }
 
 #undef KL_SCAN_CHUNK
+
+// E bytes as one load (the bitmap beside 16 bytes of values of one type).
+template <int E> struct kl_bytes;
+template <> struct kl_bytes<2> { using T = unsigned short; };
+template <> struct kl_bytes<4> { using T = unsigned int; };
+template <> struct kl_bytes<16> { using T = uint4; };
+
+// kl_dense_scan of n contiguous values (and bitmap) by 16-byte loads: values 16-byte
+// aligned, the bitmap aligned to its E = 16 / sizeof(V) bytes (the caller checks).
+// The scalar kernel moved a 4096² float32 matrix at about a third of the bandwidth.
+template <typename V, bool MASK>
+__global__ void __launch_bounds__(256)
+kl_dense_scan_vec(const V* __restrict__ values, const bool* __restrict__ present, long long n,
+                  unsigned long long* out) {
+  constexpr int E = 16 / sizeof(V), K = 4;  // values per load, loads in flight per thread
+  using M = typename kl_bytes<E>::T;
+  const uint4* v = reinterpret_cast<const uint4*>(values);
+  const M* p = reinterpret_cast<const M*>(present);
+  kl_value_scan scan;
+  const long long step = (long long)gridDim.x * blockDim.x, nv = n / E;
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  union Vals {  // 16 bytes as E values, and their E bitmap bytes as E flags
+    uint4 raw;
+    V x[E];
+  };
+  union Keep {
+    M raw;
+    bool x[E];
+  };
+  for (; i + (K - 1) * step < nv; i += K * step) {
+    Vals x[K];
+    Keep keep[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      x[j].raw = v[i + j * step];
+      if (MASK) keep[j].raw = p[i + j * step];
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+#pragma unroll
+      for (int e = 0; e < E; ++e)
+        if (!MASK || keep[j].x[e]) scan.add(x[j].x[e]);
+  }
+  for (; i < nv; i += step) {
+    Vals x;
+    Keep keep;
+    x.raw = v[i];
+    if (MASK) keep.raw = p[i];
+#pragma unroll
+    for (int e = 0; e < E; ++e)
+      if (!MASK || keep.x[e]) scan.add(x.x[e]);
+  }
+  for (long long c = nv * E + (long long)blockIdx.x * blockDim.x + threadIdx.x; c < n; c += step)
+    if (!MASK || present[c]) scan.add(values[c]);  // the tail past the last whole load
+  scan.flush_block(out);
+}
