@@ -63,7 +63,8 @@ class MemoryNeed:
         return (
             f"an {self.n}×{self.n} result{preds} by {self.method} needs about "
             f"{gib(self.bytes)} of {self.where} (the result and its working copies), "
-            f"{gib(self.free)} is free; up to about n={self.largest_n()} fits"
+            f"of which {gib(self.free)} is free and {_BUDGET:.0%} "
+            f"({gib(_BUDGET * self.free)}) may be used; up to about n={self.largest_n()} fits"
         )
 
 
@@ -89,15 +90,16 @@ def need_for(what: str, n: int, method: str, preds: bool, dtype, xp) -> MemoryNe
 
 
 def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
-               what: str = "apsp", sparse_ok: bool = True,
-               out_of_core: bool = False) -> MemoryNeed:  # fmt: skip
+               what: str = "apsp", sparse_ok: bool = True, out_of_core: bool = False,
+               out_of_core_extra: int = 0) -> MemoryNeed:  # fmt: skip
     """What an n×n closure by ``method`` needs; a MemoryError that says how much was
     asked and the largest n that fits, unless it fits where its result will live.
 
     Dense methods work where the graph is (``xp``); the sparse ones gather their
     result in host memory. ``sparse_ok``: the semiring is min_plus, so
     repeated-sssp is an alternative worth naming. ``out_of_core``: apsp's
-    out-of-core closure is one too (named with what it needs in host memory).
+    out-of-core closure is one too (named with what it needs in host memory, with
+    ``out_of_core_extra`` bytes besides the result: ``out_of_core_extra(A)``).
 
     Example
     -------
@@ -115,14 +117,14 @@ def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
         if need_for(what, n, "repeated-sssp", preds, dtype, np).fits():
             hints.append("method='repeated-sssp' gathers its result in host memory, where it fits")
     if out_of_core:
-        host = out_of_core_need(n, dtype, preds, True)
+        host = out_of_core_need(n, dtype, preds, True, extra=out_of_core_extra)
         if host.fits():
             hints.append("method='auto' or memory_limit= computes it out of core, the result "
                          f"in host memory ({gib(host.bytes)}), where it fits")  # fmt: skip
         else:
             hints.append(f"host memory is too small even out of core ({gib(host.bytes)} for "
-                         f"the result, {gib(host.free)} free): pass out=numpy.memmap(...) to "
-                         "compute it out of core into a file")  # fmt: skip
+                         f"the result and the graph's copy, {gib(host.free)} free): pass "
+                         "out=numpy.memmap(...) to compute it out of core into a file")  # fmt: skip
     raise MemoryError(f"{what}: {need.describe()}" + "".join(f"; {h}" for h in hints))
 
 
