@@ -2,7 +2,7 @@
 // CSR, the fingerprint sums that say whether a CSR equals its transpose, and the
 // value scan of a dense matrix.
 //
-// Both walk the CSR one warp per row (grid-stride over rows), lanes over the row's
+// The CSR kernels walk it one warp per row (grid-stride over rows), lanes over the row's
 // entries: coalesced reads of indices/values, no binary search per entry.
 
 // rows[e] = the row holding entry e, for every e in [offsets[0], offsets[n]) (R: int
