@@ -94,3 +94,29 @@ def test_csr_transpose_matches_the_dense_transpose():
     np.testing.assert_array_equal(T.toarray(), S.toarray().T)
     assert ptr.dtype == np.int64 and idx.dtype == np.int32
     assert all((np.diff(idx[ptr[i] : ptr[i + 1]]) > 0).all() for i in range(30))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.bool_])
+def test_dense_array_graphs_are_borrowed_and_never_written(dtype):
+    # A C-contiguous float or bool array passed as a graph is used as it is (no n² copy)
+    # and no algorithm writes it.
+    from kleene.algorithms.graph_input import as_graph
+
+    rng = np.random.default_rng(4)
+    n = 40
+    g = rng.uniform(1.0, 9.0, (n, n))
+    g[rng.random((n, n)) < 0.7] = np.inf
+    g = (g < np.inf) if dtype == np.bool_ else g.astype(dtype)
+    before = g.copy()
+    assert not np.shares_memory(as_graph(g, fmt=None).to_dense(), g)  # (a copy out)
+    assert as_graph(g, fmt=None)._values is g
+    calls = [lambda: kleene.bfs(g, 0), lambda: kleene.transitive_closure(g),
+             lambda: kleene.bfs(g, [0, 3], directed=False)]  # fmt: skip
+    if dtype != np.bool_:
+        calls += [lambda: kleene.apsp(g), lambda: kleene.apsp(g, return_predecessors=True),
+                  lambda: kleene.sssp(g, 0), lambda: kleene.sssp(g, [1, 2]),
+                  lambda: kleene.apsp(g, method="johnson"),
+                  lambda: kleene.apsp(g, directed=False)]  # fmt: skip
+    for call in calls:
+        call()
+        np.testing.assert_array_equal(g, before)
