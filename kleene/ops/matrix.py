@@ -87,12 +87,12 @@ class Matrix(OperationMethods):
             raise ValueError(f"from_dense needs a 2-D array, got shape {a.shape}")
         d = as_dtype(dtype if dtype is not None else a.dtype)
         missing = default_missing(d) if missing is _DEFAULT else missing
-        absent = layout.missing_mask(xp, a, missing)
+        present = layout.present_mask(xp, a, missing)
         if copy:
             values = xp.array(a, dtype=d, order="C", copy=True)
         else:
             values = xp.ascontiguousarray(a, dtype=d)
-        return cls._from_bitmap(xp, values, None if absent is None else ~absent)
+        return cls._from_bitmap(xp, values, present)
 
     @classmethod
     def from_csr(cls, indptr, indices, values, shape) -> Matrix:

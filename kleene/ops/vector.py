@@ -62,9 +62,9 @@ class Vector(OperationMethods):
             raise ValueError(f"from_dense needs a 1-D array, got shape {a.shape}")
         d = as_dtype(dtype if dtype is not None else a.dtype)
         missing = default_missing(d) if missing is _DEFAULT else missing
-        absent = layout.missing_mask(xp, a, missing)
+        present = layout.present_mask(xp, a, missing)
         values = xp.array(a, dtype=d, copy=True)
-        return cls._from_bitmap(xp, values, None if absent is None else ~absent)
+        return cls._from_bitmap(xp, values, present)
 
     @classmethod
     def from_coo(cls, indices, values, size, *, dup="min", dtype=None) -> Vector:
