@@ -71,7 +71,7 @@ def closure_base_block(n: int, dtype, pred: bool) -> int:
     GRID_MAX where one launch closes it (else GRID_BASE), the one-block limit where the
     one-launch closure does not apply (predecessors, bool, other widths)."""
     d = np.dtype(dtype)
-    if pred or d == np.bool_ or not codegen.closure_grid_eligible(d) or jit.device_id() in _no_grid:
+    if pred or not codegen.closure_grid_eligible(d) or jit.device_id() in _no_grid:
         return one_block_limit(d, pred)
     return n if n <= GRID_MAX else GRID_BASE
 

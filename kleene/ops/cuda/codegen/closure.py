@@ -44,8 +44,9 @@ def closure_spec(semiring: Semiring, dtype) -> Spec:
 
 
 def closure_grid_eligible(dtype) -> bool:
-    """Whether the one-launch closure takes ``dtype``: values of 4 or 8 bytes (its
-    pivot warp shuffles them), not bool (the bit-packed closure's)."""
+    """Whether the one-launch closure takes ``dtype``: integer or float values of 4 or 8
+    bytes (its launch bound and shared-memory staging are sized for them), not bool
+    (the bit-packed closure's)."""
     d = np.dtype(dtype)
     return d.itemsize in (4, 8) and d.kind in "iuf"
 
