@@ -139,6 +139,87 @@ __device__ __forceinline__ void kl_append_row(bool flag, int v, long long beg, l
   kl_append_at<false>(flag, v, beg, end, nullptr, heavy, nx);
 }
 
+// A warp's staging area for the next frontier, in shared memory: appends gather here
+// and reach the global queue KL_STAGE at a time, with one atomic on the level's count a
+// flush, where kl_append_at takes one (and one more for m_f) every warp step. Every warp
+// of the grid adds to the same two counters, which the L2 serialises: a pull level of
+// RMAT-22 took ~260 K such atomics. Each lane sums its appends' out-degrees (m_f) and
+// the warp adds them once, in kl_stage_end. The heavy list still takes its atomic per
+// vertex (a vertex of out-degree above `heavy` is rare).
+#define KL_STAGE 128
+struct kl_stage {
+  int* v;            // KL_STAGE vertices (this warp's slice of the block's array)
+  longlong2* rows;   // and their row bounds
+  int n = 0;         // entries staged (warp-uniform)
+  long long deg = 0; // this lane's appended out-degrees
+};
+
+// Move the staged entries to the queue (coalesced). All 32 lanes call.
+__device__ __forceinline__ void kl_stage_flush(kl_stage& st, const kl_next& nx) {
+  if (st.n == 0) return;
+  const int lane = threadIdx.x & 31;
+  int base = 0;
+  if (lane == 0) base = atomicAdd(nx.count, st.n);
+  base = __shfl_sync(KL_FULL_MASK, base, 0);
+  __syncwarp();
+  for (int i = lane; i < st.n; i += 32) {
+    nx.q[base + i] = st.v[i];
+    if (nx.rows) reinterpret_cast<longlong2*>(nx.rows)[base + i] = st.rows[i];
+  }
+  __syncwarp();
+  st.n = 0;
+}
+
+// Stage the flagged lanes' v, of row [beg, end) (read from `indptr` where READ_ROWS).
+// All 32 lanes call.
+template <bool READ_ROWS>
+__device__ __forceinline__ void kl_stage_at(bool flag, int v, long long beg, long long end,
+                                            const long long* __restrict__ indptr,
+                                            long long heavy, const kl_next& nx, kl_stage& st) {
+  const unsigned mask = __ballot_sync(KL_FULL_MASK, flag);
+  if (!mask) return;
+  const int lane = threadIdx.x & 31;
+  const int k = __popc(mask);
+  if (st.n + k > KL_STAGE) kl_stage_flush(st, nx);
+  if (flag) {
+    if (READ_ROWS) {
+      beg = indptr[v];
+      end = indptr[v + 1];
+    }
+    const int at = st.n + __popc(mask & ((1u << lane) - 1u));
+    st.v[at] = v;
+    st.rows[at] = make_longlong2(beg, end);
+    const long long deg = end - beg;
+    st.deg += deg;
+    if (deg > heavy) {
+      const unsigned long long packed =
+          atomicAdd(nx.hcount, ((unsigned long long)deg << KL_SLOT_BITS) + 1ull);
+      const long long slot = (long long)(packed & KL_SLOT_MASK);
+      nx.hv[slot] = v;
+      nx.ho[slot] = (long long)(packed >> KL_SLOT_BITS);
+    }
+  }
+  st.n += k;
+}
+
+// The level's end for this warp: the staged rest to the queue, m_f to its counter.
+__device__ __forceinline__ void kl_stage_end(kl_stage& st, const kl_next& nx) {
+  kl_stage_flush(st, nx);
+  long long deg = st.deg;
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) deg += __shfl_xor_sync(KL_FULL_MASK, deg, off);
+  if ((threadIdx.x & 31) == 0 && deg) atomicAdd(nx.edges, (unsigned long long)deg);
+  st.deg = 0;
+}
+
+// The block's staging arrays, KL_FT / 32 warps' worth; `st` gets this warp's slice.
+#define KL_STAGE_SHARED(st)                                          \
+  __shared__ int kl_stage_v_[KL_FT / 32][KL_STAGE];                  \
+  __shared__ longlong2 kl_stage_rows_[KL_FT / 32][KL_STAGE];         \
+  kl_stage st;                                                       \
+  st.v = kl_stage_v_[threadIdx.x >> 5];                              \
+  st.rows = kl_stage_rows_[threadIdx.x >> 5]
+
 // Visit edge u -> v in level `depth`: claim v if unvisited; offer u as its parent.
 template <bool PARENTS>
 __device__ __forceinline__ bool kl_visit(int u, int v, int* levels, int* parents, int depth,
@@ -160,8 +241,9 @@ template <bool PARENTS>
 __device__ __forceinline__ void kl_bfs_push(const long long* __restrict__ indptr,
                                             const int* __restrict__ indices, const int* q_in,
                                             const long long* rows_in, int n_in, long long heavy,
-                                            const kl_next& nx, int* levels, int* parents,
-                                            int depth, int warp, int nwarps, bool direct) {
+                                            const kl_next& nx, kl_stage& st, int* levels,
+                                            int* parents, int depth, int warp, int nwarps,
+                                            bool direct) {
   const int lane = threadIdx.x & 31;
   for (int i = warp; i < n_in; i += nwarps) {
     long long beg, end;
@@ -175,7 +257,7 @@ __device__ __forceinline__ void kl_bfs_push(const long long* __restrict__ indptr
         v = indices[e];
         fresh = kl_visit<PARENTS>(u, v, levels, parents, depth, direct);
       }
-      kl_append_v(fresh, v, indptr, heavy, nx);
+      kl_stage_at<true>(fresh, v, 0, 0, indptr, heavy, nx, st);
     }
   }
 }
@@ -186,9 +268,9 @@ template <bool PARENTS>
 __device__ __forceinline__ void kl_bfs_push_heavy(const long long* __restrict__ indptr,
                                                   const int* __restrict__ indices, const int* hv,
                                                   const long long* ho, unsigned long long hpacked,
-                                                  long long heavy, const kl_next& nx, int* levels,
-                                                  int* parents, int depth, int warp, int nwarps,
-                                                  bool direct) {
+                                                  long long heavy, const kl_next& nx,
+                                                  kl_stage& st, int* levels, int* parents,
+                                                  int depth, int warp, int nwarps, bool direct) {
   const int lane = threadIdx.x & 31;
   const int hn = (int)(hpacked & KL_SLOT_MASK);
   const long long total = (long long)(hpacked >> KL_SLOT_BITS);
@@ -204,25 +286,30 @@ __device__ __forceinline__ void kl_bfs_push_heavy(const long long* __restrict__ 
       v = indices[kl_heavy_edge(indptr, hv, ho, hn, lo, p, u)];
       fresh = kl_visit<PARENTS>(u, v, levels, parents, depth, direct);
     }
-    kl_append_v(fresh, v, indptr, heavy, nx);
+    kl_stage_at<true>(fresh, v, 0, 0, indptr, heavy, nx, st);
   }
 }
 
 // Pull: a thread per unvisited vertex v, scanning its in-edges (rows of A^T) for
-// a vertex of the previous level; stops at the first (the smallest id).
+// a vertex of the previous level; stops at the first (the smallest id). Where A^T is A
+// (a symmetric graph) the in-row read is the out-row the queue keeps.
 template <bool PARENTS>
 __device__ __forceinline__ void kl_bfs_pull(const long long* __restrict__ indptr,
                                             const long long* __restrict__ t_indptr,
                                             const int* __restrict__ t_indices, int n,
-                                            long long heavy, const kl_next& nx, int* levels,
-                                            int* parents, int depth, int warp, int nwarps) {
+                                            long long heavy, const kl_next& nx, kl_stage& st,
+                                            int* levels, int* parents, int depth, int warp,
+                                            int nwarps) {
   const int lane = threadIdx.x & 31;
+  const bool same = indptr == t_indptr;
   for (long long v0 = (long long)warp * 32; v0 < n; v0 += (long long)nwarps * 32) {
     const int v = (int)(v0 + lane);
     bool found = false;
+    long long beg = 0, end = 0;
     if (v < n && __ldcg(levels + v) < 0) {
-      const long long end = t_indptr[v + 1];
-      for (long long e = t_indptr[v]; e < end; ++e) {
+      beg = t_indptr[v];
+      end = t_indptr[v + 1];
+      for (long long e = beg; e < end; ++e) {
         const int u = t_indices[e];
         if (__ldcg(levels + u) == depth - 1) {
           found = true;
@@ -232,7 +319,8 @@ __device__ __forceinline__ void kl_bfs_pull(const long long* __restrict__ indptr
         }
       }
     }
-    kl_append_v(found, v, indptr, heavy, nx);
+    if (same) kl_stage_at<false>(found, v, beg, end, nullptr, heavy, nx, st);
+    else kl_stage_at<true>(found, v, 0, 0, indptr, heavy, nx, st);
   }
 }
 
@@ -279,6 +367,7 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
   int depth = 0;
   unsigned long long hin = __ldcg(hcounts);  // this level's heavy list (packed count)
   __shared__ unsigned long long seen[3];     // the level's counts, read once per block
+  KL_STAGE_SHARED(st);
   while (true) {
     ++depth;
     if (METHOD == 2) {
@@ -296,15 +385,16 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
     }
     const kl_next nx = {q.out, counts + out, hv.out, ho.out, hcounts + out, edges + out, r.out};
     if (pull) {
-      kl_bfs_pull<PARENTS>(indptr, t_indptr, t_indices, n, heavy, nx, levels, parents, depth,
-                           warp, nwarps);
+      kl_bfs_pull<PARENTS>(indptr, t_indptr, t_indices, n, heavy, nx, st, levels, parents,
+                           depth, warp, nwarps);
     } else {
       const bool direct = mf <= (long long)nwarps * 32;  // few edges: atomics cost nothing
-      kl_bfs_push_heavy<PARENTS>(indptr, indices, hv.in, ho.in, hin, heavy, nx, levels, parents,
-                                 depth, warp, nwarps, direct);
-      kl_bfs_push<PARENTS>(indptr, indices, q.in, r.in, (int)nq, heavy, nx, levels, parents,
+      kl_bfs_push_heavy<PARENTS>(indptr, indices, hv.in, ho.in, hin, heavy, nx, st, levels,
+                                 parents, depth, warp, nwarps, direct);
+      kl_bfs_push<PARENTS>(indptr, indices, q.in, r.in, (int)nq, heavy, nx, st, levels, parents,
                            depth, warp, nwarps, direct);
     }
+    kl_stage_end(st, nx);
     kl_grid_sync(bar, [&] {
       seen[0] = (unsigned long long)__ldcg(counts + out);
       seen[1] = __ldcg(hcounts + out);
@@ -333,12 +423,14 @@ kl_bfs_step(const long long* __restrict__ indptr, const int* __restrict__ indice
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
   const long long no_heavy = 0x7fffffffffffffffLL;
   const kl_next nx = {q_out, count_out, nullptr, nullptr, scratch, scratch + 1};
+  KL_STAGE_SHARED(st);
   if (PULL)
-    kl_bfs_pull<PARENTS>(indptr, t_indptr, t_indices, n, no_heavy, nx, levels, parents, depth,
-                         warp, nwarps);
+    kl_bfs_pull<PARENTS>(indptr, t_indptr, t_indices, n, no_heavy, nx, st, levels, parents,
+                         depth, warp, nwarps);
   else
-    kl_bfs_push<PARENTS>(indptr, indices, q_in, nullptr, __ldcg(count_in), no_heavy, nx, levels,
-                         parents, depth, warp, nwarps, false);
+    kl_bfs_push<PARENTS>(indptr, indices, q_in, nullptr, __ldcg(count_in), no_heavy, nx, st,
+                         levels, parents, depth, warp, nwarps, false);
+  kl_stage_end(st, nx);
 }
 
 // ---- Bellman-Ford ----------------------------------------------------------------
