@@ -1,5 +1,5 @@
 // BFS several levels a round on graphs of low degree (kleene.ops.cuda.frontier, after
-// frontier.cu in the same unit: kl_next, kl_entry, kl_append_row, grid.cuh), and the
+// frontier.cu in the same unit: kl_next, kl_entry, kl_stage_row, grid.cuh), and the
 // warp stacks near_far.cu chases on too.
 #define KL_BR_THREADS 256  // threads per block, as frontier.cu's KL_FT
 #define KL_BR_SLOT_BITS 24  // the heavy list's packed counter, as frontier.cu
@@ -89,9 +89,9 @@ __device__ __forceinline__ void kl_stack_edges(kl_stacks& s, int d, int top, Vis
 // Queue the flagged lanes' w (row [wb, we)) unless it went on the next frontier this round.
 __device__ __forceinline__ void kl_queue_once(bool flag, int w, long long wb, long long we,
                                               int* stamp, int round, long long heavy,
-                                              const kl_next& nx) {
+                                              const kl_next& nx, kl_stage& st) {
   if (flag) flag = atomicExch(stamp + w, round) != round;
-  kl_append_row(flag, w, wb, we, heavy, nx);
+  kl_stage_row(flag, w, wb, we, heavy, nx, st);
 }
 
 // Claim w at level lv: true if this lane lowered it (its row is read with the claim).
@@ -107,8 +107,9 @@ __device__ __forceinline__ bool kl_claim(const long long* __restrict__ indptr, i
 __device__ __forceinline__ void kl_rounds_heavy(const long long* __restrict__ indptr,
                                                 const int* __restrict__ indices, const int* hv,
                                                 const long long* ho, unsigned long long hpacked,
-                                                long long heavy, const kl_next& nx, int* levels,
-                                                int* stamp, int round, int warp, int nwarps) {
+                                                long long heavy, const kl_next& nx, kl_stage& st,
+                                                int* levels, int* stamp, int round, int warp,
+                                                int nwarps) {
   const int lane = threadIdx.x & 31;
   const int hn = (int)(hpacked & KL_BR_SLOT_MASK);
   const long long total = (long long)(hpacked >> KL_BR_SLOT_BITS);
@@ -123,7 +124,7 @@ __device__ __forceinline__ void kl_rounds_heavy(const long long* __restrict__ in
       w = indices[kl_heavy_edge(indptr, hv, ho, hn, lo, p, u)];
       claimed = kl_claim(indptr, levels, w, __ldcg(levels + u) + 1, wb, we);
     }
-    kl_queue_once(claimed, w, wb, we, stamp, round, heavy, nx);
+    kl_queue_once(claimed, w, wb, we, stamp, round, heavy, nx, st);
   }
 }
 
@@ -132,8 +133,9 @@ __device__ __forceinline__ void kl_rounds_heavy(const long long* __restrict__ in
 __device__ __forceinline__ void kl_rounds_vertex(const long long* __restrict__ indptr,
                                                  const int* __restrict__ indices, int lu,
                                                  long long beg, long long end, int k,
-                                                 long long heavy, const kl_next& nx, int* levels,
-                                                 int* stamp, int round, kl_stacks& s) {
+                                                 long long heavy, const kl_next& nx, kl_stage& st,
+                                                 int* levels, int* stamp, int round,
+                                                 kl_stacks& s) {
   const int lane = threadIdx.x & 31;
   int cur = 0, top = 0;
   for (long long e0 = beg; e0 < end; e0 += 32) {  // depth 1: u's edges over the lanes
@@ -146,7 +148,7 @@ __device__ __forceinline__ void kl_rounds_vertex(const long long* __restrict__ i
       claimed = kl_claim(indptr, levels, w, lu + 1, wb, we);
     }
     const bool pushed = kl_push(claimed && k > 1 && we - wb <= 32, w, wb, we, s, cur, top);
-    kl_queue_once(claimed && !pushed, w, wb, we, stamp, round, heavy, nx);
+    kl_queue_once(claimed && !pushed, w, wb, we, stamp, round, heavy, nx, st);
   }
   for (int d = 2; d <= k && top > 0; ++d) {
     __syncwarp();
@@ -161,7 +163,7 @@ __device__ __forceinline__ void kl_rounds_vertex(const long long* __restrict__ i
         claimed = kl_claim(indptr, levels, w, lu + d, wb, we);
       }
       const bool pushed = kl_push(claimed && d < k && we - wb <= 32, w, wb, we, s, nxt, ntop);
-      kl_queue_once(claimed && !pushed, w, wb, we, stamp, round, heavy, nx);
+      kl_queue_once(claimed && !pushed, w, wb, we, stamp, round, heavy, nx, st);
     });
     cur = nxt;
     top = ntop;
@@ -181,6 +183,7 @@ kl_bfs_rounds(const long long* __restrict__ indptr, const int* __restrict__ indi
               int* state) {
   __shared__ kl_stacks stacks[KL_BR_THREADS / 32];
   __shared__ unsigned long long seen[2];
+  KL_STAGE_SHARED(st, KL_BR_THREADS / 32);
   const int warp = (int)((blockIdx.x * (long long)KL_BR_THREADS + threadIdx.x) >> 5);
   const int nwarps = (int)(gridDim.x * (long long)KL_BR_THREADS >> 5);
   const int wi = threadIdx.x >> 5;
@@ -196,16 +199,18 @@ kl_bfs_rounds(const long long* __restrict__ indptr, const int* __restrict__ indi
       hcounts[next] = 0;
       edges[next] = 0;
     }
-    const kl_next nx = {q.out, counts + out, hv.out, ho.out, hcounts + out, edges + out, r.out};
-    kl_rounds_heavy(indptr, indices, hv.in, ho.in, hin, heavy, nx, levels, stamp, round, warp,
+    // m_f is not read here: no edges counter
+    const kl_next nx = {q.out, counts + out, hv.out, ho.out, hcounts + out, nullptr, r.out};
+    kl_rounds_heavy(indptr, indices, hv.in, ho.in, hin, heavy, nx, st, levels, stamp, round, warp,
                     nwarps);
     for (int i = warp; i < nq; i += nwarps) {
       long long beg, end;
       const int u = kl_entry(q.in, r.in, indptr, i, beg, end);
       if (end - beg > heavy) continue;  // on the heavy list
-      kl_rounds_vertex(indptr, indices, __ldcg(levels + u), beg, end, k, heavy, nx, levels,
+      kl_rounds_vertex(indptr, indices, __ldcg(levels + u), beg, end, k, heavy, nx, st, levels,
                        stamp, round, stacks[wi]);
     }
+    kl_stage_end(st, nx);
     kl_grid_sync(bar, [&] {
       seen[0] = (unsigned long long)__ldcg(counts + out);
       seen[1] = __ldcg(hcounts + out);

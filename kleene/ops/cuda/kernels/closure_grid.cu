@@ -104,9 +104,31 @@ __device__ __forceinline__ void kl_gr_pivot(kl_c_t* A, long long lda, int p0, in
 #pragma unroll
   for (int q = 0; q < KL_GR_Q; ++q) sm.b.X[w + KL_GR_WARPS * q][j] = v[q];
   __syncthreads();
-  for (int k = 0; k < ps; ++k) {
-    const kl_c_t(*cur)[KL_GR_SP] = k & 1 ? sm.b.L : sm.b.X;
-    kl_c_t(*nxt)[KL_GR_SP] = k & 1 ? sm.b.X : sm.b.L;
+  // Steps k and k + 1 under one barrier: step k + 1's row and column entries are made
+  // from step k's snapshot by the same operations their owners do, so each thread
+  // computes them itself (the same bits), and a 32-row pivot takes 16 barriers, not 32.
+  int s = 0;  // snapshot count: cur is X after an even number, L after an odd one
+  int k = 0;
+  for (; k + 1 < ps; k += 2, ++s) {
+    const kl_c_t(*cur)[KL_GR_SP] = s & 1 ? sm.b.L : sm.b.X;
+    kl_c_t(*nxt)[KL_GR_SP] = s & 1 ? sm.b.X : sm.b.L;
+    const kl_c_t rk = cur[k][j];
+    const kl_c_t rk1 = kl_add(cur[k + 1][j], kl_mult(cur[k + 1][k], rk));  // X'(k + 1, j)
+    const kl_c_t xkk1 = cur[k][k + 1];
+#pragma unroll
+    for (int q = 0; q < KL_GR_Q; ++q) {
+      const int i = w + KL_GR_WARPS * q;
+      const kl_c_t xik = cur[i][k];
+      const kl_c_t xik1 = kl_add(cur[i][k + 1], kl_mult(xik, xkk1));  // X'(i, k + 1)
+      v[q] = kl_add(v[q], kl_mult(xik, rk));
+      v[q] = kl_add(v[q], kl_mult(xik1, rk1));
+      nxt[i][j] = v[q];
+    }
+    __syncthreads();
+  }
+  if (k < ps) {  // an odd last step
+    const kl_c_t(*cur)[KL_GR_SP] = s & 1 ? sm.b.L : sm.b.X;
+    kl_c_t(*nxt)[KL_GR_SP] = s & 1 ? sm.b.X : sm.b.L;
     const kl_c_t rk = cur[k][j];
 #pragma unroll
     for (int q = 0; q < KL_GR_Q; ++q) {

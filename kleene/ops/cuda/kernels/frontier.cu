@@ -31,17 +31,6 @@
 #define KL_FT 256               // threads per block
 #define KL_NO_PARENT 2147483647 // parents start here; atomicMin finds the smallest
 
-// Append the flagged lanes' v to q: one atomic per warp. All 32 lanes must call.
-__device__ __forceinline__ void kl_append(bool flag, int v, int* q, int* count) {
-  const unsigned mask = __ballot_sync(KL_FULL_MASK, flag);
-  if (!mask) return;
-  const int lane = threadIdx.x & 31;
-  int base = 0;
-  if (lane == 0) base = atomicAdd(count, __popc(mask));
-  base = __shfl_sync(KL_FULL_MASK, base, 0);
-  if (flag) q[base + __popc(mask & ((1u << lane) - 1u))] = v;
-}
-
 // ---- BFS ---------------------------------------------------------------------
 
 // Where the next frontier goes. Vertices of out-degree above `heavy` also join a
@@ -94,84 +83,55 @@ __device__ __forceinline__ int kl_entry(const int* q, const long long* rows,
 #define KL_SLOT_BITS 24
 #define KL_SLOT_MASK ((1ull << KL_SLOT_BITS) - 1ull)
 
-// Append the flagged lanes' v, of row [beg, end), to the next frontier (and heavy list).
-// All 32 lanes call. With `indptr` the rows are read here, after the count's atomic is
-// sent (in flight together: the near-far loop ran 10 % slower reading them first).
-template <bool READ_ROWS>
-__device__ __forceinline__ void kl_append_at(bool flag, int v, long long beg, long long end,
-                                             const long long* __restrict__ indptr,
-                                             long long heavy, const kl_next& nx) {
-  const unsigned mask = __ballot_sync(KL_FULL_MASK, flag);
-  if (!mask) return;
-  const int lane = threadIdx.x & 31;
-  int base = 0;
-  if (lane == 0) base = atomicAdd(nx.count, __popc(mask));
-  if (READ_ROWS && flag) {
-    beg = indptr[v];
-    end = indptr[v + 1];
-  }
-  long long deg = flag ? end - beg : 0;
-  base = __shfl_sync(KL_FULL_MASK, base, 0);
-  if (flag) {
-    const int at = base + __popc(mask & ((1u << lane) - 1u));
-    nx.q[at] = v;
-    if (nx.rows) reinterpret_cast<longlong2*>(nx.rows)[at] = make_longlong2(beg, end);
-    if (deg > heavy) {
-      const unsigned long long packed =
-          atomicAdd(nx.hcount, ((unsigned long long)deg << KL_SLOT_BITS) + 1ull);
-      const long long slot = (long long)(packed & KL_SLOT_MASK);
-      nx.hv[slot] = v;
-      nx.ho[slot] = (long long)(packed >> KL_SLOT_BITS);
-    }
-  }
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) deg += __shfl_xor_sync(KL_FULL_MASK, deg, off);
-  if (lane == 0) atomicAdd(nx.edges, (unsigned long long)deg);
-}
-
-__device__ __forceinline__ void kl_append_v(bool flag, int v, const long long* __restrict__ indptr,
-                                            long long heavy, const kl_next& nx) {
-  kl_append_at<true>(flag, v, 0, 0, indptr, heavy, nx);
-}
-
-__device__ __forceinline__ void kl_append_row(bool flag, int v, long long beg, long long end,
-                                              long long heavy, const kl_next& nx) {
-  kl_append_at<false>(flag, v, beg, end, nullptr, heavy, nx);
-}
-
-// A warp's staging area for the next frontier, in shared memory: appends gather here
-// and reach the global queue KL_STAGE at a time, with one atomic on the level's count a
-// flush, where kl_append_at takes one (and one more for m_f) every warp step. Every warp
-// of the grid adds to the same two counters, which the L2 serialises: a pull level of
-// RMAT-22 took ~260 K such atomics. Each lane sums its appends' out-degrees (m_f) and
-// the warp adds them once, in kl_stage_end. The heavy list still takes its atomic per
-// vertex (a vertex of out-degree above `heavy` is rare).
+// A warp's staging area for a queue, in shared memory: appends gather here and reach
+// the global queue KL_STAGE at a time, with one atomic on its count a flush, where an
+// append straight to the queue took one (and one more for m_f) every warp step. Every
+// warp of the grid adds to the same counters, which the L2 serialises: a pull level of
+// RMAT-22 took ~260 K such atomics, and staged its BFS went from ~74 to ~95 GTEPS on an
+// H100. For the next
+// frontier each lane sums its appends' out-degrees (m_f), added once a warp in
+// kl_stage_end; the heavy list still takes its atomic per vertex (out-degree above
+// `heavy` is rare). A queue without row bounds (the near-far search's far pile) stages
+// with rows == nullptr.
 #define KL_STAGE 128
 struct kl_stage {
   int* v;            // KL_STAGE vertices (this warp's slice of the block's array)
-  longlong2* rows;   // and their row bounds
+  longlong2* rows;   // and their row bounds, or nullptr
   int n = 0;         // entries staged (warp-uniform)
   long long deg = 0; // this lane's appended out-degrees
 };
 
-// Move the staged entries to the queue (coalesced). All 32 lanes call.
-__device__ __forceinline__ void kl_stage_flush(kl_stage& st, const kl_next& nx) {
+// Move the staged entries to q (and `rows`) at a slot taken from *count, coalesced.
+// All 32 lanes call.
+__device__ __forceinline__ void kl_stage_flush(kl_stage& st, int* q, int* count,
+                                               long long* rows) {
   if (st.n == 0) return;
   const int lane = threadIdx.x & 31;
   int base = 0;
-  if (lane == 0) base = atomicAdd(nx.count, st.n);
+  if (lane == 0) base = atomicAdd(count, st.n);
   base = __shfl_sync(KL_FULL_MASK, base, 0);
   __syncwarp();
   for (int i = lane; i < st.n; i += 32) {
-    nx.q[base + i] = st.v[i];
-    if (nx.rows) reinterpret_cast<longlong2*>(nx.rows)[base + i] = st.rows[i];
+    q[base + i] = st.v[i];
+    if (rows) reinterpret_cast<longlong2*>(rows)[base + i] = st.rows[i];
   }
   __syncwarp();
   st.n = 0;
 }
 
-// Stage the flagged lanes' v, of row [beg, end) (read from `indptr` where READ_ROWS).
-// All 32 lanes call.
+// Stage the flagged lanes' v for q (no row bounds). All 32 lanes call.
+__device__ __forceinline__ void kl_stage_push(bool flag, int v, kl_stage& st, int* q,
+                                              int* count) {
+  const unsigned mask = __ballot_sync(KL_FULL_MASK, flag);
+  if (!mask) return;
+  const int k = __popc(mask);
+  if (st.n + k > KL_STAGE) kl_stage_flush(st, q, count, nullptr);
+  if (flag) st.v[st.n + __popc(mask & ((1u << (threadIdx.x & 31)) - 1u))] = v;
+  st.n += k;
+}
+
+// Stage the flagged lanes' v, of row [beg, end) (read from `indptr` where READ_ROWS),
+// for the next frontier nx. All 32 lanes call.
 template <bool READ_ROWS>
 __device__ __forceinline__ void kl_stage_at(bool flag, int v, long long beg, long long end,
                                             const long long* __restrict__ indptr,
@@ -180,7 +140,7 @@ __device__ __forceinline__ void kl_stage_at(bool flag, int v, long long beg, lon
   if (!mask) return;
   const int lane = threadIdx.x & 31;
   const int k = __popc(mask);
-  if (st.n + k > KL_STAGE) kl_stage_flush(st, nx);
+  if (st.n + k > KL_STAGE) kl_stage_flush(st, nx.q, nx.count, nx.rows);
   if (flag) {
     if (READ_ROWS) {
       beg = indptr[v];
@@ -202,9 +162,21 @@ __device__ __forceinline__ void kl_stage_at(bool flag, int v, long long beg, lon
   st.n += k;
 }
 
-// The level's end for this warp: the staged rest to the queue, m_f to its counter.
+__device__ __forceinline__ void kl_stage_v(bool flag, int v, const long long* __restrict__ indptr,
+                                           long long heavy, const kl_next& nx, kl_stage& st) {
+  kl_stage_at<true>(flag, v, 0, 0, indptr, heavy, nx, st);
+}
+
+__device__ __forceinline__ void kl_stage_row(bool flag, int v, long long beg, long long end,
+                                             long long heavy, const kl_next& nx, kl_stage& st) {
+  kl_stage_at<false>(flag, v, beg, end, nullptr, heavy, nx, st);
+}
+
+// The level's end for this warp: the staged rest to the queue, m_f to its counter (where
+// the loop reads it: nx.edges not null).
 __device__ __forceinline__ void kl_stage_end(kl_stage& st, const kl_next& nx) {
-  kl_stage_flush(st, nx);
+  kl_stage_flush(st, nx.q, nx.count, nx.rows);
+  if (!nx.edges) return;
   long long deg = st.deg;
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) deg += __shfl_xor_sync(KL_FULL_MASK, deg, off);
@@ -212,13 +184,19 @@ __device__ __forceinline__ void kl_stage_end(kl_stage& st, const kl_next& nx) {
   st.deg = 0;
 }
 
-// The block's staging arrays, KL_FT / 32 warps' worth; `st` gets this warp's slice.
-#define KL_STAGE_SHARED(st)                                          \
-  __shared__ int kl_stage_v_[KL_FT / 32][KL_STAGE];                  \
-  __shared__ longlong2 kl_stage_rows_[KL_FT / 32][KL_STAGE];         \
+// A block's staging arrays for `warps` warps; `st` gets this warp's slice. The _Q form
+// stages vertices only.
+#define KL_STAGE_SHARED(st, warps)                                   \
+  __shared__ int st##_v_[warps][KL_STAGE];                           \
+  __shared__ longlong2 st##_rows_[warps][KL_STAGE];                  \
   kl_stage st;                                                       \
-  st.v = kl_stage_v_[threadIdx.x >> 5];                              \
-  st.rows = kl_stage_rows_[threadIdx.x >> 5]
+  st.v = st##_v_[threadIdx.x >> 5];                                  \
+  st.rows = st##_rows_[threadIdx.x >> 5]
+#define KL_STAGE_SHARED_Q(st, warps)                                 \
+  __shared__ int st##_v_[warps][KL_STAGE];                           \
+  kl_stage st;                                                       \
+  st.v = st##_v_[threadIdx.x >> 5];                                  \
+  st.rows = nullptr
 
 // Visit edge u -> v in level `depth`: claim v if unvisited; offer u as its parent.
 template <bool PARENTS>
@@ -257,7 +235,7 @@ __device__ __forceinline__ void kl_bfs_push(const long long* __restrict__ indptr
         v = indices[e];
         fresh = kl_visit<PARENTS>(u, v, levels, parents, depth, direct);
       }
-      kl_stage_at<true>(fresh, v, 0, 0, indptr, heavy, nx, st);
+      kl_stage_v(fresh, v, indptr, heavy, nx, st);
     }
   }
 }
@@ -286,7 +264,7 @@ __device__ __forceinline__ void kl_bfs_push_heavy(const long long* __restrict__ 
       v = indices[kl_heavy_edge(indptr, hv, ho, hn, lo, p, u)];
       fresh = kl_visit<PARENTS>(u, v, levels, parents, depth, direct);
     }
-    kl_stage_at<true>(fresh, v, 0, 0, indptr, heavy, nx, st);
+    kl_stage_v(fresh, v, indptr, heavy, nx, st);
   }
 }
 
@@ -319,8 +297,8 @@ __device__ __forceinline__ void kl_bfs_pull(const long long* __restrict__ indptr
         }
       }
     }
-    if (same) kl_stage_at<false>(found, v, beg, end, nullptr, heavy, nx, st);
-    else kl_stage_at<true>(found, v, 0, 0, indptr, heavy, nx, st);
+    if (same) kl_stage_row(found, v, beg, end, heavy, nx, st);
+    else kl_stage_v(found, v, indptr, heavy, nx, st);
   }
 }
 
@@ -367,7 +345,7 @@ kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices
   int depth = 0;
   unsigned long long hin = __ldcg(hcounts);  // this level's heavy list (packed count)
   __shared__ unsigned long long seen[3];     // the level's counts, read once per block
-  KL_STAGE_SHARED(st);
+  KL_STAGE_SHARED(st, KL_FT / 32);
   while (true) {
     ++depth;
     if (METHOD == 2) {
@@ -423,7 +401,7 @@ kl_bfs_step(const long long* __restrict__ indptr, const int* __restrict__ indice
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
   const long long no_heavy = 0x7fffffffffffffffLL;
   const kl_next nx = {q_out, count_out, nullptr, nullptr, scratch, scratch + 1};
-  KL_STAGE_SHARED(st);
+  KL_STAGE_SHARED(st, KL_FT / 32);
   if (PULL)
     kl_bfs_pull<PARENTS>(indptr, t_indptr, t_indices, n, no_heavy, nx, st, levels, parents,
                          depth, warp, nwarps);
@@ -476,8 +454,9 @@ template <typename W, bool NONNEG>
 __device__ __forceinline__ void kl_relax(const long long* __restrict__ indptr,
                                          const int* __restrict__ indices,
                                          const W* __restrict__ w, const int* q_in, int n_in,
-                                         long long heavy, const kl_next& nx, double* dist,
-                                         int* stamp, int round, int warp, int nwarps) {
+                                         long long heavy, const kl_next& nx, kl_stage& st,
+                                         double* dist, int* stamp, int round, int warp,
+                                         int nwarps) {
   const int lane = threadIdx.x & 31;
   for (int i = warp; i < n_in; i += nwarps) {
     const int u = __ldcg(q_in + i);
@@ -492,7 +471,7 @@ __device__ __forceinline__ void kl_relax(const long long* __restrict__ indptr,
         v = indices[e];
         fresh = kl_bf_edge<NONNEG>(du, (double)w[e], v, dist, stamp, round);
       }
-      kl_append_v(fresh, v, indptr, heavy, nx);
+      kl_stage_v(fresh, v, indptr, heavy, nx, st);
     }
   }
 }
@@ -504,8 +483,9 @@ __device__ __forceinline__ void kl_relax_heavy(const long long* __restrict__ ind
                                                const int* __restrict__ indices,
                                                const W* __restrict__ w, const int* hv,
                                                const long long* ho, unsigned long long hpacked,
-                                               long long heavy, const kl_next& nx, double* dist,
-                                               int* stamp, int round, int warp, int nwarps) {
+                                               long long heavy, const kl_next& nx,
+                                               kl_stage& st, double* dist, int* stamp, int round,
+                                               int warp, int nwarps) {
   const int lane = threadIdx.x & 31;
   const int hn = (int)(hpacked & KL_SLOT_MASK);
   const long long total = (long long)(hpacked >> KL_SLOT_BITS);
@@ -520,7 +500,7 @@ __device__ __forceinline__ void kl_relax_heavy(const long long* __restrict__ ind
       v = indices[e];
       fresh = kl_bf_edge<NONNEG>(__ldcg(dist + u), (double)w[e], v, dist, stamp, round);
     }
-    kl_append_v(fresh, v, indptr, heavy, nx);
+    kl_stage_v(fresh, v, indptr, heavy, nx, st);
   }
 }
 
@@ -544,6 +524,7 @@ kl_bf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
   int nq = 1, round = 0;
   unsigned long long hin = __ldcg(hcounts);  // this round's heavy list (packed count)
   __shared__ unsigned long long seen[2];     // the round's counts, read once per block
+  KL_STAGE_SHARED(st, KL_FT / 32);
   while (nq > 0 && round < max_rounds) {
     ++round;
     const int out = round % 3, next = (round + 1) % 3;
@@ -553,10 +534,11 @@ kl_bf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
       edges[next] = 0;
     }
     const kl_next nx = {q.out, counts + out, hv.out, ho.out, hcounts + out, edges + out};
-    kl_relax_heavy<W, NONNEG>(indptr, indices, w, hv.in, ho.in, hin, heavy, nx, dist, stamp,
-                              round, warp, nwarps);
-    kl_relax<W, NONNEG>(indptr, indices, w, q.in, nq, heavy, nx, dist, stamp, round, warp,
+    kl_relax_heavy<W, NONNEG>(indptr, indices, w, hv.in, ho.in, hin, heavy, nx, st, dist,
+                              stamp, round, warp, nwarps);
+    kl_relax<W, NONNEG>(indptr, indices, w, q.in, nq, heavy, nx, st, dist, stamp, round, warp,
                         nwarps);
+    kl_stage_end(st, nx);
     kl_grid_sync(bar, [&] {
       seen[0] = (unsigned long long)__ldcg(counts + out);
       seen[1] = __ldcg(hcounts + out);
@@ -582,8 +564,10 @@ kl_bf_step(const long long* __restrict__ indptr, const int* __restrict__ indices
   const int nwarps = (int)(gridDim.x * (long long)KL_FT >> 5);
   const long long no_heavy = 0x7fffffffffffffffLL;
   const kl_next nx = {q_out, count_out, nullptr, nullptr, scratch, scratch + 1};
-  kl_relax<W, NONNEG>(indptr, indices, w, q_in, __ldcg(count_in), no_heavy, nx, dist, stamp,
+  KL_STAGE_SHARED(st, KL_FT / 32);
+  kl_relax<W, NONNEG>(indptr, indices, w, q_in, __ldcg(count_in), no_heavy, nx, st, dist, stamp,
                       round, warp, nwarps);
+  kl_stage_end(st, nx);
 }
 
 #undef KL_FT

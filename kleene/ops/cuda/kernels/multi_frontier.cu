@@ -74,6 +74,67 @@ __device__ __forceinline__ void kl_ms_append(bool flag, int v,
   if (flag) out.q[base + __popc(mask & ((1u << lane) - 1u))] = v;
 }
 
+// A warp's staging area for the output queue, in shared memory (as frontier.cu's
+// kl_stage): the push and pull levels gather their appends here and take one atomic on
+// the queue's count a flush of KL_MS_STAGE, and add m_f once a warp, where an append
+// straight to the queue took two atomics on the same two words every warp step.
+#define KL_MS_STAGE 128
+struct kl_ms_stage {
+  int* v;            // this warp's KL_MS_STAGE slots
+  int n = 0;         // staged (warp-uniform)
+  long long deg = 0; // this lane's appended out-degrees
+};
+
+#define KL_MS_STAGE_SHARED(st)                                     \
+  __shared__ int st##_v_[KL_MS_T / 32][KL_MS_STAGE];               \
+  kl_ms_stage st;                                                  \
+  st.v = st##_v_[threadIdx.x >> 5]
+
+// The staged vertices to the queue (coalesced). All 32 lanes call.
+__device__ __forceinline__ void kl_ms_flush(kl_ms_stage& st, const kl_ms_out& out) {
+  if (st.n == 0) return;
+  const int lane = threadIdx.x & 31;
+  kl_bits base = 0;
+  if (lane == 0) base = atomicAdd(out.head, (kl_bits)st.n);
+  base = __shfl_sync(KL_FULL_MASK, base, 0);
+  __syncwarp();
+  for (int i = lane; i < st.n; i += 32) out.q[base + i] = st.v[i];
+  __syncwarp();
+  st.n = 0;
+}
+
+// kl_ms_append through the warp's stage. All 32 lanes call.
+__device__ __forceinline__ void kl_ms_stage_append(bool flag, int v,
+                                                   const long long* __restrict__ indptr,
+                                                   long long heavy, const kl_ms_out& out,
+                                                   kl_ms_stage& st) {
+  const unsigned mask = __ballot_sync(KL_FULL_MASK, flag);
+  if (!mask) return;
+  const int k = __popc(mask);
+  if (st.n + k > KL_MS_STAGE) kl_ms_flush(st, out);
+  if (flag) {
+    const long long deg = indptr[v + 1] - indptr[v];
+    if (deg > heavy) {
+      const kl_bits packed = atomicAdd(out.head + 1, ((kl_bits)deg << KL_MS_SLOT_BITS) + 1ull);
+      const long long slot = (long long)(packed & KL_MS_SLOT_MASK);
+      out.hv[slot] = v;
+      out.ho[slot] = (long long)(packed >> KL_MS_SLOT_BITS);
+    }
+    st.deg += deg;
+    st.v[st.n + __popc(mask & ((1u << (threadIdx.x & 31)) - 1u))] = v;
+  }
+  st.n += k;
+}
+
+// The warp's end of the level: the staged rest to the queue, m_f to head[2].
+__device__ __forceinline__ void kl_ms_stage_end(kl_ms_stage& st, const kl_ms_out& out) {
+  kl_ms_flush(st, out);
+  long long deg = st.deg;
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) deg += __shfl_xor_sync(KL_FULL_MASK, deg, off);
+  if ((threadIdx.x & 31) == 0 && deg) atomicAdd(out.head + 2, (kl_bits)deg);
+}
+
 // The warp's OR of the new words goes into head[3]. All 32 lanes call.
 __device__ __forceinline__ void kl_ms_alive(kl_bits act, kl_bits* head) {
   act = kl_ms_warp_or(act);
@@ -131,6 +192,7 @@ kl_ms_push(const long long* __restrict__ indptr, const int* __restrict__ indices
   const long long warp = (blockIdx.x * (long long)KL_MS_T + threadIdx.x) >> 5;
   const long long nwarps = gridDim.x * (long long)KL_MS_T >> 5;
   const kl_ms_out out = {q, hv, ho, head};
+  KL_MS_STAGE_SHARED(st);
   kl_bits act = 0;
   const kl_bits hpacked = head_in[1];
   const int hn = (int)(hpacked & KL_MS_SLOT_MASK);
@@ -149,7 +211,7 @@ kl_ms_push(const long long* __restrict__ indptr, const int* __restrict__ indices
       v = indices[indptr[u] + (p - ho_in[j])];
       fresh = kl_ms_visit(v, cur[u], seen, next, levels, n, depth, act);
     }
-    kl_ms_append(fresh, v, indptr, heavy, out);
+    kl_ms_stage_append(fresh, v, indptr, heavy, out, st);
   }
   const long long nq = (long long)head_in[0];
   for (long long i = warp; i < nq; i += nwarps) {
@@ -165,9 +227,10 @@ kl_ms_push(const long long* __restrict__ indptr, const int* __restrict__ indices
         v = indices[e];
         fresh = kl_ms_visit(v, f, seen, next, levels, n, depth, act);
       }
-      kl_ms_append(fresh, v, indptr, heavy, out);
+      kl_ms_stage_append(fresh, v, indptr, heavy, out, st);
     }
   }
+  kl_ms_stage_end(st, out);
   kl_ms_alive(act, head);
 }
 
@@ -187,6 +250,7 @@ kl_ms_pull(const long long* __restrict__ indptr, const long long* __restrict__ t
   const long long warp = (blockIdx.x * (long long)KL_MS_T + threadIdx.x) >> 5;
   const long long nwarps = gridDim.x * (long long)KL_MS_T >> 5;
   const kl_ms_out out = {q, hv, ho, head};
+  KL_MS_STAGE_SHARED(st);
   const kl_bits alive = head_in[3];
   kl_bits act = 0;
   for (long long v0 = warp * 32; v0 < n; v0 += nwarps * 32) {
@@ -252,8 +316,9 @@ kl_ms_pull(const long long* __restrict__ indptr, const long long* __restrict__ t
         if ((acc >> b) & 1ull) levels[(long long)b * n + vl] = depth;
       }
     }
-    kl_ms_append(acc != 0ull, v, indptr, heavy, out);
+    kl_ms_stage_append(acc != 0ull, v, indptr, heavy, out, st);
   }
+  kl_ms_stage_end(st, out);
   kl_ms_alive(act, head);
 }
 

@@ -59,9 +59,9 @@ __device__ __forceinline__ void kl_nf_edge(double du, double wv, int v, double* 
 // Frontier vertex v joins the next frontier once per round (stamp[v] = round). All lanes.
 __device__ __forceinline__ void kl_nf_queue(bool flag, int v, int* stamp, int round,
                                             const long long* __restrict__ indptr, long long heavy,
-                                            const kl_next& nx) {
+                                            const kl_next& nx, kl_stage& st) {
   if (flag) flag = atomicExch(stamp + v, round) != round;
-  kl_append_v(flag, v, indptr, heavy, nx);
+  kl_stage_v(flag, v, indptr, heavy, nx, st);
 }
 
 // Relax x -> v (edge e): where it improves v under thr, push v on the warp's stack `d` if
@@ -75,8 +75,9 @@ __device__ __forceinline__ void kl_nf_visit(bool valid, double dx, long long e,
                                             const int* __restrict__ indices,
                                             const W* __restrict__ w, bool chase, bool rows_first,
                                             kl_stacks& s, int d, int& top, const kl_next& nx,
-                                            const kl_far& far, double* dist, int* stamp,
-                                            double thr, int round, long long heavy) {
+                                            kl_stage& st, const kl_far& far, kl_stage& fst,
+                                            double* dist, int* stamp, double thr, int round,
+                                            long long heavy) {
   bool near = false, to_far = false;
   int v = 0;
   long long vb = 0, ve = 0;
@@ -92,11 +93,11 @@ __device__ __forceinline__ void kl_nf_visit(bool valid, double dx, long long e,
       ve = indptr[v + 1];
     }
   }
-  kl_append(to_far, v, far.q, far.count);
+  kl_stage_push(to_far, v, fst, far.q, far.count);
   const bool pushed = kl_push(near && chase && ve - vb <= 32, v, vb, ve, s, d, top);
   bool queue = near && !pushed;
   if (queue) queue = atomicExch(stamp + v, round) != round;
-  kl_append_row(queue, v, vb, ve, heavy, nx);
+  kl_stage_row(queue, v, vb, ve, heavy, nx, st);
 }
 
 // The light frontier vertices (out-degree <= heavy), a warp each: u's edges, then what
@@ -107,9 +108,9 @@ __device__ __forceinline__ void kl_nf_relax(const long long* __restrict__ indptr
                                             const W* __restrict__ w, const int* q_in,
                                             const long long* rows_in, int n_in,
                                             long long heavy, int chase, const kl_next& nx,
-                                            const kl_far& far, double* dist, int* stamp,
-                                            double thr, int round, kl_stacks& s, int warp,
-                                            int nwarps, bool direct) {
+                                            kl_stage& st, const kl_far& far, kl_stage& fst,
+                                            double* dist, int* stamp, double thr, int round,
+                                            kl_stacks& s, int warp, int nwarps, bool direct) {
   const int lane = threadIdx.x & 31;
   for (int i = warp; i < n_in; i += nwarps) {
     long long beg, end;
@@ -120,7 +121,7 @@ __device__ __forceinline__ void kl_nf_relax(const long long* __restrict__ indptr
     for (long long e0 = beg; e0 < end; e0 += 32) {
       const long long e = e0 + lane;
       kl_nf_visit<W>(e < end, du, e, indptr, indices, w, chase > 0, direct, s, cur, top, nx,
-                     far, dist, stamp, thr, round, heavy);
+                     st, far, fst, dist, stamp, thr, round, heavy);
     }
     for (int d = 1; d <= chase && top > 0; ++d) {
       __syncwarp();
@@ -129,7 +130,7 @@ __device__ __forceinline__ void kl_nf_relax(const long long* __restrict__ indptr
       kl_stack_edges(s, cur, top, [&](bool valid, int x, long long e) {
         const double dx = valid ? __ldcg(dist + x) : 0.0;
         kl_nf_visit<W>(valid, dx, e, indptr, indices, w, d < chase, direct, s, nxt, ntop, nx,
-                       far, dist, stamp, thr, round, heavy);
+                       st, far, fst, dist, stamp, thr, round, heavy);
       });
       cur = nxt;
       top = ntop;
@@ -145,8 +146,9 @@ __device__ __forceinline__ void kl_nf_relax_heavy(const long long* __restrict__ 
                                                   const W* __restrict__ w, const int* hv,
                                                   const long long* ho, unsigned long long hpacked,
                                                   long long heavy, const kl_next& nx,
-                                                  const kl_far& far, double* dist, int* stamp,
-                                                  double thr, int round, int warp, int nwarps) {
+                                                  kl_stage& st, const kl_far& far, kl_stage& fst,
+                                                  double* dist, int* stamp, double thr, int round,
+                                                  int warp, int nwarps) {
   const int lane = threadIdx.x & 31;
   const int hn = (int)(hpacked & KL_SLOT_MASK_NF);
   const long long total = (long long)(hpacked >> KL_SLOT_BITS_NF);
@@ -161,14 +163,14 @@ __device__ __forceinline__ void kl_nf_relax_heavy(const long long* __restrict__ 
       v = indices[e];
       kl_nf_edge(__ldcg(dist + u), (double)w[e], v, dist, thr, far, near, to_far);
     }
-    kl_append(to_far, v, far.q, far.count);
-    kl_nf_queue(near, v, stamp, round, indptr, heavy, nx);
+    kl_stage_push(to_far, v, fst, far.q, far.count);
+    kl_nf_queue(near, v, stamp, round, indptr, heavy, nx, st);
   }
 }
 
 // Smallest tight in-neighbour of every vertex, in two passes: 4 lanes per row of at most
 // 32 entries, the warp together per row up to `big` (4096), while the others join a heavy
-// list (one packed atomic per warp, as kl_append_v's); then the heavy rows' entries end to
+// list (one packed atomic per warp); then the heavy rows' entries end to
 // end, 32 per warp, so an RMAT hub's million edges are spread over the grid.
 //
 // PUSH (rows are out-edges): every edge u -> v of a reached u is tested and the tight ones
@@ -337,6 +339,8 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
   // What the last barrier left for everyone, read once per block (kl_grid_sync): the near
   // count, the heavy list, the far pile's count, the least far distance's bits.
   __shared__ long long seen[4];
+  KL_STAGE_SHARED(st, KL_NF_WARPS);    // the next frontier's
+  KL_STAGE_SHARED_Q(fst, KL_NF_WARPS); // the far pile's
   while (true) {
     ++round;
     const int out = round % 3, next = (round + 1) % 3;
@@ -345,7 +349,8 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
       hcounts[next] = 0;
       edges[next] = 0;
     }
-    const kl_next nx = {q.out, counts + out, hv.out, ho.out, hcounts + out, edges + out, r.out};
+    // m_f is not read here: no edges counter
+    const kl_next nx = {q.out, counts + out, hv.out, ho.out, hcounts + out, nullptr, r.out};
     auto after = [&] {  // the round's output, and the far pile the next round may split
       seen[0] = __ldcg(counts + out);
       seen[1] = (long long)__ldcg(hcounts + out);
@@ -354,10 +359,12 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
     if (nq > 0) {  // a near round
       const kl_far far = {far_q.in, fcounts + cur, fstamp, phase};
       const bool direct = nq <= nwarps;  // a vertex a warp at most: atomics cost nothing
-      kl_nf_relax_heavy<W>(indptr, indices, w, hv.in, ho.in, hin, heavy, nx, far, dist, stamp,
-                           thr, round, warp, nwarps);
-      kl_nf_relax<W>(indptr, indices, w, q.in, r.in, nq, heavy, chase, nx, far, dist, stamp,
-                     thr, round, stack, warp, nwarps, direct);
+      kl_nf_relax_heavy<W>(indptr, indices, w, hv.in, ho.in, hin, heavy, nx, st, far, fst,
+                           dist, stamp, thr, round, warp, nwarps);
+      kl_nf_relax<W>(indptr, indices, w, q.in, r.in, nq, heavy, chase, nx, st, far, fst, dist,
+                     stamp, thr, round, stack, warp, nwarps, direct);
+      kl_stage_end(st, nx);
+      kl_stage_flush(fst, far.q, far.count, nullptr);
       kl_grid_sync(bar, after);
     } else {  // the near frontier is empty: split the far pile
       const int nf = (int)seen[2];
@@ -397,9 +404,11 @@ kl_nf_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
             else to_far = atomicExch(fstamp + v, phase) != phase;
           }
         }
-        kl_append(to_far, v, far.q, far.count);
-        kl_nf_queue(near, v, stamp, round, indptr, heavy, nx);
+        kl_stage_push(to_far, v, fst, far.q, far.count);
+        kl_nf_queue(near, v, stamp, round, indptr, heavy, nx, st);
       }
+      kl_stage_end(st, nx);
+      kl_stage_flush(fst, far.q, far.count, nullptr);
       if (blockIdx.x == 0 && threadIdx.x == 0) fcounts[cur] = 0;  // all read it as nf
       cur ^= 1;
       kl_grid_sync(bar, after);
