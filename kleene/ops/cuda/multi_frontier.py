@@ -150,8 +150,9 @@ class _Kept:
             self._expand(self.hist.shape[0] if depth is None else depth + 1)
 
     def _expand(self, rows: int) -> None:
-        _function("kl_ms_expand")(
-            (_blocks(self.n, 1),), (_THREADS,),
+        vpt = 2 if self.n % 2 == 0 else 1  # 16-byte stores where every row starts aligned
+        _function(f"kl_ms_expand<{vpt}>")(
+            (_blocks(-(-self.n // vpt), 1),), (_THREADS,),
             (self.hist, np.int32(rows), np.int64(self.n), np.int32(self.kg), self.lv),
         )  # fmt: skip
         self.kept = rows
