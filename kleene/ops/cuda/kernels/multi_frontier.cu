@@ -280,8 +280,16 @@ kl_ms_pull(const long long* __restrict__ indptr, const long long* __restrict__ t
       need = 0;  // finished by kl_ms_pull_finish, which writes next[v] again
     }
     if (need && light) {
-      for (long long e = beg; e < end; ++e) {
-        acc |= cur[t_indices[e]];
+      // Four in-edges a step, their loads in flight together: a vertex scans until it
+      // has all 64 searches' bits, most of its row (reading past the break only ORs in
+      // bits that acc &= need drops).
+      for (long long e = beg; e < end; e += 4) {
+        int u[4];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) u[r] = e + r < end ? t_indices[e + r] : -1;
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          if (u[r] >= 0) acc |= cur[u[r]];
         if ((acc & need) == need) break;
       }
     }
