@@ -51,7 +51,7 @@ def frontier_spec(cooperative: bool) -> Spec:
         "frontier",
         key,
         p.text(),
-        ("grid.cuh", "frontier.cu", "bfs_rounds.cu", "near_far.cu"),
+        ("grid.cuh", "stage.cuh", "frontier.cu", "bfs_rounds.cu", "near_far.cu"),
         tuple(p.macros),
         names,
         cooperative,

@@ -19,7 +19,7 @@
 // `levels` / `parents` point at the group's first row of the (k, n) int64 results
 // (row b is source b of the group): row-major, b * n + v.
 #define KL_MS_T 256                 // threads per block
-#define KL_MS_LIGHT 32              // pull: in-degrees up to this scan in one thread,
+#define KL_MS_LIGHT 64              // pull: in-degrees up to this scan in one thread,
 #define KL_MS_DEFER 512             // up to this one warp; above, deferred to the whole grid
 #define KL_MS_SLOT_BITS 24
 #define KL_MS_SLOT_MASK ((1ull << KL_MS_SLOT_BITS) - 1ull)
@@ -74,7 +74,7 @@ __device__ __forceinline__ void kl_ms_append(bool flag, int v,
   if (flag) out.q[base + __popc(mask & ((1u << lane) - 1u))] = v;
 }
 
-// A warp's staging area for the output queue, in shared memory (as frontier.cu's
+// A warp's staging area for the output queue, in shared memory (as stage.cuh's
 // kl_stage): the push and pull levels gather their appends here and take one atomic on
 // the queue's count a flush of KL_MS_STAGE, and add m_f once a warp, where an append
 // straight to the queue took two atomics on the same two words every warp step.
@@ -526,5 +526,7 @@ kl_ms_expand(const kl_bits* __restrict__ hist, int L, long long n, int kg, long 
 #undef KL_MS_T
 #undef KL_MS_LIGHT
 #undef KL_MS_DEFER
+#undef KL_MS_STAGE
+#undef KL_MS_STAGE_SHARED
 #undef KL_MS_SLOT_BITS
 #undef KL_MS_SLOT_MASK
