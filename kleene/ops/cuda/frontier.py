@@ -27,6 +27,9 @@ _THREADS = 256
 # ab_2026-11-26_h100_rows_thin.json) NY 2.53 -> 2.39 ms, road_graph(1024) 8.94 -> 8.18,
 # where RMAT-22 (mean degree 30) ran 7-25 % slower with one in other runs that day.
 _RUN_BLOCKS_PER_SM = 2
+# kl_bfs_run on the other graphs: 4 blocks per SM (its launch bounds), the latency of its
+# pull levels hidden by twice the warps now that its appends no longer contend.
+_BFS_RUN_BLOCKS_PER_SM = 4
 _THIN_DEGREE = 8
 # Levels a round of the thin graphs' BFS takes (kl_bfs_rounds: a warp expands what it
 # claims that many levels deep before the grid barrier).
@@ -52,13 +55,19 @@ def _run_blocks(per_sm: int | None = None) -> int:
 
 def _cooperative(name: str, args, per_sm: int | None = None) -> bool:
     """Launch ``name`` over the resident grid (``per_sm`` blocks per SM, default
-    _RUN_BLOCKS_PER_SM); False if the device refuses."""
+    _RUN_BLOCKS_PER_SM); False if the device refuses. Another count per SM than the
+    default (kl_bfs_run's 4 hold 82 KB of staging per SM) is retried at the default
+    before the device is given up on, for SMs with less shared memory than Hopper's."""
     dev = jit.device_id()
     if dev in _no_cooperative:
         return False
-    try:
-        _function(True, name)((_run_blocks(per_sm),), (_THREADS,), args)
-    except cupy.cuda.driver.CUDADriverError:
+    for blocks in dict.fromkeys((per_sm or _RUN_BLOCKS_PER_SM, _RUN_BLOCKS_PER_SM)):
+        try:
+            _function(True, name)((_run_blocks(blocks),), (_THREADS,), args)
+            break
+        except cupy.cuda.driver.CUDADriverError:
+            continue
+    else:
         _no_cooperative.add(dev)
         return False
     return True
@@ -139,7 +148,7 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
         name = f"kl_bfs_run<{p}, {_METHOD[method]}>"
         args = (ptr, idx, tptr, tidx, np.int32(n), np.int64(nnz), np.int64(heavy), levels, par,
                 qa, qb, ra, rb, hva, hvb, hoa, hob, counts, hcounts, edges, bar, state)  # fmt: skip
-    if not _cooperative(name, args, per_sm=1 if thin else None):
+    if not _cooperative(name, args, per_sm=1 if thin else _BFS_RUN_BLOCKS_PER_SM):
         if rounds:  # the per-level kernels claim by compare-and-swap on -1
             levels.fill(-1)
             levels[source] = 0

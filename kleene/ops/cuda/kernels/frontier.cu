@@ -267,7 +267,7 @@ __global__ void kl_bfs_init(const long long* __restrict__ indptr, int source, lo
 // and heavy lists alternate between the a and b buffers. bar[0..2) zero. On exit state[0] = the
 // last depth tried (its level was empty).
 template <bool PARENTS, int METHOD>  // METHOD: 0 direction-optimizing, 1 push, 2 pull
-__global__ void __launch_bounds__(KL_FT, 2)
+__global__ void __launch_bounds__(KL_FT, 4)
 kl_bfs_run(const long long* __restrict__ indptr, const int* __restrict__ indices,
            const long long* __restrict__ t_indptr, const int* __restrict__ t_indices, int n,
            long long nnz, long long heavy, int* levels, int* parents, int* qa, int* qb,
