@@ -5,10 +5,11 @@ per vertex per group for each of ``seen``, the frontier and the next frontier, s
 one pass over a frontier vertex's edges serves every search of the group that has
 it in its frontier. Each level is pushed (atomicOr into the next words) or pulled
 (each vertex ORs its in-neighbours' words until it has every bit it still needs),
-chosen per level by Beamer's rule (:mod:`kleene.ops.direction`) on the union
-frontier. One launch per kernel and one host read per level; parents go straight
-into the (k, n) int64 results, levels are kept as each level's words and written
-once at the end (``kl_ms_expand``; directly past ``_HIST`` levels).
+chosen per level by Beamer's rule (:mod:`kleene.ops.direction`, with its batched
+alpha ``TO_PULL_MULTI``) on the union frontier. One launch per kernel and one host
+read per level; parents go straight into the (k, n) int64 results, levels are kept
+as each level's words and written once at the end (``kl_ms_expand``; directly past
+``_HIST`` levels).
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ _HEAVY = 128
 _DEFER = 512
 # Levels kept as words before kl_ms_expand writes them (KL_MS_HIST in the kernel).
 _HIST = 16
+# Blocks an SM of kl_ms_push / kl_ms_pull (KL_MS_BLOCKS) and kl_ms_pull_deferred
+# (KL_MS_DEFER_BLOCKS), their launch bounds: grids of exactly the resident blocks, since
+# their warps split the work evenly (push, deferred) or take it from a counter (pull),
+# and a second, partial wave would run alone at the end.
+_BLOCKS_PER_SM = 4
+_DEFER_BLOCKS_PER_SM = 6
 
 
 def _function(name: str):
@@ -39,6 +46,11 @@ def _function(name: str):
 def _blocks(items: int, per_item_threads: int) -> int:
     cap = jit.sm_count(jit.device_id()) * 8
     return jit.blocks_for(items * per_item_threads, _THREADS, cap=cap)
+
+
+def _resident(per_sm: int, threads: int) -> int:
+    """A grid of at most ``per_sm`` blocks an SM, fewer where ``threads`` need fewer."""
+    return min(jit.sm_count(jit.device_id()) * per_sm, jit.blocks_for(threads, _THREADS))
 
 
 def _hist_rows(k: int) -> int:
@@ -106,7 +118,7 @@ def bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: bo
     dcap = max(1, min(n, nnz // (_DEFER + 1) + 1))
     dv, dof = cupy.empty(dcap, dtype=np.int32), cupy.empty(dcap, dtype=np.int64)
     dneed, dacc = cupy.empty(dcap, dtype=np.uint64), cupy.empty(dcap, dtype=np.uint64)
-    deferred = (dv, dof, dneed, dacc, cupy.empty(1, dtype=np.uint64))
+    deferred = (dv, dof, dneed, dacc, cupy.empty(2, dtype=np.uint64))  # [1]: pull chunks
     for g0 in range(0, k, _GROUP):
         kg = min(_GROUP, k - g0)
         lv = levels[g0 : g0 + kg]
@@ -137,12 +149,16 @@ class _Kept:
         """The levels pointer for this level's kernels (null while keeping)."""
         return np.uint64(0) if self.kept is None else self.lv
 
+    def row(self, depth: int):
+        """Where a pull level writes its words as well (null unless keeping)."""
+        return self.hist[depth] if self.kept is None else np.uint64(0)
+
     def before(self, depth: int) -> None:
         if self.kept is None and depth >= self.hist.shape[0]:
             self._expand(depth)  # levels 0..depth-1 and -1; the kernels write the rest
 
-    def level(self, depth: int, words) -> None:
-        if self.kept is None:
+    def level(self, depth: int, words, written: bool = False) -> None:
+        if self.kept is None and not written:
             self.hist[depth] = words
 
     def finish(self, depth: int | None = None) -> None:
@@ -162,7 +178,9 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, kee
     """The levels of one group, after kl_ms_init seeded buffer 0: one read per level."""
     nnz = int(idx.size)
     nq, _, mf, _ = (int(x) for x in bufs[0][4].get())
-    switch, pull, depth, cur = direction.Switch(nnz, n), False, 0, 0
+    switch = direction.Switch(nnz, n, to_pull=direction.TO_PULL_MULTI)
+    pull, depth, cur = False, 0, 0
+    unsettled = False  # the last level was pushed: its words are not in seen yet
     while nq:
         depth += 1
         keep.before(depth)
@@ -175,28 +193,30 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, kee
         f_out, q_out, hv_out, ho_out, h_out = bufs[1 - cur]
         if not pull:  # the output takes atomicOr: clear its non-zero words (its last queue)
             _function("kl_ms_clear")((_blocks(n, 1),), (_THREADS,), (f_out, q_out, h_out))
+            if unsettled:  # a push reads seen; a pull adds cur to it itself
+                _function("kl_ms_settle")((_blocks(n, 1),), (_THREADS,), (seen, f_in, q_in, h_in))
         h_out.fill(0)
         d = np.int64(depth)
         if pull:
             dv, dof, dneed, dacc, dhead = deferred
             dhead.fill(0)
             _function("kl_ms_pull")(
-                (_blocks(n, 1),), (_THREADS,),
+                (_resident(_BLOCKS_PER_SM, n),), (_THREADS,),
                 (ptr, tptr, tidx, np.int64(n), np.int64(heavy), f_in, seen, f_out, lv, h_in,
-                 q_out, hv_out, ho_out, h_out, d, dv, dof, dneed, dacc, dhead),
+                 q_out, hv_out, ho_out, h_out, d, dv, dof, dneed, dacc, dhead, keep.row(depth)),
             )  # fmt: skip
             _function("kl_ms_pull_deferred")(
-                (_blocks(int(tidx.size), 1),), (_THREADS,),
+                (_resident(_DEFER_BLOCKS_PER_SM, int(tidx.size)),), (_THREADS,),
                 (tptr, tidx, f_in, dv, dof, dneed, dacc, dhead),
             )  # fmt: skip
             _function("kl_ms_pull_finish")(
                 (_blocks(dv.size, 1),), (_THREADS,),
                 (ptr, np.int64(n), np.int64(heavy), seen, f_out, lv, dv, dneed, dacc, dhead,
-                 q_out, hv_out, ho_out, h_out, d),
+                 q_out, hv_out, ho_out, h_out, d, keep.row(depth)),
             )  # fmt: skip
         else:
             _function("kl_ms_push")(
-                (_blocks(max(nq, mf // 32), 32),), (_THREADS,),
+                (_resident(_BLOCKS_PER_SM, 32 * max(nq, mf // 32)),), (_THREADS,),
                 (ptr, idx, np.int64(n), np.int64(heavy), f_in, seen, f_out, lv, q_in, hv_in,
                  ho_in, h_in, q_out, hv_out, ho_out, h_out, d),
             )  # fmt: skip
@@ -205,7 +225,8 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, kee
                 (_blocks(n, 32),), (_THREADS,),
                 (tptr, tidx, np.int64(n), f_in, f_out, q_out, h_out, pr),
             )  # fmt: skip
-        keep.level(depth, f_out)
+        keep.level(depth, f_out, written=pull)
+        unsettled = not pull
         nq, _, mf, _ = (int(x) for x in h_out.get())
         cur = 1 - cur
     keep.finish(depth)

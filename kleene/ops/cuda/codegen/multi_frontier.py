@@ -14,6 +14,7 @@ MULTI_FRONTIER = (
     "kl_ms_pull_finish",
     "kl_ms_parents",
     "kl_ms_clear",
+    "kl_ms_settle",
     "kl_ms_expand<1>",
     "kl_ms_expand<2>",
 )
