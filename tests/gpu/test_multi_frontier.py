@@ -163,3 +163,40 @@ def test_levels_past_the_kept_words_equal_scipy(k):
     np.testing.assert_array_equal(lv.get(), want_lv)
     np.testing.assert_array_equal(par.get(), want_par)
     assert int(lv.get().max()) > multi_frontier._HIST
+
+
+@pytest.mark.parametrize("shift", [12, 4])
+def test_pull_with_lagging_searches_pushed_equals_composed(monkeypatch, shift):
+    """A pull level pushes the searches whose frontier is still tiny (kl_ms_stats,
+    kl_ms_filter, kl_ms_push with its bit mask) beside a pull of the others: an RMAT
+    graph with a long path hung off it, some sources on the path (their frontiers stay
+    one vertex for hundreds of levels) and some in the RMAT part. Every level of every
+    search, parents too, as the composed form gives, and the path runs were counted."""
+    g, n0 = _rmat(13, seed=5, undirected=True)
+    tail = 400
+    path = sp.csr_matrix(
+        (np.ones(tail), (np.arange(n0, n0 + tail), np.r_[np.arange(n0 + 1, n0 + tail), 0])),
+        shape=(n0 + tail, n0 + tail),
+    )
+    n = n0 + tail
+    g = sp.csr_matrix((g.data, g.indices, np.r_[g.indptr, np.full(tail, g.indptr[-1])]), (n, n))
+    g = (g + path + path.T).tocsr()
+    g.data[:] = 1
+    rng = np.random.default_rng(shift)
+    src = np.r_[rng.integers(0, n0, 50), n0 + rng.integers(0, tail, 14)]
+    monkeypatch.setattr(multi_frontier, "_SPARSE_SHIFT", shift)
+    hybrid = []
+    orig = multi_frontier._sparse_searches
+
+    def counted(f_in, q_in, h_in, nq, alive, n):
+        few = orig(f_in, q_in, h_in, nq, alive, n)
+        hybrid.append(0 < few != alive)  # some searches pulled, the others pushed
+        return few
+
+    monkeypatch.setattr(multi_frontier, "_sparse_searches", counted)
+    A = kleene.Matrix.from_scipy(g).to("gpu")
+    lv, par = kleene.ops.frontier_bfs_multi(A, src, parents=True)
+    want_lv, want_par = _composed(A, src)
+    np.testing.assert_array_equal(lv.get(), want_lv)
+    np.testing.assert_array_equal(par.get(), want_par)
+    assert any(hybrid)

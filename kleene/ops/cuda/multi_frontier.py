@@ -6,10 +6,11 @@ one pass over a frontier vertex's edges serves every search of the group that ha
 it in its frontier. Each level is pushed (atomicOr into the next words) or pulled
 (each vertex ORs its in-neighbours' words until it has every bit it still needs),
 chosen per level by Beamer's rule (:mod:`kleene.ops.direction`, with its batched
-alpha ``TO_PULL_MULTI``) on the union frontier. One launch per kernel and one host
-read per level; parents go straight into the (k, n) int64 results, levels are kept
-as each level's words and written once at the end (``kl_ms_expand``; directly past
-``_HIST`` levels).
+alpha ``TO_PULL_MULTI``) on the union frontier; a pulled level leaves the searches
+whose own frontier is still tiny to a push beside it (``_SPARSE_SHIFT``). One launch
+per kernel and one host read per level (two on a pulled one); parents go straight
+into the (k, n) int64 results, levels are kept as each level's words and written
+once at the end (``kl_ms_expand``; directly past ``_HIST`` levels).
 """
 
 from __future__ import annotations
@@ -37,6 +38,14 @@ _HIST = 16
 # and a second, partial wave would run alone at the end.
 _BLOCKS_PER_SM = 4
 _DEFER_BLOCKS_PER_SM = 6
+# A pull level pushes instead the searches whose frontier (estimated from a sample of the
+# queue, kl_ms_stats) holds fewer than n >> _SPARSE_SHIFT vertices: a pulled vertex stops
+# only once it has every search's bit, so one search still near its source made every
+# hub scan all its in-edges (6.4 of 30 ms of a 64-source RMAT-25 BFS). On one H100 with
+# 64 random sources, shifts 13 / 14 / 15 / 16 gave 8.1 / 8.4 / 8.0 / 8.6x one source at
+# RMAT-24 and 8.0 / 7.5 / 7.0 / 6.9x at RMAT-25 (none: 8.9x and 8.3x).
+_SPARSE_SHIFT = 15
+_HEAD = 4 + 64 + 1  # count, heavy, m_f, alive bits; kl_ms_stats' 64 counts and sample size
 
 
 def _function(name: str):
@@ -64,7 +73,7 @@ def _check_memory(k: int, n: int, nnz: int, parents: bool) -> None:
     """MemoryError naming the bytes needed and free when results and work space do not fit."""
     result = k * n * 8 * (2 if parents else 1)
     heavy = nnz // (max(_HEAVY, nnz >> 24) + 1) + 1
-    work = 3 * 8 * n + 2 * 4 * n + 2 * 12 * min(n, heavy) + 28 * min(n, nnz // _DEFER + 1)
+    work = 3 * 8 * n + 3 * 4 * n + 3 * 12 * min(n, heavy) + 28 * min(n, nnz // _DEFER + 1)
     work += 8 * n * _hist_rows(k)
     free = gpu_memory_free()
     if result + work > free:
@@ -113,8 +122,10 @@ def bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: bo
     qa, qb = cupy.empty(n, dtype=np.int32), cupy.empty(n, dtype=np.int32)
     hva, hvb = cupy.empty(hcap, dtype=np.int32), cupy.empty(hcap, dtype=np.int32)
     hoa, hob = cupy.empty(hcap, dtype=np.int64), cupy.empty(hcap, dtype=np.int64)
-    head = cupy.empty((2, 4), dtype=np.uint64)  # per buffer: count, heavy, m_f, alive bits
+    head = cupy.empty((3, _HEAD), dtype=np.uint64)  # per buffer (and the sparse searches')
     bufs = ((fa, qa, hva, hoa, head[0]), (fb, qb, hvb, hob, head[1]))
+    sparse = (cupy.empty(n, dtype=np.int32), cupy.empty(hcap, dtype=np.int32),
+              cupy.empty(hcap, dtype=np.int64), head[2])  # fmt: skip
     dcap = max(1, min(n, nnz // (_DEFER + 1) + 1))
     dv, dof = cupy.empty(dcap, dtype=np.int32), cupy.empty(dcap, dtype=np.int64)
     dneed, dacc = cupy.empty(dcap, dtype=np.uint64), cupy.empty(dcap, dtype=np.uint64)
@@ -132,7 +143,8 @@ def bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: bo
              fa, keep.target(), pr if parents else lv, qa, hva, hoa, head[0]),
         )  # fmt: skip
         keep.level(0, fa)
-        _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, keep, pr)
+        _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, sparse, keep,
+                   pr)  # fmt: skip
     return levels, par
 
 
@@ -174,10 +186,25 @@ class _Kept:
         self.kept = rows
 
 
-def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, keep, pr) -> None:
-    """The levels of one group, after kl_ms_init seeded buffer 0: one read per level."""
+def _sparse_searches(f_in, q_in, h_in, nq: int, alive: int, n: int) -> int:
+    """The alive searches (bits) whose frontier is estimated below n >> _SPARSE_SHIFT."""
+    _function("kl_ms_stats")((256,), (_THREADS,), (f_in, q_in, h_in))
+    got = h_in[4:].get()
+    taken = max(1, int(got[64]))
+    small = 0
+    for b in range(64):
+        if (alive >> b) & 1 and int(got[b]) * nq // taken < n >> _SPARSE_SHIFT:
+            small |= 1 << b
+    return small
+
+
+def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, sparse, keep,
+               pr) -> None:  # fmt: skip
+    """The levels of one group, after kl_ms_init seeded buffer 0: one read per level (two
+    on a pull level, which first reads the searches' frontier sizes)."""
     nnz = int(idx.size)
-    nq, _, mf, _ = (int(x) for x in bufs[0][4].get())
+    nq, _, mf, alive = (int(x) for x in bufs[0][4][:4].get())
+    everything = (1 << 64) - 1
     switch = direction.Switch(nnz, n, to_pull=direction.TO_PULL_MULTI)
     pull, depth, cur = False, 0, 0
     unsettled = False  # the last level was pushed: its words are not in seen yet
@@ -191,6 +218,11 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, kee
             pull = method == "pull"
         f_in, q_in, hv_in, ho_in, h_in = bufs[cur]
         f_out, q_out, hv_out, ho_out, h_out = bufs[1 - cur]
+        few = 0  # the searches a pull level leaves to a push ("auto" only)
+        if pull and method != "pull":
+            few = _sparse_searches(f_in, q_in, h_in, nq, alive, n)
+            if few == alive:  # every search's frontier is small: push them all
+                pull, few = False, 0
         if not pull:  # the output takes atomicOr: clear its non-zero words (its last queue)
             _function("kl_ms_clear")((_blocks(n, 1),), (_THREADS,), (f_out, q_out, h_out))
             if unsettled:  # a push reads seen; a pull adds cur to it itself
@@ -203,7 +235,8 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, kee
             _function("kl_ms_pull")(
                 (_resident(_BLOCKS_PER_SM, n),), (_THREADS,),
                 (ptr, tptr, tidx, np.int64(n), np.int64(heavy), f_in, seen, f_out, lv, h_in,
-                 q_out, hv_out, ho_out, h_out, d, dv, dof, dneed, dacc, dhead, keep.row(depth)),
+                 q_out, hv_out, ho_out, h_out, d, dv, dof, dneed, dacc, dhead,
+                 np.uint64(0) if few else keep.row(depth), np.uint64(few)),
             )  # fmt: skip
             _function("kl_ms_pull_deferred")(
                 (_resident(_DEFER_BLOCKS_PER_SM, int(tidx.size)),), (_THREADS,),
@@ -212,21 +245,33 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, kee
             _function("kl_ms_pull_finish")(
                 (_blocks(dv.size, 1),), (_THREADS,),
                 (ptr, np.int64(n), np.int64(heavy), seen, f_out, lv, dv, dneed, dacc, dhead,
-                 q_out, hv_out, ho_out, h_out, d, keep.row(depth)),
+                 q_out, hv_out, ho_out, h_out, d, np.uint64(0) if few else keep.row(depth)),
             )  # fmt: skip
+            if few:  # the searches left out of the pull, pushed from their own queue
+                qs, hvs, hos, hs = sparse
+                hs.fill(0)
+                _function("kl_ms_filter")(
+                    (_blocks(nq, 1),), (_THREADS,),
+                    (ptr, np.int64(heavy), f_in, q_in, h_in, np.uint64(few), qs, hvs, hos, hs),
+                )  # fmt: skip
+                _function("kl_ms_push")(
+                    (_resident(_BLOCKS_PER_SM, 32 * nq),), (_THREADS,),
+                    (ptr, idx, np.int64(n), np.int64(heavy), f_in, seen, f_out, lv, qs, hvs,
+                     hos, hs, q_out, hv_out, ho_out, h_out, d, np.uint64(few)),
+                )  # fmt: skip
         else:
             _function("kl_ms_push")(
                 (_resident(_BLOCKS_PER_SM, 32 * max(nq, mf // 32)),), (_THREADS,),
                 (ptr, idx, np.int64(n), np.int64(heavy), f_in, seen, f_out, lv, q_in, hv_in,
-                 ho_in, h_in, q_out, hv_out, ho_out, h_out, d),
+                 ho_in, h_in, q_out, hv_out, ho_out, h_out, d, np.uint64(everything)),
             )  # fmt: skip
         if pr is not None:
             _function("kl_ms_parents")(
                 (_blocks(n, 32),), (_THREADS,),
                 (tptr, tidx, np.int64(n), f_in, f_out, q_out, h_out, pr),
             )  # fmt: skip
-        keep.level(depth, f_out, written=pull)
-        unsettled = not pull
-        nq, _, mf, _ = (int(x) for x in h_out.get())
+        keep.level(depth, f_out, written=pull and not few)
+        unsettled = not pull or bool(few)
+        nq, _, mf, alive = (int(x) for x in h_out[:4].get())
         cur = 1 - cur
     keep.finish(depth)

@@ -15,6 +15,8 @@ MULTI_FRONTIER = (
     "kl_ms_parents",
     "kl_ms_clear",
     "kl_ms_settle",
+    "kl_ms_stats",
+    "kl_ms_filter",
     "kl_ms_expand<1>",
     "kl_ms_expand<2>",
 )

@@ -7,6 +7,9 @@
 // under the complement of seen, with replace, done on the words: a push scatters
 // cur[u] & ~seen[v] into next[v] with atomicOr; a pull ORs cur over v's in-edges
 // (rows of A^T) and stops once every bit v still needs is found.
+// A pull level may leave some searches (bits) to a push beside it (kl_ms_filter, then
+// kl_ms_push with their mask): those whose frontier is still tiny, which a pulled vertex
+// would otherwise scan its whole row for.
 //
 // Results do not depend on scheduling: in a push level a bit of next[v] is set first by
 // exactly one atomicOr (the one whose old value lacks it), which writes that bit's level
@@ -194,7 +197,7 @@ kl_ms_push(const long long* __restrict__ indptr, const int* __restrict__ indices
            kl_bits* next, long long* levels, const int* __restrict__ q_in,
            const int* __restrict__ hv_in, const long long* __restrict__ ho_in,
            const kl_bits* __restrict__ head_in, int* q, int* hv, long long* ho, kl_bits* head,
-           long long depth) {
+           long long depth, kl_bits only) {
   const int lane = threadIdx.x & 31;
   const long long warp = (blockIdx.x * (long long)KL_MS_T + threadIdx.x) >> 5;
   const long long nwarps = gridDim.x * (long long)KL_MS_T >> 5;
@@ -217,7 +220,7 @@ kl_ms_push(const long long* __restrict__ indptr, const int* __restrict__ indices
       while (lo + 1 < hn && ho_in[lo + 1] <= p0) ++lo;
       const int u = hv_in[lo];
       base = indptr[u] - ho_in[lo];
-      f = cur[u];
+      f = cur[u] & only;
       lo_end = lo + 1 < hn ? ho_in[lo + 1] : total;
     }
     const long long p = p0 + lane;
@@ -230,7 +233,7 @@ kl_ms_push(const long long* __restrict__ indptr, const int* __restrict__ indices
       } else {  // the next slot: a heavy vertex has more than 32 edges, so no further
         const int u = hv_in[lo + 1];
         v = indices[indptr[u] + (p - lo_end)];
-        fw = cur[u];
+        fw = cur[u] & only;
       }
       fresh = kl_ms_visit(v, fw, seen, next, levels, n, depth, act);
     }
@@ -241,7 +244,7 @@ kl_ms_push(const long long* __restrict__ indptr, const int* __restrict__ indices
     const int u = q_in[i];
     const long long beg = indptr[u], end = indptr[u + 1];
     if (end - beg > heavy) continue;  // on the heavy list
-    const kl_bits f = cur[u];
+    const kl_bits f = cur[u] & only;
     for (long long e0 = beg; e0 < end; e0 += 32) {
       const long long e = e0 + lane;
       bool fresh = false;
@@ -279,11 +282,11 @@ kl_ms_pull(const long long* __restrict__ indptr, const long long* __restrict__ t
            const kl_bits* __restrict__ cur, kl_bits* seen, kl_bits* next, long long* levels,
            const kl_bits* __restrict__ head_in, int* q, int* hv, long long* ho, kl_bits* head,
            long long depth, int* dv, long long* dof, kl_bits* dneed, kl_bits* dacc,
-           kl_bits* dhead, kl_bits* kept) {
+           kl_bits* dhead, kl_bits* kept, kl_bits skip) {
   const int lane = threadIdx.x & 31;
   const kl_ms_out out = {q, hv, ho, head};
   KL_MS_STAGE_SHARED(st);
-  const kl_bits alive = head_in[3];
+  const kl_bits alive = head_in[3] & ~skip;  // the searches this pull serves
   kl_bits act = 0;
   // Chunks of KL_MS_CHUNK vertices taken from a counter as a warp finishes one: a
   // grid-stride split left the level's slowest warps alone on their SMs (achieved
@@ -506,6 +509,66 @@ kl_ms_clear(kl_bits* buf, const int* __restrict__ q, const kl_bits* __restrict__
   const long long stride = gridDim.x * (long long)KL_MS_T;
   for (long long i = blockIdx.x * (long long)KL_MS_T + threadIdx.x; i < nq; i += stride)
     buf[q[i]] = 0ull;
+}
+
+// Per-search frontier sizes, sampled: head[4 + b] += how many of up to KL_MS_SAMPLE
+// queue entries (evenly strided) have bit b in their word, head[8 + 64] the entries read.
+// The host pushes the searches whose frontier is still tiny beside a pull of the others.
+#define KL_MS_SAMPLE (1 << 18)
+__global__ void __launch_bounds__(KL_MS_T)
+kl_ms_stats(const kl_bits* __restrict__ words, const int* __restrict__ q, kl_bits* head) {
+  __shared__ unsigned long long count[64];
+  if (threadIdx.x < 64) count[threadIdx.x] = 0;
+  __syncthreads();
+  const long long nq = (long long)head[0];
+  const long long stride = nq > KL_MS_SAMPLE ? nq / KL_MS_SAMPLE : 1;
+  const long long taken = nq > KL_MS_SAMPLE ? KL_MS_SAMPLE : nq;
+  const int lane = threadIdx.x & 31;
+  unsigned long long lo = 0, hi = 0;  // lane b's counts of bits b and b + 32
+  for (long long j0 = blockIdx.x * (long long)KL_MS_T + (threadIdx.x & ~31); j0 < taken;
+       j0 += gridDim.x * (long long)KL_MS_T) {
+    const long long j = j0 + lane;
+    const kl_bits w = j < taken ? words[q[j * stride]] : 0ull;
+#pragma unroll 8
+    for (int b = 0; b < 32; ++b) {
+      const unsigned l = __popc(__ballot_sync(KL_FULL_MASK, (w >> b) & 1ull));
+      const unsigned h = __popc(__ballot_sync(KL_FULL_MASK, (w >> (b + 32)) & 1ull));
+      if (lane == b) {
+        lo += l;
+        hi += h;
+      }
+    }
+  }
+  if (lo) atomicAdd(count + lane, lo);
+  if (hi) atomicAdd(count + lane + 32, hi);
+  __syncthreads();
+  if (threadIdx.x < 64 && count[threadIdx.x]) atomicAdd(head + 4 + threadIdx.x, count[threadIdx.x]);
+  if (blockIdx.x == 0 && threadIdx.x == 0) head[4 + 64] = (kl_bits)taken;
+}
+#undef KL_MS_SAMPLE
+
+// The frontier vertices whose word has a bit of `only`, as a queue (and heavy list) of its
+// own for kl_ms_push: the searches pushed beside a pull.
+__global__ void __launch_bounds__(KL_MS_T)
+kl_ms_filter(const long long* __restrict__ indptr, long long heavy,
+             const kl_bits* __restrict__ cur, const int* __restrict__ q_in,
+             const kl_bits* __restrict__ head_in, kl_bits only, int* q, int* hv, long long* ho,
+             kl_bits* head) {
+  const long long nq = (long long)head_in[0];
+  const kl_ms_out out = {q, hv, ho, head};
+  KL_MS_STAGE_SHARED(st);
+  for (long long i0 = (blockIdx.x * (long long)KL_MS_T + threadIdx.x) & ~31ll; i0 < nq;
+       i0 += gridDim.x * (long long)KL_MS_T) {
+    const long long i = i0 + (threadIdx.x & 31);
+    int u = 0;
+    bool keep = false;
+    if (i < nq) {
+      u = q_in[i];
+      keep = (cur[u] & only) != 0ull;
+    }
+    kl_ms_stage_append(keep, u, indptr, heavy, out, st);
+  }
+  kl_ms_stage_end(st, out);
 }
 
 // After a push level: seen[v] |= next[v] for the q's head[0] vertices (each once in q).
