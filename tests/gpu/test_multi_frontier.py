@@ -188,8 +188,8 @@ def test_pull_with_lagging_searches_pushed_equals_composed(monkeypatch, shift):
     hybrid = []
     orig = multi_frontier._sparse_searches
 
-    def counted(f_in, q_in, h_in, nq, alive, n):
-        few = orig(f_in, q_in, h_in, nq, alive, n)
+    def counted(f_in, q_in, h_in, nq, alive, n, got=None):
+        few = orig(f_in, q_in, h_in, nq, alive, n, got)
         hybrid.append(0 < few != alive)  # some searches pulled, the others pushed
         return few
 

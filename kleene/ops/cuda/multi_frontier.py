@@ -186,10 +186,17 @@ class _Kept:
         self.kept = rows
 
 
-def _sparse_searches(f_in, q_in, h_in, nq: int, alive: int, n: int) -> int:
-    """The alive searches (bits) whose frontier is estimated below n >> _SPARSE_SHIFT."""
-    _function("kl_ms_stats")((256,), (_THREADS,), (f_in, q_in, h_in))
-    got = h_in[4:].get()
+def _stats(f, q, h) -> None:
+    """kl_ms_stats: the frontier's per-search sizes, sampled, into h[4:]."""
+    _function("kl_ms_stats")((256,), (_THREADS,), (f, q, h))
+
+
+def _sparse_searches(f_in, q_in, h_in, nq: int, alive: int, n: int, got=None) -> int:
+    """The alive searches (bits) whose frontier is estimated below n >> _SPARSE_SHIFT;
+    ``got``: h_in[4:] as read already, else kl_ms_stats runs now and is read."""
+    if got is None:
+        _stats(f_in, q_in, h_in)
+        got = h_in[4:].get()
     taken = max(1, int(got[64]))
     small = 0
     for b in range(64):
@@ -200,14 +207,16 @@ def _sparse_searches(f_in, q_in, h_in, nq: int, alive: int, n: int) -> int:
 
 def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, sparse, keep,
                pr) -> None:  # fmt: skip
-    """The levels of one group, after kl_ms_init seeded buffer 0: one read per level (two
-    on a pull level, which first reads the searches' frontier sizes)."""
+    """The levels of one group, after kl_ms_init seeded buffer 0: one read per level. A
+    level that expanded a large frontier (or pulled) reads the next one's per-search
+    sizes with it; a pull after a small frontier reads them first, a second read."""
     nnz = int(idx.size)
     nq, _, mf, alive = (int(x) for x in bufs[0][4][:4].get())
     everything = (1 << 64) - 1
     switch = direction.Switch(nnz, n, to_pull=direction.TO_PULL_MULTI)
     pull, depth, cur = False, 0, 0
     unsettled = False  # the last level was pushed: its words are not in seen yet
+    sizes = None  # the frontier's per-search sizes (h_in[4:]), where read with its head
     while nq:
         depth += 1
         keep.before(depth)
@@ -220,7 +229,7 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, spa
         f_out, q_out, hv_out, ho_out, h_out = bufs[1 - cur]
         few = 0  # the searches a pull level leaves to a push ("auto" only)
         if pull and method != "pull":
-            few = _sparse_searches(f_in, q_in, h_in, nq, alive, n)
+            few = _sparse_searches(f_in, q_in, h_in, nq, alive, n, sizes)
             if few == alive:  # every search's frontier is small: push them all
                 pull, few = False, 0
         if not pull:  # the output takes atomicOr: clear its non-zero words (its last queue)
@@ -272,6 +281,12 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, spa
             )  # fmt: skip
         keep.level(depth, f_out, written=pull and not few)
         unsettled = not pull or bool(few)
-        nq, _, mf, alive = (int(x) for x in h_out[:4].get())
+        if method in ("auto", "direction-optimizing") and (pull or nq * direction.TO_PUSH >= n):
+            _stats(f_out, q_out, h_out)  # a pull may come next: its sizes in the same read
+            got = h_out.get()
+            sizes = got[4:]
+        else:
+            got, sizes = h_out[:4].get(), None
+        nq, _, mf, alive = (int(x) for x in got[:4])
         cur = 1 - cur
     keep.finish(depth)
