@@ -232,6 +232,7 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, spa
             few = _sparse_searches(f_in, q_in, h_in, nq, alive, n, sizes)
             if few == alive:  # every search's frontier is small: push them all
                 pull, few = False, 0
+                switch.pull, switch.unexplored = False, switch.unexplored - mf  # as pushed
         if not pull:  # the output takes atomicOr: clear its non-zero words (its last queue)
             _function("kl_ms_clear")((_blocks(n, 1),), (_THREADS,), (f_out, q_out, h_out))
             if unsettled:  # a push reads seen; a pull adds cur to it itself
