@@ -590,32 +590,30 @@ kl_ms_settle(kl_bits* seen, const kl_bits* __restrict__ next, const int* __restr
 //
 // A thread takes VPT consecutive vertices (2 where every row starts 16-byte aligned: n
 // even) and first folds each one's words into its levels as nibbles (level l < 16 of
-// search b at bits 4(b % 16) of word b / 16), visiting each reached bit once, then
-// writes rows b < kg: a warp's run of a row is 32 * VPT * 8 contiguous bytes, stored
-// evict-first (the result is not read again here). That is ~1,000 instructions a vertex
-// where testing every row's L bits per search took ~3,000, but the stores bound it: the
-// 8.6 GB of a 64-source RMAT-24 result took 4.59 ms against 4.67 (1.9 TB/s, one H100).
+// search b at bits 4(b % 16) of word b / 16), sixteen bits at a time with no branch on
+// the data, so the L rows' loads go out together, then writes rows b < kg: a warp's run
+// of a row is 32 * VPT * 8 contiguous bytes, stored evict-first (the result is not read
+// again here). The 8.6 GB of a 64-source RMAT-24 result: 3.8 ms (2.3 TB/s written, one
+// H100), where a loop over the reached bits, the next row's load behind it, took 4.8;
+// plain 16-byte stores of the same 64 rows run at 3.2 TB/s there (CuPy's fill(-1) at
+// 1.7, which had been taken for the ceiling).
 #define KL_MS_HIST 16
-__device__ __forceinline__ void kl_ms_first_levels(const kl_bits* __restrict__ hist, int L,
-                                                   long long n, long long v, kl_bits& any,
-                                                   kl_bits (&nib)[4]) {
-  any = 0;
-  nib[0] = nib[1] = nib[2] = nib[3] = 0;
+// Bits 0..15 of m to bits 0, 4, ..., 60 (one a nibble).
+__device__ __forceinline__ kl_bits kl_ms_spread16(kl_bits m) {
+  m &= 0xFFFFull;
+  m = (m | (m << 24)) & 0x000000FF000000FFull;
+  m = (m | (m << 12)) & 0x000F000F000F000Full;
+  m = (m | (m << 6)) & 0x0303030303030303ull;
+  return (m | (m << 3)) & 0x1111111111111111ull;
+}
+
+// Fold level l's words w into the first levels: the bits not reached before get level l
+// in their nibbles, sixteen at a time (no loop over the bits, so no branch on the data).
+__device__ __forceinline__ void kl_ms_fold(kl_bits w, int l, kl_bits& any, kl_bits (&nib)[4]) {
+  const kl_bits fresh = w & ~any;
+  any |= fresh;
 #pragma unroll
-  for (int l = 0; l < KL_MS_HIST; ++l) {
-    if (l >= L) break;
-    kl_bits fresh = hist[(long long)l * n + v] & ~any;
-    any |= fresh;
-    while (fresh) {
-      const int b = __ffsll((long long)fresh) - 1;
-      fresh &= fresh - 1ull;
-      const kl_bits put = (kl_bits)l << ((b & 15) * 4);
-      if (b < 16) nib[0] |= put;
-      else if (b < 32) nib[1] |= put;
-      else if (b < 48) nib[2] |= put;
-      else nib[3] |= put;
-    }
-  }
+  for (int c = 0; c < 4; ++c) nib[c] |= kl_ms_spread16(fresh >> (16 * c)) * (kl_bits)l;
 }
 
 __device__ __forceinline__ long long kl_ms_level_of(kl_bits any, const kl_bits (&nib)[4], int b) {
@@ -629,9 +627,21 @@ kl_ms_expand(const kl_bits* __restrict__ hist, int L, long long n, int kg, long 
   for (long long v = (blockIdx.x * (long long)KL_MS_T + threadIdx.x) * VPT; v < n; v += stride) {
     kl_bits any[VPT], nib[VPT][4];
 #pragma unroll
-    for (int j = 0; j < VPT; ++j) {
-      if (v + j < n) kl_ms_first_levels(hist, L, n, v + j, any[j], nib[j]);
-      else any[j] = 0;
+    for (int j = 0; j < VPT; ++j) any[j] = nib[j][0] = nib[j][1] = nib[j][2] = nib[j][3] = 0;
+#pragma unroll
+    for (int l = 0; l < KL_MS_HIST; ++l) {
+      if (l < L) {  // (uniform) the loads of every level in flight together
+        const kl_bits* h = hist + (long long)l * n + v;
+        if (VPT == 2 && v + 1 < n) {
+          const ulonglong2 w = *reinterpret_cast<const ulonglong2*>(h);
+          kl_ms_fold(w.x, l, any[0], nib[0]);
+          kl_ms_fold(w.y, l, any[VPT - 1], nib[VPT - 1]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < VPT; ++j)
+            if (v + j < n) kl_ms_fold(h[j], l, any[j], nib[j]);
+        }
+      }
     }
 #pragma unroll
     for (int b = 0; b < 64; ++b) {
