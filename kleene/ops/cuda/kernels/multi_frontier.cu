@@ -14,18 +14,19 @@
 // Results do not depend on scheduling: in a push level a bit of next[v] is set first by
 // exactly one atomicOr (the one whose old value lacks it), which writes that bit's level
 // (every setter in a level would write the same depth), and seen takes the level's words
-// after it (kl_ms_settle); a pull level's words are each vertex's own. next, seen and
-// levels are thus fixed by the level alone. Parents are a separate pass per level: each
-// newly reached v scans its in-edges in ascending order and gives each of its new bits
-// the first in-neighbour whose frontier word has it (the smallest id one level up, what
-// the min.first product gives). Only the order of vertices in a queue varies.
+// after it (kl_ms_settle before a push; a pull ORs cur into seen itself); a pull level's
+// words are each vertex's own. next, seen and levels are thus fixed by the level alone.
+// Parents are a separate pass per level: each newly reached v scans its in-edges in
+// ascending order and gives each of its new bits the first in-neighbour whose frontier
+// word has it (the smallest id one level up, what the min.first product gives). Only the
+// order of vertices in a queue varies.
 //
 // `levels` / `parents` point at the group's first row of the (k, n) int64 results
 // (row b is source b of the group): row-major, b * n + v.
 #define KL_MS_T 256                 // threads per block
 #define KL_MS_LIGHT 64              // pull: in-degrees up to this scan in one thread,
 #define KL_MS_DEFER 512             // up to this one warp; above, deferred to the whole grid
-#define KL_MS_BLOCKS 4              // push, pull: blocks an SM (64 registers; the host's grid)
+#define KL_MS_BLOCKS 4              // push, pull: blocks an SM (<= 64 registers; the host's grid)
 #define KL_MS_DEFER_BLOCKS 6        // kl_ms_pull_deferred: blocks an SM (40 registers)
 #define KL_MS_CHUNK 256             // pull: vertices a warp takes at a time
 #define KL_MS_SLOT_BITS 24
@@ -151,8 +152,9 @@ __device__ __forceinline__ void kl_ms_alive(kl_bits act, kl_bits* head) {
 // Push edge u -> v with u's frontier word f at level `depth`: OR into next[v] the bits of
 // f that v has neither seen nor got this level, write the levels of those this thread set
 // first; true when v's next word was empty (v joins the queue). seen is not written in a
-// push level (kl_ms_settle adds the level's words after it): one atomic a new edge where
-// claiming the bits in seen first took two, and the push was bound by them.
+// push level (the next level adds its words: kl_ms_settle before a push, the pull itself):
+// one atomic a new edge where claiming the bits in seen first took two, and the push was
+// bound by them.
 __device__ __forceinline__ bool kl_ms_visit(int v, kl_bits f, const kl_bits* __restrict__ seen,
                                             kl_bits* next, long long* levels, long long n,
                                             long long depth, kl_bits& act) {
