@@ -27,6 +27,7 @@ from ..ops import (
 from ..progress import Progress, progress_for
 from ..semiring import Semiring, get_semiring, min_first, min_plus
 from . import apsp_dense, apsp_out_of_core, apsp_sparse
+from .apsp_cost import cpu_dense_s, cpu_sparse_s, gpu_dense_s, gpu_sparse_s
 from .apsp_memory import (
     OUT_OF_CORE,
     SPARSE,
@@ -64,20 +65,25 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
         - "recursive": Buluç et al.'s in-place R-Kleene on semiring products, with a
           small-block closure as base case (``block_size``);
         - "repeated-sssp": one batched SSSP per group of sources, O(n) extra memory
-          per source, results in host memory (large sparse graphs);
+          per source (sparse graphs); on the GPU all sources in a few fused launches,
+          the results kept in GPU memory where they fit, else in host memory;
         - "johnson": Bellman-Ford potentials, then repeated SSSP on reweighted
           non-negative edges (negative weights on sparse graphs);
-        - "auto": on the GPU a dense method when the n×n result fits in memory
-          ("recursive" on the back end's base blocks, see ``block_size``; with
-          predecessors or 1- and 2-byte values "blocked" up to n = 8192,
-          "recursive" beyond), else the out-of-core
-          blocked closure (see ``memory_limit``) when the result fits in host
-          memory; on the CPU the cheaper of "recursive" and repeated-sssp /
-          johnson by a cost model measured on the compiled kernels (Dijkstra rows
-          for sparse graphs, and almost always with predecessors); past memory
-          "johnson" for negative weights, "repeated-sssp" for non-negative ones,
-          then the out-of-core closure. Other semirings than min_plus: the dense
-          method, or out of core past memory.
+        - "auto": for min_plus the cheaper of the dense closure and repeated SSSP
+          ("johnson" for negative weights) by cost models measured on each back
+          end (``kleene.algorithms.apsp_cost``: n³ against n² times a cost per pair
+          that grows with the edges per vertex and, on the GPU, with how many
+          levels deep a BFS from the busiest vertex runs). On the GPU repeated
+          SSSP wins with predecessors on sparse graphs and, without them, on
+          sparse graphs past n ≈ 10,000 (road graphs) or ≈ 4,000 (shallow ones
+          of a few edges a vertex); on the CPU Dijkstra rows win on sparse graphs
+          and almost always with predecessors. The dense method is "recursive"
+          on the back end's base blocks (see ``block_size``; on the GPU with
+          predecessors or 1- and 2-byte values "blocked" up to n = 8192). Past
+          memory: repeated SSSP where cheaper and its result fits, else the
+          out-of-core blocked closure (see ``memory_limit``) when the result fits
+          in host memory. Other semirings than min_plus: the dense method, or out
+          of core past memory.
         The dense methods update the matrix in place and need an idempotent add
         (min, max, or): min_plus, max_min, min_max, max_times, lor_land.
     directed : bool
@@ -132,8 +138,9 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
 
     Returns
     -------
-    dist : (n, n) array on the input's device (host memory for the sparse methods
-        and out of core: NumPy, page-locked on the GPU path when it fits)
+    dist : (n, n) array on the input's device (out of core, and for the sparse
+        methods past GPU memory, in host memory: NumPy, page-locked on the GPU's
+        out-of-core path when it fits); float64 from the sparse methods
     predecessors : (n, n) int64 array, if asked
 
     Raises
@@ -450,80 +457,56 @@ def _choose(A: Matrix, sr: Semiring, negative: bool, preds: bool) -> str:
     gpu = A.xp is not np
     big_base = gpu and closure_base_block(n, A.dtype, A.xp, preds) > 128
     dense = "blocked" if gpu and n <= _BLOCKED_MAX_GPU and not big_base else "recursive"
+    sparse = "johnson" if negative else "repeated-sssp"
     if not need_for("apsp", n, dense, preds, A.dtype, A.xp).fits():
-        # Past the device's memory: on the CPU repeated SSSP for min_plus as before;
-        # else the out-of-core closure where its result fits in host memory; else
-        # the dense method, whose check then says what fits.
-        sparse = "johnson" if negative else "repeated-sssp"
-        if not gpu and sr is min_plus and need_for("apsp", n, sparse, preds, A.dtype, np).fits():
+        # Past the device's memory: repeated SSSP for min_plus where its result fits
+        # (on the GPU where the cost model says so: the out-of-core closure costs at
+        # least the in-core one); else the out-of-core closure where its result fits
+        # in host memory; else the dense method, whose check then says what fits.
+        fits = sr is min_plus and need_for("apsp", n, sparse, preds, A.dtype, A.xp).fits()
+        if fits and (not gpu or _gpu_sparse_cheaper(A, negative, preds)):
             return sparse
         if out_of_core_need(n, A.dtype, preds, True, extra=out_of_core_extra(A)).fits():
             return OUT_OF_CORE
         return sparse if sr is min_plus and not gpu else dense
     if sr is not min_plus:
         return dense
-    sparse = "johnson" if negative else "repeated-sssp"
-    # On the GPU a dense closure beats repeated SSSP even on sparse graphs (n = 8192,
-    # degree 6: 61 ms against 3 s: no fused Dijkstra there, batched Bellman-Ford).
     if gpu:
-        return dense
-    cheaper = _cpu_sparse_s(n, A.nvals, negative) < _cpu_dense_s(n, A.dtype, preds)
-    return sparse if cheaper else dense  # the measured rule below
+        return sparse if _gpu_sparse_cheaper(A, negative, preds) else dense
+    cheaper = cpu_sparse_s(n, A.nvals, negative) < cpu_dense_s(n, A.dtype, preds)
+    return sparse if cheaper else dense  # the measured rule in apsp_cost.py
 
 
-# CPU: repeated SSSP (a compiled Dijkstra per source on all cores, kleene.ops.
-# multi_source_sssp) against the dense recursive closure (compiled min-plus blocks),
-# measured on the 2-core CI machine, median of 2 after a warm-up, seconds. Random
-# digraphs with m/n edges per vertex plus a Hamiltonian cycle (strongly connected,
-# so every closure is full), weights uniform in 1..100, float64 unless said:
-#
-#       n    m/n   recursive  repeated-sssp   with predecessors: recursive  repeated-sssp
-#     512      3     0.0081      0.0069                          0.031        0.0070
-#     512     32     0.0118      0.0130                          0.046        0.0125
-#     512    202     0.0138      0.0264                          0.067        0.0285
-#    1024      3     0.048       0.027                           0.174        0.044
-#    1024     33     0.061       0.055                           0.203        0.059
-#    1024     63     0.062       0.067                           0.221        0.069
-#    1024    227     0.075       0.125                           0.250        0.124
-#    1024      5     0.030 fp32  0.034                           0.193        0.044
-#    2048      3     0.363       0.127                           1.348        0.129
-#    2048     33     0.397       0.225                           1.482        0.236
-#    2048    242     0.423       0.520                           1.643        0.515
-#    2048     33     0.241 fp32  0.251                           1.395        0.259
-#    4096      9     3.64        0.802                           9.19         0.793
-#    4096    249     3.25        2.35                            8.99         2.51
-#    real graphs (recursive / repeated-sssp, then the same with predecessors):
-#    rome99 3353 (m/n 2.6) 0.94 / 0.27, 3.10 / 0.30; facebook 4039 undirected (m/n 44)
-#    2.47 / 0.49, 5.89 / 0.67; Gnutella08[:3000] (m/n 3) 0.59 / 0.073, 2.16 / 0.076.
-#
-# As a cost model (seconds): repeated SSSP n²·log2(n)·3.5 ns (heap work per source
-# and vertex) + n·m·0.45 ns (per source and edge), x1.5 for Johnson's potentials
-# and reweighting (n = 1024: 0.049 s against 0.041 s at m/n 10, 0.54 against 0.35
-# complete); recursive n³·0.045 ns + n²·8 ns in float64 (0.027 ns + 8 ns in
-# float32), n³·0.13 ns + n²·60 ns with predecessors (their repair). Auto takes the
-# cheaper: without predecessors Dijkstra rows up to m/n ≈ 43 at n = 1024, ≈ 138 at
-# 2048, ≈ 335 at 4096 (the dense closure below n ≈ 500); with predecessors (the
-# dense repair is costly) Dijkstra rows on all but the densest graphs. On the rows
-# above the choice costs at most 1.17x the faster method's time (n = 512, m/n = 3:
-# 8.1 ms against 6.9 ms). Re-measure when either kernel changes.
-_CPU_VERTEX_S = 3.5e-9  # per source, vertex and log2(n)
-_CPU_EDGE_S = 0.45e-9  # per source and stored edge
-_CPU_JOHNSON = 1.5
-_CPU_DENSE_S = {np.dtype(np.float32): 0.027e-9}  # per n³ step; 0.045 ns otherwise
-_CPU_DENSE_PAIR_S = 8e-9  # per n² pair: building D, the cycle check, the copy out
-_CPU_DENSE_PREDS_S = (0.13e-9, 60e-9)  # with predecessors, per n³ step and n² pair
+def _gpu_sparse_cheaper(A: Matrix, negative: bool, preds: bool) -> bool:
+    """Whether repeated SSSP is estimated faster than the dense closure on the GPU
+    (apsp_cost.py). Its cost grows with how deep the searches run: a BFS from the
+    vertex of most out-edges measures that, run (with a look at whether all weights
+    are equal) only when the two bounds (1 level and equal weights, n levels) do
+    not already decide."""
+    n, m = A.nrows, A.nvals
+    host = need_for("apsp", n, "repeated-sssp", preds, A.dtype, A.xp).where == "host memory"
+    dense = gpu_dense_s(n, A.dtype, preds)
+
+    def sparse(levels: int, uniform: bool) -> float:
+        return gpu_sparse_s(n, m, levels, preds, negative, host, uniform)
+
+    if n < 2 or sparse(1, True) >= dense:
+        return False
+    if sparse(n, False) < dense:
+        return True
+    lo = float(A.cached("min_value", lambda: reduce(A, "min")))
+    uniform = lo == float(A.cached("max_value", lambda: reduce(A, "max")))
+    return sparse(_search_depth(A), uniform) < dense
 
 
-def _cpu_sparse_s(n: int, m: int, negative: bool) -> float:
-    s = n * (n * max(1, n.bit_length() - 1) * _CPU_VERTEX_S + m * _CPU_EDGE_S)
-    return s * (_CPU_JOHNSON if negative else 1.0)
+def _search_depth(A: Matrix) -> int:
+    """BFS levels from the vertex with the most out-edges (on a road graph about its
+    diameter in hops; on a small-world graph a handful)."""
+    from .breadth_first import bfs
 
-
-def _cpu_dense_s(n: int, dtype, preds: bool) -> float:
-    step, pair = _CPU_DENSE_S.get(np.dtype(dtype), 0.045e-9), _CPU_DENSE_PAIR_S
-    if preds:
-        step, pair = _CPU_DENSE_PREDS_S
-    return float(n) ** 3 * step + float(n) ** 2 * pair
+    indptr = A._csr()[0]
+    start = int(A.xp.argmax(indptr[1:] - indptr[:-1]))
+    return max(1, int(bfs(A, start).max()))
 
 
 def _initial(A: Matrix, sr: Semiring, preds: bool, key=None):

@@ -75,12 +75,20 @@ def gib(nbytes: float) -> str:
 
 
 def need_for(what: str, n: int, method: str, preds: bool, dtype, xp) -> MemoryNeed:
-    gpu = xp is not np and method not in SPARSE  # sparse methods gather on the host
+    """What ``method`` needs for an n×n closure, where it will live: dense methods where
+    the graph is (``xp``); the sparse ones on a GPU graph in GPU memory when their
+    results fit there, else (and on the CPU) in host memory."""
+    gpu = xp is not np and method not in SPARSE
     if method == WHOLE:  # transitive_closure on the CPU
         per, per_vertex, fixed = WHOLE_BYTES_PER_PAIR, 0, apsp_dense.FIXED_BYTES
     elif method in SPARSE:
         per, per_vertex = apsp_sparse.bytes_per_pair(preds), apsp_sparse.BYTES_PER_VERTEX
         fixed = apsp_sparse.FIXED_BYTES
+        if xp is not np:
+            on_gpu = MemoryNeed(what, n, method, preds, per, apsp_sparse.DEVICE_BYTES_PER_VERTEX,
+                                fixed, gpu_memory_free(), "GPU memory")  # fmt: skip
+            if on_gpu.fits():
+                return on_gpu
     else:
         per, per_vertex = apsp_dense.bytes_per_pair(dtype, preds, gpu), 0
         fixed = apsp_dense.FIXED_BYTES
@@ -95,11 +103,11 @@ def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
     """What an n×n closure by ``method`` needs; a MemoryError that says how much was
     asked and the largest n that fits, unless it fits where its result will live.
 
-    Dense methods work where the graph is (``xp``); the sparse ones gather their
-    result in host memory. ``sparse_ok``: the semiring is min_plus, so
-    repeated-sssp is an alternative worth naming. ``out_of_core``: apsp's
-    out-of-core closure is one too (named with what it needs in host memory, with
-    ``out_of_core_extra`` bytes besides the result: ``out_of_core_extra(A)``).
+    Dense methods work where the graph is (``xp``); the sparse ones keep their
+    result in GPU memory when it fits there, else in host memory. ``sparse_ok``:
+    the semiring is min_plus, so repeated-sssp is an alternative worth naming.
+    ``out_of_core``: apsp's out-of-core closure is one too (named with what it needs
+    in host memory, with ``out_of_core_extra`` bytes besides the result: ``out_of_core_extra(A)``).
 
     Example
     -------
@@ -113,9 +121,10 @@ def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
     hints = []
     if preds and need_for(what, n, method, False, dtype, xp).fits():
         hints.append("it fits without return_predecessors")
-    if sparse_ok and need.where == "GPU memory":
-        if need_for(what, n, "repeated-sssp", preds, dtype, np).fits():
-            hints.append("method='repeated-sssp' gathers its result in host memory, where it fits")
+    if sparse_ok and need.where == "GPU memory" and method not in SPARSE:
+        sparse = need_for(what, n, "repeated-sssp", preds, dtype, xp)
+        if sparse.fits():
+            hints.append(f"method='repeated-sssp' fits (its float64 result in {sparse.where})")
     if out_of_core:
         host = out_of_core_need(n, dtype, preds, True, extra=out_of_core_extra)
         if host.fits():

@@ -3,7 +3,9 @@
 Both run ``kleene.ops.multi_source_sssp`` on a batch of sources at a time: on
 the CPU a compiled Dijkstra per source, the batch spread over the cores; on
 the GPU a fused bit-packed multi-source Bellman-Ford, as many sources per call as
-fit in GPU memory (a few thousand vertices: every source in one call).
+fit in GPU memory (a few thousand vertices: every source in one call), each batch
+written straight into its rows of the result: in GPU memory when the (n, n) arrays
+fit there (``apsp_memory.need_for`` decides), else in host memory.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ _BYTES_PER_SOURCE_VERTEX = 48
 
 
 def bytes_per_pair(preds: bool) -> int:
-    """Host bytes per (i, j) pair of a sparse APSP: float64 distances, int64 predecessors."""
+    """Bytes per (i, j) pair of a sparse APSP's result: float64 distances, int64
+    predecessors (on the host, or on the GPU where they fit)."""
     return 8 + (8 if preds else 0)
 
 
@@ -41,6 +44,9 @@ def bytes_per_pair(preds: bool) -> int:
 # n-entry arrays per thread), and slack.
 BYTES_PER_VERTEX = 256 * 200
 FIXED_BYTES = 64 << 20
+# On the GPU, besides results kept in GPU memory: at least one group of 64 sources'
+# scratch (a batch takes a quarter of what is free once the results are allocated).
+DEVICE_BYTES_PER_VERTEX = 64 * _BYTES_PER_SOURCE_VERTEX
 
 
 def _batch_size(A: Matrix) -> int:
@@ -62,9 +68,10 @@ def work(method: str, n: int) -> int:
 
 
 def repeated_sssp(A: Matrix, preds: bool, progress=None):
-    """Distances (and predecessors) row block by row block, into host memory:
-    ``multi_source_sssp`` on a batch of sources at a time (on the CPU one compiled
-    Dijkstra per source, the batch spread over the cores). Weights must be >= 0."""
+    """Distances (and predecessors) row block by row block: ``multi_source_sssp`` on a
+    batch of sources at a time (on the CPU one compiled Dijkstra per source, the batch
+    spread over the cores), into GPU memory for a GPU graph whose results fit there,
+    else host memory. Weights must be >= 0."""
     return _rows(A, preds, progress, "repeated-sssp", None)
 
 
@@ -83,16 +90,26 @@ def johnson(A: Matrix, preds: bool, progress=None):
 def _rows(A: Matrix, preds: bool, progress, label: str, h):
     """The (n, n) results a batch of sources at a time; with potentials ``h`` (host
     array or None) each batch's distances are un-reweighted as they arrive."""
+    from .apsp_memory import need_for  # (apsp_memory sizes this module's needs)
+
     n = A.nrows
-    dist = np.empty((n, n), dtype=np.float64)
-    pred = np.empty((n, n), dtype=np.int64) if preds else None
+    xp = A.xp
+    # A GPU graph's results stay in GPU memory where they fit: the copy to host
+    # memory took 5x the search (n = 32768: 2.9 s against 0.55 s).
+    need = need_for("apsp", n, label, preds, A.dtype, xp)
+    on_device = xp is not np and need.where != "host memory"
+    rx = xp if on_device else np
+    dist = rx.empty((n, n), dtype=np.float64)
+    pred = rx.empty((n, n), dtype=np.int64) if preds else None
+    if h is not None:
+        h = rx.asarray(h)
     batch = _batch_size(A)
-    host = A.xp is np
+    in_place = xp is rx  # written in place: no batch buffer, no copy
     with progress_for(progress, n, label) as bar:
         for lo in range(0, n, batch):
             hi = min(n, lo + batch)
             srcs = np.arange(lo, hi)
-            if host:  # written in place: no batch buffer, no copy
+            if in_place:
                 block = (dist[lo:hi], pred[lo:hi] if preds else None)
                 multi_source_sssp(A, srcs, predecessors=preds, out=block)
             else:

@@ -263,10 +263,22 @@ def test_dense_cupy_input_float32_and_reachability():
 def test_auto_goes_out_of_core_when_the_result_does_not_fit_the_gpu(monkeypatch, solves):
     from kleene.algorithms import apsp_memory
 
-    g = _random_graph(300, seed=8, density=0.02)
+    g = _random_graph(300, seed=8, density=0.9)  # dense: the closure beats repeated SSSP
     monkeypatch.setattr(apsp_memory, "gpu_memory_free", lambda: 1 << 20)  # in core: 1 MiB
     d = kleene.apsp(_gpu(g))
     assert solves and isinstance(d, np.ndarray)
+    np.testing.assert_array_equal(d, shortest_path(g))
+
+
+def test_auto_runs_repeated_sssp_into_host_memory_for_a_sparse_graph_past_the_gpu(
+    monkeypatch, solves
+):
+    from kleene.algorithms import apsp_memory
+
+    g = _random_graph(300, seed=8, density=0.02)  # 6 edges a vertex: the searches win
+    monkeypatch.setattr(apsp_memory, "gpu_memory_free", lambda: 1 << 20)  # in core: 1 MiB
+    d = kleene.apsp(_gpu(g))
+    assert not solves and isinstance(d, np.ndarray)
     np.testing.assert_array_equal(d, shortest_path(g))
 
 
