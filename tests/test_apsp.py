@@ -165,9 +165,11 @@ def test_float32_graphs_every_method_matches_scipy(backend):
 
 
 def test_auto_method_choice(backend):
-    """auto: dense closures where the result fits (on the GPU recursive on one-launch
-    base blocks, blocked up to n = 8192 where those do not apply: predecessors),
-    repeated SSSP / Johnson for large very sparse graphs on the CPU only."""
+    """auto: dense closures where the result fits and they are estimated cheaper (on
+    the GPU recursive on one-launch base blocks, blocked up to n = 8192 where those do
+    not apply: predecessors), repeated SSSP / Johnson for large very sparse graphs
+    (apsp_cost.py: on the GPU with predecessors, or once the dense closure is slow
+    enough for the depth probe to pay)."""
     from kleene.algorithms.all_pairs import _choose
     from kleene.semiring import max_min, min_plus
 
@@ -181,5 +183,9 @@ def test_auto_method_choice(backend):
         assert _choose(sparse, min_plus, False, False) == "repeated-sssp"
         assert _choose(sparse, min_plus, True, False) == "johnson"
     else:
+        # dense estimated at 14 ms: under the depth probe's 20 ms, the dense closure
         assert _choose(sparse, min_plus, True, False) == "recursive"
-        assert _choose(sparse, min_plus, True, True) == "blocked"
+        # with predecessors 71 ms: the probe finds 2 levels, Johnson ~20 ms
+        assert _choose(sparse, min_plus, True, True) == "johnson"
+        # a graph stored dense keeps the dense closure
+        assert _choose(sparse.to_format("dense"), min_plus, True, True) == "blocked"

@@ -27,7 +27,7 @@ from ..ops import (
 from ..progress import Progress, progress_for
 from ..semiring import Semiring, get_semiring, min_first, min_plus
 from . import apsp_dense, apsp_out_of_core, apsp_sparse
-from .apsp_cost import cpu_dense_s, cpu_sparse_s, gpu_dense_s, gpu_sparse_s
+from .apsp_cost import cpu_dense_s, cpu_sparse_s, gpu_prefers_sparse
 from .apsp_memory import (
     OUT_OF_CORE,
     SPARSE,
@@ -464,39 +464,31 @@ def _choose(A: Matrix, sr: Semiring, negative: bool, preds: bool) -> str:
         # least the in-core one); else the out-of-core closure where its result fits
         # in host memory; else the dense method, whose check then says what fits.
         fits = sr is min_plus and need_for("apsp", n, sparse, preds, A.dtype, A.xp).fits()
-        if fits and (not gpu or _gpu_sparse_cheaper(A, negative, preds)):
+        if fits and (not gpu or (A.format == "csr" and _gpu_sparse_cheaper(A, negative, preds))):
             return sparse
         if out_of_core_need(n, A.dtype, preds, True, extra=out_of_core_extra(A)).fits():
             return OUT_OF_CORE
         return sparse if sr is min_plus and not gpu else dense
     if sr is not min_plus:
         return dense
-    if gpu:
-        return sparse if _gpu_sparse_cheaper(A, negative, preds) else dense
+    if gpu:  # (a graph stored dense keeps the dense closure: counting its edges costs a pass)
+        cheaper = A.format == "csr" and _gpu_sparse_cheaper(A, negative, preds)
+        return sparse if cheaper else dense
     cheaper = cpu_sparse_s(n, A.nvals, negative) < cpu_dense_s(n, A.dtype, preds)
     return sparse if cheaper else dense  # the measured rule in apsp_cost.py
 
 
 def _gpu_sparse_cheaper(A: Matrix, negative: bool, preds: bool) -> bool:
     """Whether repeated SSSP is estimated faster than the dense closure on the GPU
-    (apsp_cost.py). Its cost grows with how deep the searches run: a BFS from the
-    vertex of most out-edges measures that, run (with a look at whether all weights
-    are equal) only when the two bounds (1 level and equal weights, n levels) do
-    not already decide."""
-    n, m = A.nrows, A.nvals
-    host = need_for("apsp", n, "repeated-sssp", preds, A.dtype, A.xp).where == "host memory"
-    dense = gpu_dense_s(n, A.dtype, preds)
+    (``apsp_cost.gpu_prefers_sparse``); the depth probe, when it runs, is a BFS from
+    the vertex of most out-edges and a look at whether all weights are equal."""
+    host = need_for("apsp", A.nrows, "repeated-sssp", preds, A.dtype, A.xp).where == "host memory"
 
-    def sparse(levels: int, uniform: bool) -> float:
-        return gpu_sparse_s(n, m, levels, preds, negative, host, uniform)
+    def depth() -> tuple[int, bool]:
+        lo = float(A.cached("min_value", lambda: reduce(A, "min")))
+        return _search_depth(A), lo == float(A.cached("max_value", lambda: reduce(A, "max")))
 
-    if n < 2 or sparse(1, True) >= dense:
-        return False
-    if sparse(n, False) < dense:
-        return True
-    lo = float(A.cached("min_value", lambda: reduce(A, "min")))
-    uniform = lo == float(A.cached("max_value", lambda: reduce(A, "max")))
-    return sparse(_search_depth(A), uniform) < dense
+    return gpu_prefers_sparse(A.nrows, A.nvals, A.dtype, preds, negative, host, depth)
 
 
 def _search_depth(A: Matrix) -> int:

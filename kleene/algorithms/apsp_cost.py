@@ -8,6 +8,7 @@ decide only which method runs, never what it returns. Re-measure when a kernel c
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -110,9 +111,10 @@ def cpu_dense_s(n: int, dtype, preds: bool) -> float:
 # predecessors (1.65-2.5 measured), x1.15 for Johnson, x0.5 where every weight is the
 # same (searches that are BFS); results that go to host memory
 # (too large for the GPU) add 2.7 ns a pair and array (the copy and the host pages:
-# er:32768:d3 took 3.4 s that way); 1 ms a call. The dense closure: n³ steps at 12.3 T/s (4-byte
-# values) plus 0.1 ns a pair and 1.5 ms; with predecessors n³ at 6.1 T/s and 1.78 ns a
-# pair (the predecessor products' small tiles, and the repair). So on the GPU auto takes
+# er:32768:d3 took 3.4 s that way); 1 ms a call. The dense closure: n³ steps at 12.3 T/s
+# (4-byte values) plus 0.13 ns a pair (building D from the CSR, the checks, the copy out)
+# and 0.7 ms; with predecessors n³ at 6.1 T/s, 1.78 ns
+# a pair and 6 ms (the predecessor products' small tiles, and the repair). So on the GPU auto takes
 # repeated SSSP with predecessors on sparse graphs from a few thousand vertices, and
 # without them past n ≈ 10,000 on shallow graphs (the dense closure's n³ outgrows n²·L).
 _GPU_SSSP_NS = (-0.48, 0.067, 0.184)  # a pair: constant, per m/n, per log2(1 + L)
@@ -124,12 +126,18 @@ _GPU_SSSP_PREDS = 2.2
 _GPU_JOHNSON = 1.15
 _GPU_HOST_PAIR_S = 2.7e-9  # a pair and array copied to host memory
 _GPU_UNIFORM = 0.5  # one weight everywhere (facebook: 0.59 ns a pair against 1.14 modelled)
-_GPU_SSSP_FIXED_S = 1e-3  # launches, scratch, the syncs of a call
 # The dense closure by value size (1- and 2-byte values count as 4): steps a second and
 # seconds a pair, without and with predecessors (8-byte: float64 complete graphs, auto,
 # n = 4096 / 8192: 31.7 / 213 ms, with predecessors 72 / 376 ms).
-_GPU_DENSE = {4: ((12.3e12, 0.1e-9), (6.1e12, 1.78e-9)), 8: ((2.5e12, 0.1e-9), (3.1e12, 3.0e-9))}
-_GPU_DENSE_FIXED_S = 1.5e-3
+_GPU_DENSE = {4: ((12.3e12, 0.13e-9), (6.1e12, 1.78e-9)), 8: ((2.5e12, 0.13e-9), (3.1e12, 3e-9))}
+# Seconds a call costs whatever its size (public calls on random digraphs of n = 64 to
+# 2048 with 3 or 16 edges a vertex, logs/apsp_small_n_2026-11-26_h100.txt): repeated
+# SSSP 1.0-1.5 ms; the dense closure 0.7 ms, 6.2 ms with predecessors (their repair).
+_GPU_SSSP_FIXED_S = 1.0e-3
+_GPU_DENSE_FIXED_S = (0.7e-3, 6.0e-3)
+# Below this dense estimate auto does not run the depth probe (a BFS, ~1.5 ms on a
+# fresh matrix) where the bounds leave the choice open: it keeps the dense closure.
+_GPU_DEPTH_PROBE_MIN_S = 20e-3
 
 
 def gpu_sparse_s(n: int, m: int, levels: int, preds: bool, negative: bool = False,
@@ -165,4 +173,34 @@ def gpu_dense_s(n: int, dtype, preds: bool) -> float:
     """
     plain, with_preds = _GPU_DENSE[4 if np.dtype(dtype).itemsize <= 4 else 8]
     rate, pair = with_preds if preds else plain
-    return float(n) ** 3 / rate + float(n) ** 2 * pair + _GPU_DENSE_FIXED_S
+    return float(n) ** 3 / rate + float(n) ** 2 * pair + _GPU_DENSE_FIXED_S[bool(preds)]
+
+
+def gpu_prefers_sparse(n: int, m: int, dtype, preds: bool, negative: bool, host_results: bool,
+                       depth: Callable[[], tuple[int, bool]]) -> bool:  # fmt: skip
+    """Whether repeated SSSP is estimated faster than the dense closure on the GPU.
+
+    ``depth()`` returns (BFS levels, whether every weight is the same); it is called
+    only when the bounds (1 level and equal weights; n levels) leave the choice open
+    and the dense closure is estimated to take 20 ms or more (below that, the dense
+    closure: the probe would cost more than a wrong pick).
+
+    Example
+    -------
+    >>> gpu_prefers_sparse(15351, 38032, "float32", False, False, False, lambda: (248, False))
+    True
+    >>> gpu_prefers_sparse(64, 128, "float32", False, False, False, lambda: (8, False))
+    False
+    """
+    dense = gpu_dense_s(n, dtype, preds)
+
+    def sparse(levels: int, uniform: bool) -> float:
+        return gpu_sparse_s(n, m, levels, preds, negative, host_results, uniform)
+
+    if n < 2 or sparse(1, True) >= dense:
+        return False
+    if sparse(n, False) < dense:
+        return True
+    if dense < _GPU_DEPTH_PROBE_MIN_S:
+        return False
+    return sparse(*depth()) < dense
