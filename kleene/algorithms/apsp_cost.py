@@ -135,9 +135,9 @@ _GPU_DENSE = {4: ((12.3e12, 0.13e-9), (6.1e12, 1.78e-9)), 8: ((2.5e12, 0.13e-9),
 # SSSP 1.0-1.5 ms; the dense closure 0.7 ms, 6.2 ms with predecessors (their repair).
 _GPU_SSSP_FIXED_S = 1.0e-3
 _GPU_DENSE_FIXED_S = (0.7e-3, 6.0e-3)
-# Below this dense estimate auto does not run the depth probe (a BFS, ~1.5 ms on a
-# fresh matrix) where the bounds leave the choice open: it keeps the dense closure.
-_GPU_DEPTH_PROBE_MIN_S = 20e-3
+# The depth probe (a BFS from one vertex, on a fresh matrix): auto runs it only where
+# repeated SSSP could save at least twice that, else keeps the dense closure.
+_GPU_DEPTH_PROBE_S = 1.5e-3
 
 
 def gpu_sparse_s(n: int, m: int, levels: int, preds: bool, negative: bool = False,
@@ -182,7 +182,7 @@ def gpu_prefers_sparse(n: int, m: int, dtype, preds: bool, negative: bool, host_
 
     ``depth()`` returns (BFS levels, whether every weight is the same); it is called
     only when the bounds (1 level and equal weights; n levels) leave the choice open
-    and the dense closure is estimated to take 20 ms or more (below that, the dense
+    and repeated SSSP could save at least twice the probe's ~1.5 ms (else the dense
     closure: the probe would cost more than a wrong pick).
 
     Example
@@ -197,10 +197,11 @@ def gpu_prefers_sparse(n: int, m: int, dtype, preds: bool, negative: bool, host_
     def sparse(levels: int, uniform: bool) -> float:
         return gpu_sparse_s(n, m, levels, preds, negative, host_results, uniform)
 
-    if n < 2 or sparse(1, True) >= dense:
+    low = sparse(1, True)
+    if n < 2 or low >= dense:
         return False
     if sparse(n, False) < dense:
         return True
-    if dense < _GPU_DEPTH_PROBE_MIN_S:
+    if dense - low < 2 * _GPU_DEPTH_PROBE_S:
         return False
     return sparse(*depth()) < dense

@@ -26,7 +26,12 @@ if gpu_missing():
 
 import cupy  # noqa: E402
 import cupyx  # noqa: E402
-from graph_data import check_all_paths, edge_weights, graphs  # noqa: E402
+from graph_data import (  # noqa: E402
+    check_all_paths,
+    check_shortest_path_tree,
+    edge_weights,
+    graphs,
+)
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from scipy.sparse.csgraph import NegativeCycleError as ScipyNegativeCycle  # noqa: E402
@@ -275,11 +280,14 @@ def test_auto_runs_repeated_sssp_into_host_memory_for_a_sparse_graph_past_the_gp
 ):
     from kleene.algorithms import apsp_memory
 
-    g = _random_graph(300, seed=8, density=0.02)  # 6 edges a vertex: the searches win
+    g = _random_graph(300, seed=8, density=0.02)  # 6 edges a vertex
     monkeypatch.setattr(apsp_memory, "gpu_memory_free", lambda: 1 << 20)  # in core: 1 MiB
-    d = kleene.apsp(_gpu(g))
-    assert not solves and isinstance(d, np.ndarray)
+    # with predecessors the searches win (~2 ms against the dense closure's ~6 ms)
+    d, p = kleene.apsp(_gpu(g), return_predecessors=True)
+    assert not solves and isinstance(d, np.ndarray) and isinstance(p, np.ndarray)
     np.testing.assert_array_equal(d, shortest_path(g))
+    for s in range(0, 300, 37):
+        check_shortest_path_tree(g, d[s], p[s], s)
 
 
 @pytest.mark.parametrize("limit", [0, -5, 1.5, "1GB", True])
