@@ -496,8 +496,8 @@ def _search_depth(A: Matrix) -> int:
     diameter in hops; on a small-world graph a handful)."""
     from .breadth_first import bfs
 
-    indptr = A._csr()[0]
-    start = int(A.xp.argmax(indptr[1:] - indptr[:-1]))
+    rows = A.to_coo()[0]
+    start = int(A.xp.argmax(A.xp.bincount(rows, minlength=A.nrows))) if rows.size else 0
     return max(1, int(bfs(A, start).max()))
 
 
