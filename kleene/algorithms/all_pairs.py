@@ -464,16 +464,15 @@ def _choose(A: Matrix, sr: Semiring, negative: bool, preds: bool) -> str:
         # least the in-core one); else the out-of-core closure where its result fits
         # in host memory; else the dense method, whose check then says what fits.
         fits = sr is min_plus and need_for("apsp", n, sparse, preds, A.dtype, A.xp).fits()
-        if fits and (not gpu or (A.format == "csr" and _gpu_sparse_cheaper(A, negative, preds))):
+        if fits and (not gpu or _gpu_sparse_cheaper(A, negative, preds)):
             return sparse
         if out_of_core_need(n, A.dtype, preds, True, extra=out_of_core_extra(A)).fits():
             return OUT_OF_CORE
         return sparse if sr is min_plus and not gpu else dense
     if sr is not min_plus:
         return dense
-    if gpu:  # (a graph stored dense keeps the dense closure: counting its edges costs a pass)
-        cheaper = A.format == "csr" and _gpu_sparse_cheaper(A, negative, preds)
-        return sparse if cheaper else dense
+    if gpu:
+        return sparse if _gpu_sparse_cheaper(A, negative, preds) else dense
     cheaper = cpu_sparse_s(n, A.nvals, negative) < cpu_dense_s(n, A.dtype, preds)
     return sparse if cheaper else dense  # the measured rule in apsp_cost.py
 
@@ -481,7 +480,10 @@ def _choose(A: Matrix, sr: Semiring, negative: bool, preds: bool) -> str:
 def _gpu_sparse_cheaper(A: Matrix, negative: bool, preds: bool) -> bool:
     """Whether repeated SSSP is estimated faster than the dense closure on the GPU
     (``apsp_cost.gpu_prefers_sparse``); the depth probe, when it runs, is a BFS from
-    the vertex of most out-edges and a look at whether all weights are equal."""
+    the vertex of most out-edges and a look at whether all weights are equal. A graph
+    stored dense keeps the dense closure (counting its edges would cost a pass)."""
+    if A.format != "csr":
+        return False
     host = need_for("apsp", A.nrows, "repeated-sssp", preds, A.dtype, A.xp).where == "host memory"
 
     def depth() -> tuple[int, bool]:

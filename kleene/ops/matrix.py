@@ -367,7 +367,7 @@ class Matrix(OperationMethods):
             return int(self._values.size)
         if self._present is None:
             return int(self._values.size)
-        return self.cached("nvals", lambda: int(self._present.sum()))  # a pass and a sync
+        return int(self._present.sum())
 
     @property
     def T(self) -> Matrix:
