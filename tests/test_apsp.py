@@ -53,6 +53,30 @@ def test_apsp_negative_weights_match_scipy(backend, data, method):
     check_all_paths(edge_weights(ref_g), _host(dist), _host(pred))
 
 
+@settings(max_examples=15)
+@given(data=graphs(negative=True, max_n=12))
+def test_johnson_takes_potentials_off_a_few_rows_at_a_time(backend, data):
+    """Johnson's un-reweighting in sub-blocks of rows (apsp_sparse._UNWEIGHT_ROWS, here 2)
+    gives the same distances as one block."""
+    from kleene.algorithms import apsp_sparse
+
+    ref_g, raw, n = data
+    try:
+        ref = shortest_path(ref_g, method="BF")
+    except ScipyNegativeCycle:
+        return
+    A = kleene.Matrix.from_scipy(raw).to(backend)
+    whole = _host(kleene.apsp(A, method="johnson"))
+    keep = apsp_sparse._UNWEIGHT_ROWS
+    apsp_sparse._UNWEIGHT_ROWS = 2
+    try:
+        parts = _host(kleene.apsp(A, method="johnson"))
+    finally:
+        apsp_sparse._UNWEIGHT_ROWS = keep
+    np.testing.assert_array_equal(parts, whole)
+    np.testing.assert_allclose(parts, ref)
+
+
 @settings(max_examples=20)
 @given(n=st.integers(1, 10), seed=st.integers(0, 2**16), method=st.sampled_from(DENSE))
 def test_widest_and_reliable_paths_match_numpy_floyd_warshall(backend, n, seed, method):

@@ -47,6 +47,7 @@ FIXED_BYTES = 64 << 20
 # On the GPU, besides results kept in GPU memory: at least one group of 64 sources'
 # scratch (a batch takes a quarter of what is free once the results are allocated).
 DEVICE_BYTES_PER_VERTEX = 64 * _BYTES_PER_SOURCE_VERTEX
+_UNWEIGHT_ROWS = 256  # rows Johnson's potentials are taken off at a time
 
 
 def _batch_size(A: Matrix) -> int:
@@ -117,8 +118,10 @@ def _rows(A: Matrix, preds: bool, progress, label: str, h):
                 _to_rows(dist[lo:hi], d)
                 if preds:
                     _to_rows(pred[lo:hi], p)
-            if h is not None:
-                dist[lo:hi] += h[None, :] - h[lo:hi, None]
+            if h is not None:  # a few rows at a time: the (rows, n) temporary stays small
+                for a in range(lo, hi, _UNWEIGHT_ROWS):
+                    b = min(hi, a + _UNWEIGHT_ROWS)
+                    dist[a:b] += h[None, :] - h[a:b, None]
             bar.step(hi - lo)
     return (dist, pred) if preds else dist
 
