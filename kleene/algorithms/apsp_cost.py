@@ -109,14 +109,14 @@ def cpu_dense_s(n: int, dtype, preds: bool) -> float:
 # ns (least squares over the weighted rows: within 0.74-1.25x of each; the choice below
 # picks the faster method on all 28 rows above, tests/test_apsp_cost.py), x2.2 with
 # predecessors (1.65-2.5 measured), x1.15 for Johnson, x0.5 where every weight is the
-# same (searches that are BFS); results that go to host memory
-# (too large for the GPU) add 2.7 ns a pair and array (the copy and the host pages:
-# er:32768:d3 took 3.4 s that way); 1 ms a call. The dense closure: n³ steps at 12.3 T/s
-# (4-byte values) plus 0.13 ns a pair (building D from the CSR, the checks, the copy out)
-# and 0.7 ms; with predecessors n³ at 6.1 T/s, 1.78 ns
-# a pair and 6 ms (the predecessor products' small tiles, and the repair). So on the GPU auto takes
-# repeated SSSP with predecessors on sparse graphs from a few thousand vertices, and
-# without them past n ≈ 10,000 on shallow graphs (the dense closure's n³ outgrows n²·L).
+# same (searches that are BFS); results that go to host memory (too large for the GPU)
+# add 2.7 ns a pair and array (the copy and the host pages: er:32768:d3 took 3.4 s that
+# way); 1 ms a call. The dense closure: n³ steps at 12.3 T/s (4-byte values) plus 0.13
+# ns a pair (building D from the CSR, the checks, the copy out) and 0.7 ms; with
+# predecessors n³ at 6.1 T/s, 1.78 ns a pair and 6 ms (the predecessor products' small
+# tiles, and the repair). So on the GPU auto takes repeated SSSP with predecessors on
+# sparse graphs, and without them past n ≈ 4,000 on shallow graphs of a few edges a
+# vertex and n ≈ 10,000 on road graphs (the dense closure's n³ outgrows n²·log L).
 _GPU_SSSP_NS = (-0.48, 0.067, 0.184)  # a pair: constant, per m/n, per log2(1 + L)
 _GPU_SSSP_MIN_NS = 0.3
 # m/n from 16 to 64 counts as 16 (facebook, m/n 44, ran as fast as the m/n 16 rows);
@@ -131,7 +131,7 @@ _GPU_UNIFORM = 0.5  # one weight everywhere (facebook: 0.59 ns a pair against 1.
 # n = 4096 / 8192: 31.7 / 213 ms, with predecessors 72 / 376 ms).
 _GPU_DENSE = {4: ((12.3e12, 0.13e-9), (6.1e12, 1.78e-9)), 8: ((2.5e12, 0.13e-9), (3.1e12, 3e-9))}
 # Seconds a call costs whatever its size (public calls on random digraphs of n = 64 to
-# 2048 with 3 or 16 edges a vertex, logs/apsp_small_n_2026-11-26_h100.txt): repeated
+# 2048 with 3 or 16 edges a vertex, logs/apsp_small_n_*_2026-11-26_h100.txt): repeated
 # SSSP 1.0-1.5 ms; the dense closure 0.7 ms, 6.2 ms with predecessors (their repair).
 _GPU_SSSP_FIXED_S = 1.0e-3
 _GPU_DENSE_FIXED_S = (0.7e-3, 6.0e-3)
