@@ -495,12 +495,14 @@ def _gpu_sparse_cheaper(A: Matrix, negative: bool, preds: bool) -> bool:
 
 def _search_depth(A: Matrix) -> int:
     """BFS levels from the vertex with the most out-edges (on a road graph about its
-    diameter in hops; on a small-world graph a handful)."""
+    diameter in hops; on a small-world graph a handful). Push only: the levels are the
+    same, and "auto" would first build the transpose it pulls over (at n = 2048,
+    m = 6,139 on an H100 the BFS took 1.30 ms so, 0.43 ms pushing)."""
     from .breadth_first import bfs
 
     rows = A.to_coo()[0]
     start = int(A.xp.argmax(A.xp.bincount(rows, minlength=A.nrows))) if rows.size else 0
-    return max(1, int(bfs(A, start).max()))
+    return max(1, int(bfs(A, start, method="push").max()))
 
 
 def _initial(A: Matrix, sr: Semiring, preds: bool, key=None):
