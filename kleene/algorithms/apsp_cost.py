@@ -135,8 +135,10 @@ _GPU_DENSE = {4: ((12.3e12, 0.13e-9), (6.1e12, 1.78e-9)), 8: ((2.5e12, 0.13e-9),
 # SSSP 1.0-1.5 ms; the dense closure 0.7 ms, 6.2 ms with predecessors (their repair).
 _GPU_SSSP_FIXED_S = 1.0e-3
 _GPU_DENSE_FIXED_S = (0.7e-3, 6.0e-3)
-# The depth probe (a BFS from one vertex, on a fresh matrix): auto runs it only where
-# repeated SSSP could save at least twice that, else keeps the dense closure.
+# The depth probe (a push BFS from one vertex, on a fresh matrix: 0.8-1.5 ms at n = 1024
+# and 2048, logs/apsp_depth_probe_push_2026-11-26_h100.txt; taken at the high end): auto
+# runs it only where repeated SSSP could save at least twice that, else keeps the dense
+# closure.
 _GPU_DEPTH_PROBE_S = 1.5e-3
 
 
@@ -182,7 +184,7 @@ def gpu_prefers_sparse(n: int, m: int, dtype, preds: bool, negative: bool, host_
 
     ``depth()`` returns (BFS levels, whether every weight is the same); it is called
     only when the bounds (1 level and equal weights; n levels) leave the choice open
-    and repeated SSSP could save at least twice the probe's ~1.5 ms (else the dense
+    and repeated SSSP could save at least twice the probe's (up to ~1.5 ms; else the dense
     closure: the probe would cost more than a wrong pick).
 
     Example
