@@ -488,7 +488,9 @@ def _gpu_sparse_cheaper(A: Matrix, negative: bool, preds: bool) -> bool:
 
     def depth() -> tuple[int, bool]:
         lo = float(A.cached("min_value", lambda: reduce(A, "min")))
-        return _search_depth(A), lo == float(A.cached("max_value", lambda: reduce(A, "max")))
+        stats = A.known("value_stats")  # (greatest, ...) from the input's NaN scan, if it ran
+        hi = stats[0] if stats is not None else A.cached("max_value", lambda: reduce(A, "max"))
+        return _search_depth(A), lo == float(hi)
 
     return gpu_prefers_sparse(A.nrows, A.nvals, A.dtype, preds, negative, host, depth)
 
