@@ -184,8 +184,8 @@ def gpu_prefers_sparse(n: int, m: int, dtype, preds: bool, negative: bool, host_
 
     ``depth()`` returns (BFS levels, whether every weight is the same); it is called
     only when the bounds (1 level and equal weights; n levels) leave the choice open
-    and repeated SSSP could save at least twice the probe's (up to ~1.5 ms; else the dense
-    closure: the probe would cost more than a wrong pick).
+    and repeated SSSP could save at least twice the probe's cost, up to ~1.5 ms (else
+    the dense closure: the probe would cost more than a wrong pick).
 
     Example
     -------
