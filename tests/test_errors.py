@@ -343,6 +343,24 @@ def test_largest_n_that_fits_is_true(small_machine):
                 check_fits(fit + 1, np.float64, preds, np, method=method)
 
 
+def test_out_of_core_extra_is_counted_only_for_the_message(small_machine):
+    # apsp passes the out-of-core extra bytes as a callable: counting a dense GPU
+    # matrix's edges is a pass and a sync, wanted only when the check fails.
+    from kleene.algorithms.all_pairs import check_fits
+
+    calls = []
+
+    def extra():
+        calls.append(1)
+        return 10**15  # more host memory than any machine: the memmap hint
+
+    assert check_fits(10, np.float64, False, np, out_of_core=True, out_of_core_extra=extra).fits()
+    assert not calls
+    with pytest.raises(MemoryError, match="out=numpy.memmap"):
+        check_fits(10**6, np.float64, False, np, out_of_core=True, out_of_core_extra=extra)
+    assert calls == [1]
+
+
 def test_allocation_failure_inside_apsp_says_what_fits(monkeypatch):
     def no_memory(*args):
         raise MemoryError("Unable to allocate 3.0 GiB for an array")

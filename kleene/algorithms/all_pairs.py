@@ -186,7 +186,7 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
     if method == OUT_OF_CORE:
         return _apsp_out_of_core(A, sr, preds, limit, out, progress)
     need = check_fits(A.nrows, A.dtype, preds, A.xp, method=method, sparse_ok=sr is min_plus,
-                      out_of_core=True, out_of_core_extra=out_of_core_extra(A))  # fmt: skip
+                      out_of_core=True, out_of_core_extra=lambda: out_of_core_extra(A))  # fmt: skip
     total = _work(A.nrows, method, block, preds)
     with out_of_memory(need), progress_for(progress, total, f"apsp {method}") as bar:
         return _solve(A, sr, method, preds, block, bar)

@@ -4,7 +4,7 @@ allocated, and the MemoryError messages that say what was asked and what fits.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -99,7 +99,7 @@ def need_for(what: str, n: int, method: str, preds: bool, dtype, xp) -> MemoryNe
 
 def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
                what: str = "apsp", sparse_ok: bool = True, out_of_core: bool = False,
-               out_of_core_extra: int = 0) -> MemoryNeed:  # fmt: skip
+               out_of_core_extra: int | Callable[[], int] = 0) -> MemoryNeed:  # fmt: skip
     """What an n×n closure by ``method`` needs; a MemoryError that says how much was
     asked and the largest n that fits, unless it fits where its result will live.
 
@@ -107,7 +107,9 @@ def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
     result in GPU memory when it fits there, else in host memory. ``sparse_ok``:
     the semiring is min_plus, so repeated-sssp is an alternative worth naming.
     ``out_of_core``: apsp's out-of-core closure is one too (named with what it needs
-    in host memory, with ``out_of_core_extra`` bytes besides the result: ``out_of_core_extra(A)``).
+    in host memory, with ``out_of_core_extra`` bytes besides the result: ``out_of_core_extra(A)``,
+    or a callable giving them, called only for the message when the check fails: on a
+    dense GPU matrix counting its edges is a pass and a sync).
 
     Example
     -------
@@ -126,7 +128,8 @@ def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
         if sparse.fits():
             hints.append(f"method='repeated-sssp' fits (its float64 result in {sparse.where})")
     if out_of_core:
-        host = out_of_core_need(n, dtype, preds, True, extra=out_of_core_extra)
+        extra = out_of_core_extra() if callable(out_of_core_extra) else out_of_core_extra
+        host = out_of_core_need(n, dtype, preds, True, extra=extra)
         if host.fits():
             hints.append("method='auto' or memory_limit= computes it out of core, the result "
                          f"in host memory ({gib(host.bytes)}), where it fits")  # fmt: skip

@@ -186,6 +186,45 @@ def test_the_dense_scan_gives_nans_and_the_value_range(dtype, seed, layout_, nan
     assert (again["least"], again["greatest"]) == (stats["least"], stats["greatest"])
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64, np.bool_])
+@given(seed=st.integers(0, 10**6), layout_=st.sampled_from(["full", "view", "unaligned"]),
+       into=st.booleans())  # fmt: skip
+def test_the_dense_fill_matches_numpy(dtype, seed, layout_, into):
+    # A bitmap matrix's dense form (to_dense of a dense Matrix with absent entries) by
+    # kl_dense_fill_vec where the arrays are contiguous and aligned, else CuPy's
+    # elementwise kernel: present ? value : fill, equal to NumPy's where, tails too.
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(1, 70)), int(rng.integers(1, 300))
+    vals = rng.normal(0, 50, (m, n))
+    vals = (vals > 0) if dtype is np.bool_ else vals.astype(dtype)
+    present = rng.random((m, n)) < 0.6
+    fill = dtype(1) if dtype is np.bool_ else dtype(-7)
+    v = cupy.asarray(vals)
+    if layout_ == "view":  # strided rows: the elementwise kernel
+        big = cupy.zeros((m + 3, n + 5), dtype=dtype)
+        big[1 : m + 1, 2 : n + 2] = v
+        v = big[1 : m + 1, 2 : n + 2]
+    if layout_ == "unaligned":  # contiguous, off the 16-byte alignment
+        flat = cupy.zeros(m * n + 1, dtype=dtype)
+        flat[1:] = v.ravel()
+        v = flat[1:].reshape(m, n)
+    out = cupy.full((m, n), fill, dtype=dtype) if into else None
+    got = structure.dense_fill(v, cupy.asarray(present), fill, out)
+    assert got.dtype == np.dtype(dtype) and (out is None or got is out)
+    assert np.array_equal(cupy.asnumpy(got), np.where(present, vals, fill))
+
+
+def test_to_dense_of_a_large_bitmap_matrix_takes_the_vector_fill():
+    # 4096² float32 with inf absent (the dense APSP input): the vector kernel's main
+    # loop (four loads in flight a thread) and the result equal to NumPy's.
+    rng = np.random.default_rng(11)
+    a = rng.uniform(1.0, 9.0, (4096, 4096)).astype(np.float32)
+    a[rng.random(a.shape) < 0.3] = np.inf
+    A = Matrix.from_dense(cupy.asarray(a))
+    got = A.to_dense(missing=np.float32(-1.0))
+    assert np.array_equal(cupy.asnumpy(got), np.where(np.isinf(a), np.float32(-1.0), a))
+
+
 def test_dense_has_nan_leaves_the_range_for_apsp():
     # The NaN check of a dense GPU matrix caches the least value too: apsp's negative
     # weight test then reads it, not the matrix (one pass over the input, not two).

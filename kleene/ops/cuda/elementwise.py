@@ -1,4 +1,4 @@
-"""Elementwise primitives: binary, unary, index_unary, dense_fill (cupy.ElementwiseKernel).
+"""Elementwise primitives: binary, unary, index_unary (cupy.ElementwiseKernel).
 
 The kernel body is a generated inline function of the operator's ``cuda_expr``
 (see :func:`codegen.binary_kernel`); operands are cast to the dtypes NumPy would
@@ -74,16 +74,3 @@ def index_unary(op: IndexUnaryOp, x, i, j, thunk) -> cupy.ndarray:
     i, j = (_operand(v).astype(np.int64, copy=False) for v in (i, j))
     kern(x, i, j, t, z)
     return z
-
-
-_DENSE_FILL = cupy.ElementwiseKernel("T v, bool p, T f", "T y", "y = p ? v : f", "kl_dense_fill")
-
-
-def dense_fill(values, present, fill, out=None) -> cupy.ndarray:
-    """``present ? values : fill`` elementwise into ``out`` (a new array if None; of
-    values' shape and dtype): a bitmap matrix's dense form in one pass, where
-    ``cupy.where`` and a copy into a caller's buffer took two."""
-    if out is None:
-        out = cupy.empty(values.shape, dtype=values.dtype)
-    _DENSE_FILL(values, present, values.dtype.type(fill), out)
-    return out

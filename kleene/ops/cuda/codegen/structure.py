@@ -1,5 +1,6 @@
 """Structure kernels (kernels/structure.cu): CSR row expansion, symmetry sums, the
-row-wise union of a CSR with its transpose and the value scan of a dense matrix."""
+row-wise union of a CSR with its transpose, the value scan of a dense matrix and its
+fill (a bitmap matrix's dense form)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ STRUCTURE_NAMES = (
     *(f"kl_union_min<{t}, true>" for t in SYMMETRY_VALUE_TYPES),
     *(f"kl_dense_scan<{t}, {m}>" for t in SYMMETRY_VALUE_TYPES for m in ("false", "true")),
     *(f"kl_dense_scan_vec<{t}, {m}>" for t in SYMMETRY_VALUE_TYPES for m in ("false", "true")),
+    *(f"kl_dense_fill_vec<{t}>" for t in SYMMETRY_VALUE_TYPES),
 )
 
 
