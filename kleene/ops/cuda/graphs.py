@@ -20,6 +20,7 @@ first; :func:`release` drops them all. ``KLEENE_CUDA_GRAPHS=0`` turns graphs off
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections import OrderedDict
@@ -44,8 +45,8 @@ def fits(specs) -> bool:
     return enabled() and _bytes(specs) <= MAX_BYTES // 2
 
 
-def _bytes(specs) -> int:
-    return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in specs)
+def _bytes(specs) -> int:  # (math.prod: NumPy's took ~5 µs a shape, twice per replay)
+    return sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in specs)
 
 
 class Entry:
