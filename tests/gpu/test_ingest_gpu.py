@@ -212,6 +212,8 @@ def test_the_dense_fill_matches_numpy(dtype, seed, layout_, into):
     got = structure.dense_fill(v, cupy.asarray(present), fill, out)
     assert got.dtype == np.dtype(dtype) and (out is None or got is out)
     assert np.array_equal(cupy.asnumpy(got), np.where(present, vals, fill))
+    everything = structure.dense_fill(v, None, fill)  # no bitmap: every entry stored
+    assert np.array_equal(cupy.asnumpy(everything), vals)
 
 
 def test_to_dense_of_a_large_bitmap_matrix_takes_the_vector_fill():

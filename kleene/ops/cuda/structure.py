@@ -163,14 +163,18 @@ _DENSE_FILL = cupy.ElementwiseKernel("T v, bool p, T f", "T y", "y = p ? v : f",
 
 def dense_fill(values, present, fill, out=None) -> cupy.ndarray:
     """``present ? values : fill`` elementwise into ``out`` (a new array if None; of
-    values' shape and dtype): a bitmap matrix's dense form in one pass, by 16-byte
-    loads and stores where the arrays are contiguous and aligned (kl_dense_fill_vec)."""
+    values' shape and dtype; ``present`` None: every entry stored): a bitmap matrix's
+    dense form in one pass, by 16-byte loads and stores where the arrays are
+    contiguous and aligned (kl_dense_fill_vec)."""
     if out is None:
         out = cupy.empty(values.shape, dtype=values.dtype)
+    if present is None:
+        out[...] = values
+        return out
     fill = values.dtype.type(fill)
     ctype = _VALUE_TYPES.get(np.dtype(values.dtype))
     aligned = out.flags.c_contiguous and out.data.ptr % 16 == 0
-    if present is None or ctype is None or not aligned or not _vector_ok(values, present):
+    if ctype is None or not aligned or not _vector_ok(values, present):
         _DENSE_FILL(values, present, fill, out)
         return out
     n = values.size
