@@ -295,6 +295,17 @@ template <> struct kl_bytes<2> { using T = unsigned short; };
 template <> struct kl_bytes<4> { using T = unsigned int; };
 template <> struct kl_bytes<16> { using T = uint4; };
 
+// One 16-byte load as the 16 / sizeof(V) values it holds, and the bitmap bytes beside
+// them (one word) as that many flags.
+template <typename V> union kl_vals16 {
+  uint4 raw;
+  V x[16 / sizeof(V)];
+};
+template <typename V> union kl_flags16 {
+  typename kl_bytes<16 / sizeof(V)>::T raw;
+  bool x[16 / sizeof(V)];
+};
+
 // kl_dense_scan of n contiguous values (and bitmap) by 16-byte loads: values 16-byte
 // aligned, the bitmap aligned to its E = 16 / sizeof(V) bytes (the caller checks).
 // The scalar kernel moved a 4096² float32 matrix at about a third of the bandwidth.
@@ -309,17 +320,9 @@ kl_dense_scan_vec(const V* __restrict__ values, const bool* __restrict__ present
   kl_value_scan scan;
   const long long step = (long long)gridDim.x * blockDim.x, nv = n / E;
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  union Vals {  // 16 bytes as E values, and their E bitmap bytes as E flags
-    uint4 raw;
-    V x[E];
-  };
-  union Keep {
-    M raw;
-    bool x[E];
-  };
   for (; i + (K - 1) * step < nv; i += K * step) {
-    Vals x[K];
-    Keep keep[K];
+    kl_vals16<V> x[K];
+    kl_flags16<V> keep[K];
 #pragma unroll
     for (int j = 0; j < K; ++j) {
       x[j].raw = v[i + j * step];
@@ -332,8 +335,8 @@ kl_dense_scan_vec(const V* __restrict__ values, const bool* __restrict__ present
         if (!MASK || keep[j].x[e]) scan.add(x[j].x[e]);
   }
   for (; i < nv; i += step) {
-    Vals x;
-    Keep keep;
+    kl_vals16<V> x;
+    kl_flags16<V> keep;
     x.raw = v[i];
     if (MASK) keep.raw = p[i];
 #pragma unroll
@@ -360,17 +363,9 @@ kl_dense_fill_vec(const V* __restrict__ values, const bool* __restrict__ present
   uint4* o = reinterpret_cast<uint4*>(out);
   const long long step = (long long)gridDim.x * blockDim.x, nv = n / E;
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  union Vals {
-    uint4 raw;
-    V x[E];
-  };
-  union Keep {
-    M raw;
-    bool x[E];
-  };
   for (; i + (K - 1) * step < nv; i += K * step) {
-    Vals x[K];
-    Keep keep[K];
+    kl_vals16<V> x[K];
+    kl_flags16<V> keep[K];
 #pragma unroll
     for (int j = 0; j < K; ++j) {
       x[j].raw = v[i + j * step];
@@ -385,8 +380,8 @@ kl_dense_fill_vec(const V* __restrict__ values, const bool* __restrict__ present
     }
   }
   for (; i < nv; i += step) {
-    Vals x;
-    Keep keep;
+    kl_vals16<V> x;
+    kl_flags16<V> keep;
     x.raw = v[i];
     keep.raw = p[i];
 #pragma unroll
