@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
@@ -39,7 +39,7 @@ from .apsp_memory import (
     out_of_core_need,
     out_of_memory,
 )
-from .graph_input import as_graph
+from .graph_input import as_graph, check_no_nan
 from .paths import rows_with_cycles
 from .shortest_tree import predecessors_from_distances
 
@@ -178,9 +178,19 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
                             block_size=block_size, progress=progress)  # fmt: skip
     block = _block_size(block_size)
     sr = get_semiring(semiring)
-    A = _weights(as_graph(G, directed=directed, fmt=None), sr)  # dense input stays dense
+    G0 = as_graph(G, directed=directed, fmt=None, check_nan=False)  # dense input stays dense
+    A = _weights(G0, sr)
     preds = bool(return_predecessors)
+    # A GPU matrix stored dense and not scanned yet: D's fill scans it for NaN in the
+    # same pass, read back once the closure is queued (its own pass and wait held the
+    # closure back ~0.2 ms at n = 4096). Any other route checks first.
+    late = A is G0 and not preds and _scan_can_ride(A)
+    if not late:
+        check_no_nan(G0)
     method = _route(A, sr, method, preds, limit, out)
+    if late and method not in _DENSE:
+        check_no_nan(A)
+        late = False
     if block_size is None and method == "recursive":  # the back end's fastest base case
         block = closure_base_block(A.nrows, A.dtype, A.xp, preds)
     if method == OUT_OF_CORE:
@@ -189,18 +199,27 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
                       out_of_core=True, out_of_core_extra=lambda: out_of_core_extra(A))  # fmt: skip
     total = _work(A.nrows, method, block, preds)
     with out_of_memory(need), progress_for(progress, total, f"apsp {method}") as bar:
-        return _solve(A, sr, method, preds, block, bar)
+        return _solve(A, sr, method, preds, block, bar, late_nan_check=late)
 
 
-def _solve(A: Matrix, sr: Semiring, method: str, preds: bool, block: int, bar: Progress):
-    """The closure by a resolved method, memory checked; ``bar`` counts ``_work`` units."""
+def _solve(A: Matrix, sr: Semiring, method: str, preds: bool, block: int, bar: Progress,
+           late_nan_check: bool = False):  # fmt: skip
+    """The closure by a resolved method, memory checked; ``bar`` counts ``_work`` units.
+    ``late_nan_check``: A is not checked for NaN yet; a dense method checks it from
+    D's fill once the closure is queued."""
     if method in SPARSE:
         run = apsp_sparse.johnson if method == "johnson" else apsp_sparse.repeated_sssp
         return run(A.to_format("csr"), preds, bar)
     n = A.nrows
-    D, P = _initial(A, sr, preds, key=_closure_key(method, block, sr))
+    # The recursive and blocked closures ⊕ one into each diagonal block they close, so
+    # D's diagonal is left as the edges give it (one launch and ~30 µs of host less).
+    diagonal = preds or method not in ("recursive", "blocked")
+    key = _closure_key(method, block, sr)
+    D, P = _initial(A, sr, preds, key=key, scan=late_nan_check, diagonal=diagonal)
     bar.step(_INITIAL_UNITS * n * n)
     D, P = _dense_closure(sr, D, P, method, block, bar)
+    if late_nan_check:
+        check_no_nan(A)  # the fill's scan (the closure ran on internal buffers only)
     if not _cycles_impossible(A, sr):
         _check_cycles(D, sr)
     dist = D.to_dense()
@@ -290,19 +309,38 @@ def _resolve(A: Matrix, sr: Semiring, method: str, preds: bool) -> str:
     if method == OUT_OF_CORE:
         _resolve(A, sr, "blocked", preds)  # the same semiring rule: an idempotent add
         return OUT_OF_CORE
-    # (no entries: +inf; the GPU's input scan in has_nan left it cached)
-    negative = sr is min_plus and float(A.cached("min_value", lambda: reduce(A, "min"))) < 0
+
+    def negative() -> bool:  # asked only where the route depends on it
+        return _negative(A, sr)
+
     if method == "auto":
         method = _choose(A, sr, negative, preds)
     if method in SPARSE:
         if sr is not min_plus:
             raise ValueError(f"apsp: method {method!r} computes shortest paths (min_plus) only")
-        return "johnson" if negative else method
+        return "johnson" if negative() else method
     if not sr.idempotent:
         raise ValueError(
             f"apsp: semiring {sr.name} has no in-place closure (add must be idempotent)"
         )
     return method
+
+
+def _negative(A: Matrix, sr: Semiring) -> bool:
+    """Whether A has a weight below 0 for min_plus, A checked for NaN first (its least
+    value means nothing then; the GPU's NaN scan leaves the least value cached; no
+    entries: +inf)."""
+    if sr is not min_plus:
+        return False
+    check_no_nan(A)
+    return float(A.cached("min_value", lambda: reduce(A, "min"))) < 0
+
+
+def _scan_can_ride(A: Matrix) -> bool:
+    """Whether A's NaN check can wait for D's fill to scan it (``Matrix.to_dense(scan=
+    True)``): a float matrix stored dense on the GPU whose check has not run yet."""
+    return (A.xp is not np and A.format == "dense" and A.dtype.kind == "f"
+            and A.known("has_nan") is None)  # fmt: skip
 
 
 def _block_size(block_size) -> int:
@@ -452,32 +490,38 @@ def _weights(A: Matrix, sr: Semiring) -> Matrix:
 _BLOCKED_MAX_GPU = 8192
 
 
-def _choose(A: Matrix, sr: Semiring, negative: bool, preds: bool) -> str:
+def _choose(A: Matrix, sr: Semiring, negative: bool | Callable[[], bool], preds: bool) -> str:
+    """The method "auto" runs. ``negative``: whether a weight is below 0, or a callable
+    asked only where the choice depends on it (a GPU graph stored dense never does)."""
     n = A.nrows
     gpu = A.xp is not np
     big_base = gpu and closure_base_block(n, A.dtype, A.xp, preds) > 128
     dense = "blocked" if gpu and n <= _BLOCKED_MAX_GPU and not big_base else "recursive"
-    sparse = "johnson" if negative else "repeated-sssp"
+    sign = negative if callable(negative) else (lambda: bool(negative))
+
+    def sparse() -> str:
+        return "johnson" if sign() else "repeated-sssp"
+
     if not need_for("apsp", n, dense, preds, A.dtype, A.xp).fits():
         # Past the device's memory: repeated SSSP for min_plus where its result fits
         # (on the GPU where the cost model says so: the out-of-core closure costs at
         # least the in-core one); else the out-of-core closure where its result fits
         # in host memory; else the dense method, whose check then says what fits.
-        fits = sr is min_plus and need_for("apsp", n, sparse, preds, A.dtype, A.xp).fits()
-        if fits and (not gpu or _gpu_sparse_cheaper(A, negative, preds)):
-            return sparse
+        fits = sr is min_plus and need_for("apsp", n, sparse(), preds, A.dtype, A.xp).fits()
+        if fits and (not gpu or _gpu_sparse_cheaper(A, sign, preds)):
+            return sparse()
         if out_of_core_need(n, A.dtype, preds, True, extra=out_of_core_extra(A)).fits():
             return OUT_OF_CORE
-        return sparse if sr is min_plus and not gpu else dense
+        return sparse() if sr is min_plus and not gpu else dense
     if sr is not min_plus:
         return dense
     if gpu:
-        return sparse if _gpu_sparse_cheaper(A, negative, preds) else dense
-    cheaper = cpu_sparse_s(n, A.nvals, negative) < cpu_dense_s(n, A.dtype, preds)
-    return sparse if cheaper else dense  # the measured rule in apsp_cost.py
+        return sparse() if _gpu_sparse_cheaper(A, sign, preds) else dense
+    cheaper = cpu_sparse_s(n, A.nvals, sign()) < cpu_dense_s(n, A.dtype, preds)
+    return sparse() if cheaper else dense  # the measured rule in apsp_cost.py
 
 
-def _gpu_sparse_cheaper(A: Matrix, negative: bool, preds: bool) -> bool:
+def _gpu_sparse_cheaper(A: Matrix, negative: Callable[[], bool], preds: bool) -> bool:
     """Whether repeated SSSP is estimated faster than the dense closure on the GPU
     (``apsp_cost.gpu_prefers_sparse``); the depth probe, when it runs, is a BFS from
     the vertex of most out-edges and a look at whether all weights are equal. A graph
@@ -492,7 +536,7 @@ def _gpu_sparse_cheaper(A: Matrix, negative: bool, preds: bool) -> bool:
         hi = stats[0] if stats is not None else A.cached("max_value", lambda: reduce(A, "max"))
         return _search_depth(A), lo == float(hi)
 
-    return gpu_prefers_sparse(A.nrows, A.nvals, A.dtype, preds, negative, host, depth)
+    return gpu_prefers_sparse(A.nrows, A.nvals, A.dtype, preds, negative(), host, depth)
 
 
 def _search_depth(A: Matrix) -> int:
@@ -507,10 +551,13 @@ def _search_depth(A: Matrix) -> int:
     return max(1, int(bfs(A, start, method="push").max()))
 
 
-def _initial(A: Matrix, sr: Semiring, preds: bool, key=None):
+def _initial(A: Matrix, sr: Semiring, preds: bool, key=None, *, scan: bool = False,
+             diagonal: bool = True):  # fmt: skip
     """D: full matrix of edge values (zero where no edge), diagonal ⊕= one; P if asked.
     ``key``: the replayed closure's (``_closure_key``): D is then built in its buffer
-    (``replay_buffers``), which the replay then does not copy."""
+    (``replay_buffers``), which the replay then does not copy. ``scan``: D's fill also
+    scans A for ``has_nan`` (``Matrix.to_dense(scan=True)``). ``diagonal=False``:
+    leave the diagonal as the edges give it, for a closure that ⊕ one into it itself."""
     xp, n = A.xp, A.nrows
     # One pass over the n² entries, into a fresh C-ordered array that D then owns (or
     # the replay's); the diagonal's ⊕ one works on a strided view of its n entries, for
@@ -521,14 +568,9 @@ def _initial(A: Matrix, sr: Semiring, preds: bool, key=None):
         specs = [((n, n), A.dtype)] + ([((n, n), np.dtype(np.int64))] if preds else [])
         arrays, mats = replay_buffers(key, specs, xp)
         into, held = arrays[0], mats[0]
-    d = A.to_dense(missing=sr.zero_for(A.dtype), out=into)
-    diag = d.reshape(-1)[:: n + 1]
-    one = A.dtype.type(sr.one_for(A.dtype))
-    if sr.add.name in ("min", "max") and A.dtype.kind in "fiu":  # in place, one kernel
-        (xp.fmin if sr.add.name == "min" else xp.fmax)(diag, one, out=diag)  # (NaN-free)
-    else:
-        ones = Vector.from_dense(xp.full(n, one, dtype=A.dtype), missing=None)
-        diag[...] = ewise_add(Vector.from_dense(diag, missing=None), ones, sr.add.op).to_dense()
+    d = A.to_dense(missing=sr.zero_for(A.dtype), out=into, scan=scan)
+    if diagonal:
+        _diagonal_plus_one(d, sr, A.dtype, xp)
     D = Matrix.from_dense(d, missing=None, copy=False) if into is None else held
     if not preds:
         return D, None
@@ -537,6 +579,18 @@ def _initial(A: Matrix, sr: Semiring, preds: bool, key=None):
     tails = mxm(Matrix.from_diag(ids), edges, min_first)  # P(i, j) = i for each edge
     P = Matrix.from_dense(tails.to_dense(missing=-1), missing=None)
     return D, P
+
+
+def _diagonal_plus_one(d, sr: Semiring, dtype, xp) -> None:
+    """d's diagonal ⊕= one in place (d a square C-ordered array)."""
+    n = d.shape[0]
+    diag = d.reshape(-1)[:: n + 1]
+    one = dtype.type(sr.one_for(dtype))
+    if sr.add.name in ("min", "max") and dtype.kind in "fiu":  # in place, one kernel
+        (xp.fmin if sr.add.name == "min" else xp.fmax)(diag, one, out=diag)  # (NaN-free)
+    else:
+        ones = Vector.from_dense(xp.full(n, one, dtype=dtype), missing=None)
+        diag[...] = ewise_add(Vector.from_dense(diag, missing=None), ones, sr.add.op).to_dense()
 
 
 def _cycles_impossible(A: Matrix, sr: Semiring) -> bool:

@@ -13,7 +13,7 @@ def _is_sparse(G) -> bool:
 
 
 def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "G",
-             pattern: bool = False) -> Matrix:  # fmt: skip
+             pattern: bool = False, check_nan: bool = True) -> Matrix:  # fmt: skip
     """A square Matrix with edge i→j stored at (i, j), in format ``fmt`` (None: as given).
 
     ``G`` may be a kleene Matrix, a scipy.sparse / cupyx.scipy.sparse matrix (stored
@@ -25,6 +25,9 @@ def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "
     unless the graph is already symmetric (``kleene.ops.is_symmetric``; with
     ``pattern=True``, for callers that read only the edges and not their weights,
     a symmetric pattern is enough).
+    ``check_nan=False`` leaves the NaN check (:func:`check_no_nan`) to the caller when
+    the matrix is returned as given (directed, ``fmt`` None or already met): a caller
+    that fills a dense copy can have that pass scan it (``Matrix.to_dense(scan=True)``).
     """
     if isinstance(G, Matrix):
         A = G
@@ -45,13 +48,27 @@ def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "
         )
     if A.nrows != A.ncols:
         raise ValueError(f"{name} must be square (an adjacency matrix), got shape {A.shape}")
-    if A.has_nan():
-        raise ValueError(f"{name} has NaN edge weights")
+    as_given = directed and (fmt is None or A.format == fmt)
+    if check_nan or not as_given:
+        check_no_nan(A, name)
     if not directed:
         A = symmetrize(A, pattern=pattern)
     if fmt is not None and A.format != fmt:
         A = A.to_format(fmt)
     return A
+
+
+def check_no_nan(A: Matrix, name: str = "G") -> None:
+    """ValueError if a stored weight of ``A`` is NaN (the answer is cached on ``A``).
+
+    >>> import numpy as np
+    >>> check_no_nan(Matrix.from_edges([0], [1], [np.nan]))
+    Traceback (most recent call last):
+    ...
+    ValueError: G has NaN edge weights
+    """
+    if A.has_nan():
+        raise ValueError(f"{name} has NaN edge weights")
 
 
 def loaded_client(G, client):

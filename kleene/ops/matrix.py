@@ -327,6 +327,11 @@ class Matrix(OperationMethods):
         return self.cached("has_nan", self._scan_nan)
 
     def _scan_nan(self) -> bool:
+        pending = self.known("value_scan")  # gathered by to_dense(scan=True)
+        if pending is not None:
+            nans, stats = pending.result()
+            self._keep_value_stats(nans, stats)
+            return nans > 0
         xp = self._xp
         if self._fmt != "dense":
             if xp is not np:
@@ -502,12 +507,17 @@ class Matrix(OperationMethods):
         return view
 
     # ---- conversions ------------------------------------------------------
-    def to_dense(self, missing=_DEFAULT, *, out=None):
+    def to_dense(self, missing=_DEFAULT, *, out=None, scan: bool = False):
         """A 2-D array (on this matrix's device) with ``missing`` where no entry is stored.
 
         ``out``: write into this array instead (C-contiguous, of the matrix's shape and
         dtype, on its device; e.g. a buffer from ``kleene.ops.replay_buffers``) and
         return it; a ValueError before anything is written if it does not fit.
+        ``scan``: where the back end fuses it (a float bitmap matrix on the GPU), the
+        same pass also scans the stored values for what :meth:`has_nan` answers (and
+        the least value beside it); the answer comes back to the host only when
+        ``has_nan`` asks, so the caller can queue more GPU work first. Elsewhere
+        (or with ``has_nan`` already known) the dense form alone.
 
         >>> import numpy as np, kleene
         >>> kleene.Matrix.from_edges([0], [1], [2.0]).to_dense().tolist()
@@ -531,7 +541,14 @@ class Matrix(OperationMethods):
         # a scalar of the matrix's dtype, passed to the kernel as an argument (an array
         # made of it would be a host-to-device copy first)
         fill = self._dtype.type(fill)
-        dense_fill = getattr(backend(xp), "dense_fill", None)  # one pass where there is one
+        be = backend(xp)
+        fused = getattr(be, "dense_fill_scan", None) if scan else None
+        if fused is not None and self._dtype.kind == "f" and self.known("has_nan") is None:
+            out, pending = fused(values, present, fill, out)
+            if pending is not None:  # has_nan reads it (_scan_nan)
+                self.cached("value_scan", lambda: pending)
+            return out
+        dense_fill = getattr(be, "dense_fill", None)  # one pass where there is one
         if dense_fill is not None:
             return dense_fill(values, present, fill, out)
         if out is None:

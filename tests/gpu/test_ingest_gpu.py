@@ -216,6 +216,70 @@ def test_the_dense_fill_matches_numpy(dtype, seed, layout_, into):
     assert np.array_equal(cupy.asnumpy(everything), vals)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64, np.bool_])
+@given(seed=st.integers(0, 10**6), nan=st.booleans(),
+       layout_=st.sampled_from(["full", "view", "unaligned"]))  # fmt: skip
+def test_the_fill_scans_in_the_same_pass(dtype, seed, layout_, nan):
+    # dense_fill_scan: the fill of test_the_dense_fill_matches_numpy, and from the same
+    # read (kl_dense_fill_vec<V, true>) what dense_scan finds among the stored values,
+    # read back when asked; None where the fill takes the elementwise kernel.
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(1, 70)), int(rng.integers(1, 300))
+    vals = rng.normal(0, 50, (m, n))
+    vals = (vals > 0) if dtype is np.bool_ else vals.astype(dtype)
+    if nan and np.dtype(dtype).kind == "f":
+        vals[rng.integers(0, m), rng.integers(0, n)] = np.nan
+    present = rng.random((m, n)) < 0.6
+    fill = dtype(1) if dtype is np.bool_ else dtype(-7)
+    v, p = cupy.asarray(vals), cupy.asarray(present)
+    if layout_ == "view":
+        big = cupy.zeros((m + 3, n + 5), dtype=dtype)
+        big[1 : m + 1, 2 : n + 2] = v
+        v = big[1 : m + 1, 2 : n + 2]
+    if layout_ == "unaligned":
+        flat = cupy.zeros(m * n + 1, dtype=dtype)
+        flat[1:] = v.ravel()
+        v = flat[1:].reshape(m, n)
+    got, pending = structure.dense_fill_scan(v, p, fill)
+    assert np.array_equal(cupy.asnumpy(got), np.where(present, vals, fill), equal_nan=nan)
+    if layout_ != "full":
+        assert pending is None
+        return
+    want: dict = {}
+    nans = structure.dense_scan(v, p, want)
+    found, stats = pending.result()
+    assert found == nans and pending.result() == (found, stats)  # (read back once)
+    assert {k: stats.get(k) for k in ("least", "greatest", "positive_count")} == {
+        k: want.get(k) for k in ("least", "greatest", "positive_count")
+    }
+    assert stats["positive_sum"] == pytest.approx(want["positive_sum"], rel=1e-12, abs=1e-300)
+
+
+def test_to_dense_with_scan_answers_has_nan_without_another_pass(monkeypatch):
+    # Matrix.to_dense(scan=True) on a float bitmap matrix: has_nan, the least value and
+    # the range come from the fill's pass (dense_scan is never called), NaN or not.
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-2.0, 9.0, (257, 259)).astype(np.float32)
+    a[rng.random(a.shape) < 0.4] = np.inf
+    kept = a[np.isfinite(a)]
+
+    def refuse(*args, **kw):
+        raise AssertionError("has_nan scanned again")
+
+    monkeypatch.setattr(structure, "dense_scan", refuse)
+    A = Matrix.from_dense(cupy.asarray(a))
+    d = A.to_dense(missing=np.float32(np.inf), scan=True)
+    assert A.known("has_nan") is None  # nothing read back yet
+    assert not A.has_nan()
+    assert A.known("min_value") == float(kept.min())
+    assert A.known("value_stats")[0] == float(kept.max())
+    assert np.array_equal(cupy.asnumpy(d), a)
+    a[100, 3] = np.nan
+    B = Matrix.from_dense(cupy.asarray(a))
+    B.to_dense(missing=np.float32(np.inf), scan=True)
+    assert B.has_nan() and B.known("min_value") is None
+
+
 def test_to_dense_of_a_large_bitmap_matrix_takes_the_vector_fill():
     # 4096² float32 with inf absent (the dense APSP input): the vector kernel's main
     # loop (four loads in flight a thread) and the result equal to NumPy's.

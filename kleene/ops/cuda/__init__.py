@@ -8,7 +8,8 @@ otherwise): ``mxm_dense_acc``, ``closure_dense`` and ``closure_base_block`` (use
 ``bfs_levels``, ``bellman_ford`` and ``bfs_multi`` (:mod:`kleene.ops.frontier`),
 ``sssp_rows`` (:mod:`kleene.ops.sources`), and the structure kernels ``expand_rows``,
 ``symmetry_sums`` and ``union_min`` (:mod:`kleene.ops.layout`, :mod:`kleene.ops.symmetry`)
-and ``dense_scan`` (``Matrix.has_nan`` on a dense matrix),
+and ``dense_scan`` (``Matrix.has_nan`` on a dense matrix), ``dense_fill`` and
+``dense_fill_scan`` (``Matrix.to_dense``),
 and ``TileStream`` / ``pinned_empty`` (:mod:`kleene.ops.streaming`: out-of-core tiles).
 
 Kernels are specialised per algebra and dtypes from the templates in ``kernels/``
@@ -47,6 +48,7 @@ _HOME = {
     "symmetry_sums": "structure",
     "dense_scan": "structure",
     "dense_fill": "structure",
+    "dense_fill_scan": "structure",
     "union_min": "structure",
     "TileStream": "tile_stream",
     "pinned_empty": "tile_stream",

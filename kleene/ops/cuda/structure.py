@@ -3,7 +3,8 @@
 ``expand_rows`` replaces a binary search per entry (``searchsorted`` over the row
 pointers) by one coalesced write per entry. ``symmetry_sums`` is the one pass
 behind :func:`kleene.ops.is_symmetric`; ``dense_scan`` the one behind a dense
-matrix's ``has_nan``; ``dense_fill`` its dense form (``Matrix.to_dense``).
+matrix's ``has_nan``; ``dense_fill`` its dense form (``Matrix.to_dense``), and
+``dense_fill_scan`` both in one pass (``Matrix.to_dense(scan=True)``).
 """
 
 from __future__ import annotations
@@ -166,23 +167,67 @@ def dense_fill(values, present, fill, out=None) -> cupy.ndarray:
     values' shape and dtype; ``present`` None: every entry stored): a bitmap matrix's
     dense form in one pass, by 16-byte loads and stores where the arrays are
     contiguous and aligned (kl_dense_fill_vec)."""
+    return _fill(values, present, fill, out, scan=False)[0]
+
+
+def dense_fill_scan(values, present, fill, out=None):
+    """(out, pending): :func:`dense_fill`, and from the same read the stored values'
+    scan, read back only when asked: ``pending.result()`` is (NaN count, stats) as
+    :func:`dense_scan` gives them. ``pending`` is None where the fill takes another
+    path than the 16-byte kernel (no bitmap, unaligned or strided arrays): scan apart."""
+    return _fill(values, present, fill, out, scan=True)
+
+
+def _fill(values, present, fill, out, scan: bool):
     if out is None:
         out = cupy.empty(values.shape, dtype=values.dtype)
     if present is None:
         out[...] = values
-        return out
+        return out, None
     fill = values.dtype.type(fill)
     ctype = _VALUE_TYPES.get(np.dtype(values.dtype))
     aligned = out.flags.c_contiguous and out.data.ptr % 16 == 0
     if ctype is None or not aligned or not _vector_ok(values, present):
         _DENSE_FILL(values, present, fill, out)
-        return out
+        return out, None
     n = values.size
-    fn = jit.function(codegen.structure_spec(), f"kl_dense_fill_vec<{ctype}>")
+    fn = jit.function(codegen.structure_spec(), f"kl_dense_fill_vec<{ctype}, {str(scan).lower()}>")
     cap = jit.sm_count(jit.device_id()) * 8
     grid = jit.blocks_for(n // (16 // values.itemsize) + 1, _THREADS, cap=cap)
-    fn((grid,), (_THREADS,), (values, present, fill, np.int64(n), out))
-    return out
+    found = _scan_out() if scan else None
+    fn((grid,), (_THREADS,), (values, present, fill, np.int64(n), out,
+                              np.uint64(0) if found is None else found))  # fmt: skip
+    return out, (None if found is None else PendingScan(found))
+
+
+class PendingScan:
+    """A kl_value_scan's answer on its way to the host: copied into page-locked memory
+    behind the kernel that gathered it, an event recorded after the copy, so the
+    host goes on launching work and waits (:meth:`result`) only when it needs it."""
+
+    __slots__ = ("_found", "_host", "_event", "_answer")
+
+    def __init__(self, found: cupy.ndarray):
+        rt = cupy.cuda.runtime
+        stream = cupy.cuda.get_current_stream()
+        self._found = found  # kept until the copy is done
+        self._host = cupy.cuda.alloc_pinned_memory(found.nbytes)
+        rt.memcpyAsync(self._host.ptr, found.data.ptr, found.nbytes, rt.memcpyDeviceToHost,
+                       stream.ptr)  # fmt: skip
+        self._event = cupy.cuda.Event(disable_timing=True)
+        self._event.record(stream)
+        self._answer = None
+
+    def result(self) -> tuple[int, dict]:
+        """(NaN count, stats), waiting for the scan if it is still running."""
+        if self._answer is None:
+            self._event.synchronize()
+            host = np.frombuffer(self._host, np.uint64, 5).tolist()
+            stats: dict = {}
+            _value_stats(host, stats)
+            self._answer = (host[0], stats)
+            self._found = self._host = self._event = None
+        return self._answer
 
 
 def _vector_ok(values, present) -> bool:

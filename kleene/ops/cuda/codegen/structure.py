@@ -20,7 +20,7 @@ STRUCTURE_NAMES = (
     *(f"kl_union_min<{t}, true>" for t in SYMMETRY_VALUE_TYPES),
     *(f"kl_dense_scan<{t}, {m}>" for t in SYMMETRY_VALUE_TYPES for m in ("false", "true")),
     *(f"kl_dense_scan_vec<{t}, {m}>" for t in SYMMETRY_VALUE_TYPES for m in ("false", "true")),
-    *(f"kl_dense_fill_vec<{t}>" for t in SYMMETRY_VALUE_TYPES),
+    *(f"kl_dense_fill_vec<{t}, {s}>" for t in SYMMETRY_VALUE_TYPES for s in ("false", "true")),
 )
 
 

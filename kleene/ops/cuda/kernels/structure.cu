@@ -351,16 +351,19 @@ kl_dense_scan_vec(const V* __restrict__ values, const bool* __restrict__ present
 // out = present ? values : fill over n contiguous entries by 16-byte loads and stores
 // (a bitmap matrix's dense form; alignment as kl_dense_scan_vec's, out 16-byte aligned
 // too). CuPy's elementwise kernel moved a 4096² float32 matrix at about half the
-// bandwidth, and APSP waits for this pass before its closure starts.
-template <typename V>
+// bandwidth, and APSP waits for this pass before its closure starts. With SCAN the same
+// read also gives kl_dense_scan's answer (the stored values' NaNs and range) in
+// scan_out: APSP's input check then costs no pass of its own.
+template <typename V, bool SCAN>
 __global__ void __launch_bounds__(256)
 kl_dense_fill_vec(const V* __restrict__ values, const bool* __restrict__ present, V fill,
-                  long long n, V* __restrict__ out) {
+                  long long n, V* __restrict__ out, unsigned long long* scan_out) {
   constexpr int E = 16 / sizeof(V), K = 4;  // values per load, loads in flight per thread
   using M = typename kl_bytes<E>::T;
   const uint4* v = reinterpret_cast<const uint4*>(values);
   const M* p = reinterpret_cast<const M*>(present);
   uint4* o = reinterpret_cast<uint4*>(out);
+  kl_value_scan scan;
   const long long step = (long long)gridDim.x * blockDim.x, nv = n / E;
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   for (; i + (K - 1) * step < nv; i += K * step) {
@@ -374,8 +377,10 @@ kl_dense_fill_vec(const V* __restrict__ values, const bool* __restrict__ present
 #pragma unroll
     for (int j = 0; j < K; ++j) {
 #pragma unroll
-      for (int e = 0; e < E; ++e)
+      for (int e = 0; e < E; ++e) {
         if (!keep[j].x[e]) x[j].x[e] = fill;
+        else if (SCAN) scan.add(x[j].x[e]);
+      }
       o[i + j * step] = x[j].raw;
     }
   }
@@ -385,10 +390,15 @@ kl_dense_fill_vec(const V* __restrict__ values, const bool* __restrict__ present
     x.raw = v[i];
     keep.raw = p[i];
 #pragma unroll
-    for (int e = 0; e < E; ++e)
+    for (int e = 0; e < E; ++e) {
       if (!keep.x[e]) x.x[e] = fill;
+      else if (SCAN) scan.add(x.x[e]);
+    }
     o[i] = x.raw;
   }
-  for (long long c = nv * E + (long long)blockIdx.x * blockDim.x + threadIdx.x; c < n; c += step)
+  for (long long c = nv * E + (long long)blockIdx.x * blockDim.x + threadIdx.x; c < n; c += step) {
+    if (SCAN && present[c]) scan.add(values[c]);
     out[c] = present[c] ? values[c] : fill;  // the tail past the last whole load
+  }
+  if (SCAN) scan.flush_block(scan_out);
 }
