@@ -92,7 +92,7 @@ def test_negative_cycle_found_after_a_replay():
         kleene.apsp(cupyx_csr(bad.tocsr()), method="recursive")
 
 
-@pytest.mark.parametrize("method", ["auto", "recursive", "blocked", "floyd-warshall"])
+@pytest.mark.parametrize("method", ["auto", "recursive", "blocked"])
 def test_a_dense_input_with_nan_fails_after_its_closure_is_queued(method):
     # A GPU array's NaN check rides on D's fill and is read once the replay is queued:
     # a NaN input still raises (with and without predecessors, before and after the
@@ -112,6 +112,24 @@ def test_a_dense_input_with_nan_fails_after_its_closure_is_queued(method):
         np.testing.assert_allclose(cupy.asnumpy(got), shortest_path(a, method="D"), rtol=1e-12)
     with pytest.raises(ValueError, match="NaN"):
         kleene.apsp(cupy.asarray(bad), method="repeated-sssp")
+
+
+@pytest.mark.parametrize(("n", "method"), [(300, "floyd-warshall"), (4097, "auto")])
+def test_a_nan_input_is_refused_before_a_long_closure(monkeypatch, n, method):
+    # Floyd-Warshall (seconds at n = 8192) and graphs past 64 MiB check for NaN before
+    # the closure runs: no closure is even started for a NaN input.
+    from kleene.algorithms import all_pairs
+
+    a = cupy.full((n, n), cupy.inf, dtype=cupy.float32)
+    a[1, 2], a[2, 3] = 4.0, cupy.nan
+    assert all_pairs._scan_can_ride(kleene.Matrix.from_dense(a)) == (n < 4097)
+
+    def refuse(*args, **kw):
+        raise AssertionError("the closure ran before the NaN check")
+
+    monkeypatch.setattr(all_pairs, "_dense_closure", refuse)
+    with pytest.raises(ValueError, match="NaN"):
+        kleene.apsp(a, method=method)
 
 
 @pytest.mark.parametrize(("method", "block"), [("recursive", None), ("recursive", 96),
