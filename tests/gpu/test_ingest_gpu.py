@@ -142,6 +142,22 @@ def test_the_fused_scan_gives_the_value_range(dtype, seed, sign):
         assert total == pytest.approx(positive.sum(), rel=1e-12, abs=0)
 
 
+def _laid_out(v, layout_: str):
+    """v's values as the dense kernels may meet them: "view", a block of a larger matrix
+    (row strides of the parent); "unaligned", contiguous but off the 16-byte alignment
+    of the vector loads; otherwise v itself."""
+    m, n = v.shape
+    if layout_ == "view":
+        big = cupy.zeros((m + 3, n + 5), dtype=v.dtype)
+        big[1 : m + 1, 2 : n + 2] = v
+        return big[1 : m + 1, 2 : n + 2]
+    if layout_ == "unaligned":
+        flat = cupy.zeros(m * n + 1, dtype=v.dtype)
+        flat[1:] = v.ravel()
+        return flat[1:].reshape(m, n)
+    return v
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64, np.bool_])
 @given(seed=st.integers(0, 10**6), nan=st.booleans(),
        layout_=st.sampled_from(["full", "masked", "view", "unaligned"]))  # fmt: skip
@@ -160,14 +176,7 @@ def test_the_dense_scan_gives_nans_and_the_value_range(dtype, seed, layout_, nan
     if nan and np.dtype(dtype).kind == "f":
         vals[rng.integers(0, m), rng.integers(0, n)] = np.nan
     v, p = cupy.asarray(vals), None if present is None else cupy.asarray(present)
-    if layout_ == "view":  # a block of a larger matrix: row strides of the parent
-        big = cupy.zeros((m + 3, n + 5), dtype=dtype)
-        big[1 : m + 1, 2 : n + 2] = v
-        v = big[1 : m + 1, 2 : n + 2]
-    if layout_ == "unaligned":
-        flat = cupy.zeros(m * n + 1, dtype=dtype)
-        flat[1:] = v.ravel()
-        v = flat[1:].reshape(m, n)
+    v = _laid_out(v, layout_)
     stats: dict = {}
     nans = structure.dense_scan(v, p, stats)
     kept = vals if present is None else vals[present]
@@ -200,14 +209,7 @@ def test_the_dense_fill_matches_numpy(dtype, seed, layout_, into):
     present = rng.random((m, n)) < 0.6
     fill = dtype(1) if dtype is np.bool_ else dtype(-7)
     v = cupy.asarray(vals)
-    if layout_ == "view":  # strided rows: the elementwise kernel
-        big = cupy.zeros((m + 3, n + 5), dtype=dtype)
-        big[1 : m + 1, 2 : n + 2] = v
-        v = big[1 : m + 1, 2 : n + 2]
-    if layout_ == "unaligned":  # contiguous, off the 16-byte alignment
-        flat = cupy.zeros(m * n + 1, dtype=dtype)
-        flat[1:] = v.ravel()
-        v = flat[1:].reshape(m, n)
+    v = _laid_out(v, layout_)  # strided rows and unaligned: the elementwise kernel
     out = cupy.full((m, n), fill, dtype=dtype) if into else None
     got = structure.dense_fill(v, cupy.asarray(present), fill, out)
     assert got.dtype == np.dtype(dtype) and (out is None or got is out)
@@ -232,14 +234,7 @@ def test_the_fill_scans_in_the_same_pass(dtype, seed, layout_, nan):
     present = rng.random((m, n)) < 0.6
     fill = dtype(1) if dtype is np.bool_ else dtype(-7)
     v, p = cupy.asarray(vals), cupy.asarray(present)
-    if layout_ == "view":
-        big = cupy.zeros((m + 3, n + 5), dtype=dtype)
-        big[1 : m + 1, 2 : n + 2] = v
-        v = big[1 : m + 1, 2 : n + 2]
-    if layout_ == "unaligned":
-        flat = cupy.zeros(m * n + 1, dtype=dtype)
-        flat[1:] = v.ravel()
-        v = flat[1:].reshape(m, n)
+    v = _laid_out(v, layout_)
     got, pending = structure.dense_fill_scan(v, p, fill)
     assert np.array_equal(cupy.asnumpy(got), np.where(present, vals, fill), equal_nan=nan)
     if layout_ != "full":
