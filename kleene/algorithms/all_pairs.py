@@ -217,12 +217,12 @@ def _solve(A: Matrix, sr: Semiring, method: str, preds: bool, block: int, bar: P
     key = _closure_key(method, block, sr)
     D, P = _initial(A, sr, preds, key=key, scan=late_nan_check, diagonal=diagonal)
     bar.step(_INITIAL_UNITS * n * n)
-    D, P = _dense_closure(sr, D, P, method, block, bar)
+    D, P = _dense_closure(sr, D, P, method, block, bar, key=key)
+    dist = D.to_dense()  # queued behind the closure, before the checks read anything back
     if late_nan_check:
         check_no_nan(A)  # the fill's scan (the closure ran on internal buffers only)
     if not _cycles_impossible(A, sr):
         _check_cycles(D, sr)
-    dist = D.to_dense()
     del D  # the copy is the result: free the working matrix before the repair
     bar.step(_FINAL_UNITS * n * n)
     if not preds:
@@ -231,13 +231,15 @@ def _solve(A: Matrix, sr: Semiring, method: str, preds: bool, block: int, bar: P
 
 
 def _dense_closure(sr: Semiring, D: Matrix, P: Matrix | None, method: str, block: int,
-                   bar: Progress, scratch: int = 0) -> tuple[Matrix, Matrix | None]:  # fmt: skip
+                   bar: Progress, scratch: int = 0,
+                   key=None) -> tuple[Matrix, Matrix | None]:  # fmt: skip
     """D ← D* (and P) by a dense method, as one replayed CUDA graph on the GPU where the
     matrices fit the graph cache (``kleene.ops.replay``): the plan
     depends only on n and the block, and its hundreds of block steps then cost no
     host time each. ``scratch``: the largest step's scratch bytes, reserved up front
-    in a capture. Returns the matrices holding the result (the cache's on the GPU
-    when replayed: copy them out)."""
+    in a capture. ``key``: ``_closure_key(method, block, sr)`` where the caller has it.
+    Returns the matrices holding the result (the cache's on the GPU when replayed:
+    copy them out)."""
 
     def run(*mats):
         ran.append(True)
@@ -252,8 +254,8 @@ def _dense_closure(sr: Semiring, D: Matrix, P: Matrix | None, method: str, block
             apsp_dense.recursive(sr, d, p, block, bar)
 
     ran: list[bool] = []
-    held = replay(_closure_key(method, block, sr), run, *((D,) if P is None else (D, P)),
-                  scratch=scratch)  # fmt: skip
+    key = _closure_key(method, block, sr) if key is None else key
+    held = replay(key, run, *((D,) if P is None else (D, P)), scratch=scratch)
     if not ran:  # a replayed graph: the steps' progress units in one go
         bar.step(apsp_dense.work(method, D.nrows, block))
     return held[0], (held[1] if P is not None else None)

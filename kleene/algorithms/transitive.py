@@ -141,7 +141,7 @@ def _closure_of_edges(xp, rows, cols, size: int, sr: Semiring, block: int, bar: 
     bar.step(_INITIAL_UNITS * size * size)
     top = -(-(size // 2) // 16) * 16  # the top split's larger half: its products are the largest
     need = product_scratch(sr, np.bool_, top, top, top, xp)
-    D, _ = _dense_closure(sr, D, None, method, block, bar, scratch=need)
+    D, _ = _dense_closure(sr, D, None, method, block, bar, scratch=need, key=key)
     return D
 
 

@@ -324,46 +324,9 @@ class Matrix(OperationMethods):
         """
         if self.dtype.kind not in "fc":
             return False
-        return self.cached("has_nan", self._scan_nan)
+        from .value_scan import scan_nan
 
-    def _scan_nan(self) -> bool:
-        pending = self.known("value_scan")  # gathered by to_dense(scan=True)
-        if pending is not None:
-            nans, stats = pending.result()
-            self._keep_value_stats(nans, stats)
-            return nans > 0
-        xp = self._xp
-        if self._fmt != "dense":
-            if xp is not np:
-                from .symmetry import scan_csr  # one GPU pass answers symmetry too
-
-                nan = scan_csr(self)
-                if nan is not None:
-                    return nan
-            return bool(xp.isnan(self._values).any())
-        scan = getattr(backend(xp), "dense_scan", None)  # fused where there is one
-        if scan is not None:
-            stats: dict = {}
-            try:
-                nans = scan(self._values, self._present, stats)
-            except TypeError:  # a value type without a kernel
-                pass
-            else:
-                self._keep_value_stats(nans, stats)
-                return nans > 0
-        nan = xp.isnan(self._values)  # one pass, no compaction of a dense matrix
-        present = self._present
-        return bool((nan if present is None else nan & present).any())
-
-    def _keep_value_stats(self, nans: int, stats: dict) -> None:
-        """Cache what a scan of the stored values found besides NaNs (floats free of
-        NaN): the least value ("min_value", what an APSP or SSSP tests for negative
-        weights) and (greatest, positive sum, positive count) ("value_stats", what the
-        fused shortest-path loops size their buckets by), so no other pass reads them."""
-        if self._dtype.kind == "f" and not nans and "least" in stats:
-            self.cached("min_value", lambda: stats["least"])
-            self.cached("value_stats", lambda: (stats["greatest"], stats["positive_sum"],
-                                                stats["positive_count"]))  # fmt: skip
+        return self.cached("has_nan", lambda: scan_nan(self))
 
     @property
     def nvals(self) -> int:
@@ -545,7 +508,7 @@ class Matrix(OperationMethods):
         fused = getattr(be, "dense_fill_scan", None) if scan else None
         if fused is not None and self._dtype.kind == "f" and self.known("has_nan") is None:
             out, pending = fused(values, present, fill, out)
-            if pending is not None:  # has_nan reads it (_scan_nan)
+            if pending is not None:  # has_nan reads it (value_scan.scan_nan)
                 self.cached("value_scan", lambda: pending)
             return out
         dense_fill = getattr(be, "dense_fill", None)  # one pass where there is one

@@ -9,6 +9,7 @@ can be captured once into a CUDA graph and replayed at about a microsecond a nod
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Hashable
 
 import numpy as np
@@ -16,6 +17,8 @@ import numpy as np
 from .checks import same_device
 from .closure import _full_dense
 from .matrix import Matrix
+
+_local = threading.local()  # per thread: .handed, (key, entry) replay_buffers gave out last
 
 
 def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix,
@@ -45,23 +48,29 @@ def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix,
     >>> R.to_dense().tolist()
     [[0.0, 4.0], [1.0, 0.0]]
     """
-    for i, m in enumerate(matrices):
-        _full_dense("replay", f"matrices[{i}]", m)
-    xp = same_device("replay", **{f"m{i}": m for i, m in enumerate(matrices)})
-    if xp is np:
-        fn(*matrices)
-        return matrices
-    from .cuda import graphs
+    entry = _handed(key, matrices)
+    if entry is not None:  # replay_buffers' own matrices: checked when made
+        from .cuda import graphs
 
-    specs = [(m.shape, m.dtype) for m in matrices]
-    if not graphs.fits(specs):
-        fn(*matrices)
-        return matrices
-    entry = graphs.entry(key, specs)
-    if entry is None:  # other threads' graphs fill the cache
-        fn(*matrices)
-        return matrices
-    held = _held(entry)
+        held = matrices
+    else:
+        for i, m in enumerate(matrices):
+            _full_dense("replay", f"matrices[{i}]", m)
+        xp = same_device("replay", **{f"m{i}": m for i, m in enumerate(matrices)})
+        if xp is np:
+            fn(*matrices)
+            return matrices
+        from .cuda import graphs
+
+        specs = [(m.shape, m.dtype) for m in matrices]
+        if not graphs.fits(specs):
+            fn(*matrices)
+            return matrices
+        entry = graphs.entry(key, specs)
+        if entry is None:  # other threads' graphs fill the cache
+            fn(*matrices)
+            return matrices
+        held = _held(entry)
     for src, dst in zip(matrices, held, strict=True):
         if src is not dst:  # filled in place (replay_buffers): nothing to copy
             dst._values[...] = src._values
@@ -100,9 +109,31 @@ def replay_buffers(key: Hashable, specs, xp) -> tuple[tuple, tuple[Matrix, ...]]
 
         entry = graphs.entry(key, specs) if graphs.fits(specs) else None
         if entry is not None:
-            return tuple(entry.arrays), _held(entry)
+            held = _held(entry)
+            _local.handed = (key, entry)
+            return tuple(entry.arrays), held
     arrays = tuple(xp.empty(shape, dtype=dtype) for shape, dtype in specs)
     return arrays, tuple(Matrix._from_bitmap(xp, a) for a in arrays)
+
+
+def _handed(key: Hashable, matrices: tuple[Matrix, ...]):
+    """The graph entry whose matrices ``replay_buffers(key, ...)`` last gave this thread,
+    if ``matrices`` are those very matrices, still over its buffers, and the entry is
+    still cached: replay then skips the checks and lookups they passed when made
+    (~60 µs of a public APSP call's host time at n = 4096 on an H100)."""
+    handed = getattr(_local, "handed", None)
+    if handed is None or handed[0] != key:
+        return None
+    entry = handed[1]
+    mats = entry.matrices
+    if mats is None or len(mats) != len(matrices):
+        return None
+    for a, b in zip(mats, matrices, strict=True):
+        if a is not b or b.format != "dense" or b._present is not None:
+            return None
+    from .cuda import graphs
+
+    return entry if _over_buffers(entry, mats) and graphs.current(entry) else None
 
 
 def _held(entry) -> tuple[Matrix, ...]:

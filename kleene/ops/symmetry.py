@@ -11,6 +11,7 @@ import numpy as np
 from .checks import as_container
 from .device import backend
 from .matrix import Matrix
+from .value_scan import keep_value_stats
 
 # Salt of the GPU fingerprint: fixed per process (so cached answers agree), unknown
 # to whoever builds the input (so no input is a planned collision).
@@ -62,7 +63,7 @@ def scan_csr(A: Matrix):
         return None
     A.cached("pattern_symmetric", lambda: pattern == 0)
     A.cached("symmetric", lambda: pattern == 0 and weighted == 0)
-    A._keep_value_stats(nans, stats)  # (the least value is exact in float64)
+    keep_value_stats(A, nans, stats)  # (the least value is exact in float64)
     return nans > 0
 
 

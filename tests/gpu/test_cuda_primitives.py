@@ -12,6 +12,7 @@ cuda_cases.py.
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -353,3 +354,34 @@ def test_user_semiring_matches_cpu(sr, d):
     vals = values(rng, 40, d)
     check(cuda.segment_reduce(sr.add, g(vals), g(offsets), d),
           cpu.segment_reduce(sr.add, vals, offsets, d), d, sr.add)  # fmt: skip
+
+
+def test_gpu_memory_free_follows_the_pool_between_driver_readings(monkeypatch):
+    """gpu_memory_free asks the driver at most every GPU_FREE_READING_S; in between, what
+    CuPy's pool takes from or gives back to the driver moves the answer by as much, and
+    a fresh reading agrees with the estimate."""
+    from kleene.ops import device
+
+    def truth() -> int:
+        return cupy.cuda.runtime.memGetInfo()[0] + pool.free_bytes()
+
+    pool = cupy.get_default_memory_pool()
+    pool.free_all_blocks()
+    asked = []
+    real = cupy.cuda.runtime.memGetInfo
+    monkeypatch.setattr(cupy.cuda.runtime, "memGetInfo", lambda: asked.append(1) or real())
+    monkeypatch.setattr(device, "GPU_FREE_READING_S", 3600.0)
+    device._readings.clear()
+    r0 = device.gpu_memory_free()
+    x = cupy.empty(1 << 30, dtype=cupy.uint8)  # the pool takes 1 GiB from the driver
+    r1 = device.gpu_memory_free()
+    del x  # back in the pool: free again
+    r2 = device.gpu_memory_free()
+    pool.free_all_blocks()  # back to the driver
+    r3 = device.gpu_memory_free()
+    assert len(asked) == 1  # one reading
+    assert r0 - r1 == 1 << 30 and r2 == r0 and r3 == r0
+    assert abs(r3 - truth()) < 64 << 20
+    monkeypatch.setattr(device, "GPU_FREE_READING_S", 0.0)
+    time.sleep(0.01)
+    assert abs(device.gpu_memory_free() - truth()) < 64 << 20 and len(asked) >= 2

@@ -250,6 +250,33 @@ def test_the_fill_scans_in_the_same_pass(dtype, seed, layout_, nan):
     assert stats["positive_sum"] == pytest.approx(want["positive_sum"], rel=1e-12, abs=1e-300)
 
 
+def test_fill_scans_reuse_their_buffers_once_read():
+    # Each pending scan has its own output and page-locked answer until read; a read
+    # one's are reused by the next scan (from its start, not from the last answer).
+    rng = np.random.default_rng(8)
+    shape = (64, 256)
+    p = cupy.asarray(rng.random(shape) < 0.7)
+    mats = [rng.uniform(-5, 5, shape).astype(np.float32) for _ in range(3)]
+    mats[1][3, 4] = np.nan
+    pend = [structure.dense_fill_scan(cupy.asarray(a), p, np.float32(0))[1] for a in mats]
+    slots = [q._slot for q in pend]
+    assert len({id(s) for s in slots}) == 3  # three outstanding: three slots
+    present = cupy.asnumpy(p)
+    for a, q in reversed(list(zip(mats, pend, strict=True))):  # read in another order
+        kept = a[present]
+        nans, stats = q.result()
+        assert nans == int(np.isnan(kept).sum())
+        assert stats["least"] == float(np.nanmin(kept))
+    again = structure.dense_fill_scan(cupy.asarray(mats[2]), p, np.float32(0))[1]
+    assert again._slot in slots  # a read slot, reset behind the last read, reused
+    nans, stats = again.result()
+    assert nans == 0 and stats["greatest"] == float(mats[2][present].max())
+    with cupy.cuda.Stream(non_blocking=True):  # reset on the other stream: waited for
+        x = cupy.asarray(mats[1])
+        nans, stats = structure.dense_fill_scan(x, p, np.float32(0))[1].result()
+    assert nans == 1 and stats["least"] == float(np.nanmin(mats[1][present]))
+
+
 def test_to_dense_with_scan_answers_has_nan_without_another_pass(monkeypatch):
     # Matrix.to_dense(scan=True) on a float bitmap matrix: has_nan, the least value and
     # the range come from the fill's pass (dense_scan is never called), NaN or not.

@@ -206,6 +206,53 @@ def test_a_step_that_swaps_its_buffer_runs_eagerly_and_right():
     assert len(failures) == 1 and "replaced" in failures[0]
 
 
+def test_replay_of_handed_buffers_skips_the_lookup_and_stays_right(monkeypatch):
+    """replay() on the very matrices replay_buffers() handed out for its key takes them
+    without a second cache lookup; another key, a dropped entry, or matrices that are
+    not the handed ones take the full path, with the same answers."""
+    from kleene.ops import replayable
+
+    def close(m):
+        kleene.closure(m, out=m)
+
+    rng = np.random.default_rng(5)
+    n = 96
+    lookups: list = []
+    real_entry = graphs.entry
+    monkeypatch.setattr(graphs, "entry", lambda *a: lookups.append(a[0]) or real_entry(*a))
+
+    def graph():
+        w = rng.uniform(1, 9, (n, n)).astype(np.float32)
+        w[rng.random((n, n)) < 0.9] = np.inf
+        np.fill_diagonal(w, 0)
+        return w, shortest_path(np.where(np.isinf(w), 0, w), method="FW").astype(np.float32)
+
+    key = ("handed-test",)
+    for _ in range(3):  # capture, then replays of the handed buffers
+        w, want = graph()
+        (a,), (D,) = kleene.ops.replay_buffers(key, [((n, n), np.float32)], cupy)
+        a[...] = cupy.asarray(w)
+        before = len(lookups)
+        (R,) = kleene.ops.replay(key, close, D)
+        assert R is D and len(lookups) == before  # no second lookup
+        np.testing.assert_allclose(cupy.asnumpy(R.to_dense()), want, rtol=1e-5)
+    (a,), (D,) = kleene.ops.replay_buffers(key, [((n, n), np.float32)], cupy)
+    kleene.ops.release_replays()  # the entry is gone: replay looks it up (a new one)
+    w, want = graph()
+    a[...] = cupy.asarray(w)
+    before = len(lookups)
+    (R,) = kleene.ops.replay(key, close, D)
+    assert len(lookups) == before + 1 and R is not D
+    np.testing.assert_allclose(cupy.asnumpy(R.to_dense()), want, rtol=1e-5)
+    w, want = graph()  # a matrix of the caller's own: copied in, as ever
+    mine = kleene.Matrix.from_dense(cupy.asarray(w), missing=None)
+    assert replayable._handed(key, (mine,)) is None
+    (R,) = kleene.ops.replay(key, close, mine)
+    np.testing.assert_allclose(cupy.asnumpy(R.to_dense()), want, rtol=1e-5)
+    (a,), (D,) = kleene.ops.replay_buffers(key, [((n, n), np.float32)], cupy)
+    assert replayable._handed(("another",), (D,)) is None
+
+
 def test_threads_replay_their_own_graphs():
     """Two threads closing different graphs of one size at once: each thread captures
     and replays its own entry (a shared one would hand both the same buffers), and

@@ -70,9 +70,16 @@ def closure_base_block(n: int, dtype, pred: bool) -> int:
     """The base case a recursive closure of n×n ``dtype`` should stop at: n itself up to
     GRID_MAX where one launch closes it (else GRID_BASE), the one-block limit where the
     one-launch closure does not apply (predecessors, bool, other widths)."""
-    d = np.dtype(dtype)
-    if pred or not codegen.closure_grid_eligible(d) or jit.device_id() in _no_grid:
-        return one_block_limit(d, pred)
+    dev = jit.device_id()
+    if dev in _no_grid:
+        return one_block_limit(np.dtype(dtype), pred)
+    return _base_block(n, np.dtype(dtype), bool(pred), dev)
+
+
+@lru_cache(maxsize=256)  # (asked twice on APSP's host path, which is on its critical path)
+def _base_block(n: int, d: np.dtype, pred: bool, dev: int) -> int:
+    if pred or not codegen.closure_grid_eligible(d):
+        return _limit(dev, d, pred)
     return n if n <= GRID_MAX else GRID_BASE
 
 

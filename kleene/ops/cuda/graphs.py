@@ -60,6 +60,7 @@ class Entry:
         self.stream: cupy.cuda.Stream | None = None
         self.failed: str | None = None  # why capture failed: run eagerly from then on
         self.arena: Arena | None = None  # the captured steps' scratch
+        self.key: tuple | None = None  # its key in the cache (device, thread, key, specs)
 
     @property
     def nbytes(self) -> int:
@@ -173,7 +174,16 @@ def entry(key, specs) -> Entry | None:
         if full():
             return None
         e = _cache[k] = Entry(specs)
+        e.key = k
         return e
+
+
+def current(e: Entry) -> bool:
+    """Whether ``e`` is still this thread's cached entry for its key (not dropped)."""
+    if e.key is None or e.key[1] != threading.get_ident():
+        return False
+    with _lock:
+        return _cache.get(e.key) is e
 
 
 def held_bytes() -> int:

@@ -306,20 +306,30 @@ template <typename V> union kl_flags16 {
   bool x[16 / sizeof(V)];
 };
 
-// kl_dense_scan of n contiguous values (and bitmap) by 16-byte loads: values 16-byte
-// aligned, the bitmap aligned to its E = 16 / sizeof(V) bytes (the caller checks).
-// The scalar kernel moved a 4096² float32 matrix at about a third of the bandwidth.
-template <typename V, bool MASK>
-__global__ void __launch_bounds__(256)
-kl_dense_scan_vec(const V* __restrict__ values, const bool* __restrict__ present, long long n,
-                  unsigned long long* out) {
+// The pass both kernels below make over n contiguous values (and, MASK, their bitmap) by
+// 16-byte loads, K in flight a thread: values 16-byte aligned, the bitmap aligned to its
+// E = 16 / sizeof(V) bytes, out 16-byte aligned (the caller checks). SCAN: the stored
+// values go into scan; FILL: out = present ? values : fill, by 16-byte stores.
+template <typename V, bool MASK, bool SCAN, bool FILL>
+__device__ __forceinline__ void kl_dense_pass(const V* __restrict__ values,
+                                              const bool* __restrict__ present, V fill,
+                                              long long n, V* __restrict__ out,
+                                              kl_value_scan& scan) {
   constexpr int E = 16 / sizeof(V), K = 4;  // values per load, loads in flight per thread
   using M = typename kl_bytes<E>::T;
   const uint4* v = reinterpret_cast<const uint4*>(values);
   const M* p = reinterpret_cast<const M*>(present);
-  kl_value_scan scan;
+  uint4* o = reinterpret_cast<uint4*>(out);
   const long long step = (long long)gridDim.x * blockDim.x, nv = n / E;
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  auto take = [&](kl_vals16<V>& x, const kl_flags16<V>& keep) {
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+      const bool kept = !MASK || keep.x[e];
+      if (FILL && !kept) x.x[e] = fill;
+      else if (SCAN && kept) scan.add(x.x[e]);
+    }
+  };
   for (; i + (K - 1) * step < nv; i += K * step) {
     kl_vals16<V> x[K];
     kl_flags16<V> keep[K];
@@ -329,76 +339,47 @@ kl_dense_scan_vec(const V* __restrict__ values, const bool* __restrict__ present
       if (MASK) keep[j].raw = p[i + j * step];
     }
 #pragma unroll
-    for (int j = 0; j < K; ++j)
-#pragma unroll
-      for (int e = 0; e < E; ++e)
-        if (!MASK || keep[j].x[e]) scan.add(x[j].x[e]);
+    for (int j = 0; j < K; ++j) {
+      take(x[j], keep[j]);
+      if (FILL) o[i + j * step] = x[j].raw;
+    }
   }
   for (; i < nv; i += step) {
     kl_vals16<V> x;
     kl_flags16<V> keep;
     x.raw = v[i];
     if (MASK) keep.raw = p[i];
-#pragma unroll
-    for (int e = 0; e < E; ++e)
-      if (!MASK || keep.x[e]) scan.add(x.x[e]);
+    take(x, keep);
+    if (FILL) o[i] = x.raw;
   }
-  for (long long c = nv * E + (long long)blockIdx.x * blockDim.x + threadIdx.x; c < n; c += step)
-    if (!MASK || present[c]) scan.add(values[c]);  // the tail past the last whole load
+  for (long long c = nv * E + (long long)blockIdx.x * blockDim.x + threadIdx.x; c < n; c += step) {
+    const bool kept = !MASK || present[c];  // the tail past the last whole load
+    if (SCAN && kept) scan.add(values[c]);
+    if (FILL) out[c] = kept ? values[c] : fill;
+  }
+}
+
+// kl_dense_scan of n contiguous values (and bitmap) by 16-byte loads (kl_dense_pass).
+// The scalar kernel moved a 4096² float32 matrix at about a third of the bandwidth.
+template <typename V, bool MASK>
+__global__ void __launch_bounds__(256)
+kl_dense_scan_vec(const V* __restrict__ values, const bool* __restrict__ present, long long n,
+                  unsigned long long* out) {
+  kl_value_scan scan;
+  kl_dense_pass<V, MASK, true, false>(values, present, V(), n, nullptr, scan);
   scan.flush_block(out);
 }
 
 // out = present ? values : fill over n contiguous entries by 16-byte loads and stores
-// (a bitmap matrix's dense form; alignment as kl_dense_scan_vec's, out 16-byte aligned
-// too). CuPy's elementwise kernel moved a 4096² float32 matrix at about half the
-// bandwidth, and APSP waits for this pass before its closure starts. With SCAN the same
-// read also gives kl_dense_scan's answer (the stored values' NaNs and range) in
-// scan_out: APSP's input check then costs no pass of its own.
+// (a bitmap matrix's dense form, kl_dense_pass). CuPy's elementwise kernel moved a 4096²
+// float32 matrix at about half the bandwidth, and APSP waits for this pass before its
+// closure starts. With SCAN the same read also gives kl_dense_scan's answer (the stored
+// values' NaNs and range) in scan_out: APSP's input check then costs no pass of its own.
 template <typename V, bool SCAN>
 __global__ void __launch_bounds__(256)
 kl_dense_fill_vec(const V* __restrict__ values, const bool* __restrict__ present, V fill,
                   long long n, V* __restrict__ out, unsigned long long* scan_out) {
-  constexpr int E = 16 / sizeof(V), K = 4;  // values per load, loads in flight per thread
-  using M = typename kl_bytes<E>::T;
-  const uint4* v = reinterpret_cast<const uint4*>(values);
-  const M* p = reinterpret_cast<const M*>(present);
-  uint4* o = reinterpret_cast<uint4*>(out);
   kl_value_scan scan;
-  const long long step = (long long)gridDim.x * blockDim.x, nv = n / E;
-  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  for (; i + (K - 1) * step < nv; i += K * step) {
-    kl_vals16<V> x[K];
-    kl_flags16<V> keep[K];
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      x[j].raw = v[i + j * step];
-      keep[j].raw = p[i + j * step];
-    }
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-#pragma unroll
-      for (int e = 0; e < E; ++e) {
-        if (!keep[j].x[e]) x[j].x[e] = fill;
-        else if (SCAN) scan.add(x[j].x[e]);
-      }
-      o[i + j * step] = x[j].raw;
-    }
-  }
-  for (; i < nv; i += step) {
-    kl_vals16<V> x;
-    kl_flags16<V> keep;
-    x.raw = v[i];
-    keep.raw = p[i];
-#pragma unroll
-    for (int e = 0; e < E; ++e) {
-      if (!keep.x[e]) x.x[e] = fill;
-      else if (SCAN) scan.add(x.x[e]);
-    }
-    o[i] = x.raw;
-  }
-  for (long long c = nv * E + (long long)blockIdx.x * blockDim.x + threadIdx.x; c < n; c += step) {
-    if (SCAN && present[c]) scan.add(values[c]);
-    out[c] = present[c] ? values[c] : fill;  // the tail past the last whole load
-  }
+  kl_dense_pass<V, true, SCAN, true>(values, present, fill, n, out, scan);
   if (SCAN) scan.flush_block(scan_out);
 }
