@@ -9,6 +9,7 @@ are identical, and that the cache lets go of its memory. Skipped without a GPU.
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -251,6 +252,10 @@ def test_replay_of_handed_buffers_skips_the_lookup_and_stays_right(monkeypatch):
     np.testing.assert_allclose(cupy.asnumpy(R.to_dense()), want, rtol=1e-5)
     (a,), (D,) = kleene.ops.replay_buffers(key, [((n, n), np.float32)], cupy)
     assert replayable._handed(("another",), (D,)) is None
+    del a, D, R
+    kleene.ops.release_replays()  # the handed entry is not kept alive: its buffers go
+    gc.collect()
+    assert replayable._local.handed[1]() is None
 
 
 def test_threads_replay_their_own_graphs():
