@@ -117,6 +117,12 @@ def gpu_memory_free() -> int:
     return int(driver + pool.free_bytes())
 
 
+def forget_gpu_memory_reading() -> None:
+    """Make the next :func:`gpu_memory_free` ask the driver: memory was taken or given
+    back outside CuPy's default pool (a replayed closure's capture, its release)."""
+    _readings.clear()
+
+
 def host_memory_free() -> int:
     """Available host memory in bytes (MemAvailable; physical memory as a fallback)."""
     try:

@@ -29,6 +29,7 @@ from collections.abc import Callable
 import cupy
 import numpy as np
 
+from ..device import forget_gpu_memory_reading
 from . import cublas_int8
 
 MAX_ENTRIES = 4
@@ -171,6 +172,7 @@ def entry(key, specs) -> Entry | None:
         mine = [c for c in _cache if c[1] == me]
         while full() and mine:
             _cache.pop(mine.pop(0)).drop()
+            forget_gpu_memory_reading()  # its pool goes back to the driver
         if full():
             return None
         e = _cache[k] = Entry(specs)
@@ -196,6 +198,7 @@ def release() -> None:
     with _lock:
         while _cache:
             _cache.popitem(last=False)[1].drop()
+    forget_gpu_memory_reading()
 
 
 def run(e: Entry, fn: Callable[..., None], args, intact: Callable[[], bool]) -> str:
@@ -239,5 +242,6 @@ def run(e: Entry, fn: Callable[..., None], args, intact: Callable[[], bool]) -> 
         pool.free_all_blocks()
         return "failed"
     e.graph, e.pool, e.stream = graph, pool, stream
+    forget_gpu_memory_reading()  # the capture's own pool took device memory
     graph.launch(outer)
     return "captured"
