@@ -96,14 +96,19 @@ def _scan_start(dev: int | None = None) -> cupy.ndarray:
 
 
 def _scan_out() -> cupy.ndarray:
-    """A fresh kl_value_scan output holding its start (one copy: CuPy's ``copy`` of
-    the kept start took 18 µs of host time)."""
-    start = _scan_start()
-    out = cupy.empty_like(start)
+    """A fresh kl_value_scan output holding its start."""
+    out = cupy.empty(5, dtype=np.uint64)
+    _start_into(out, jit.device_id(), cupy.cuda.get_current_stream().ptr)
+    return out
+
+
+def _start_into(out: cupy.ndarray, dev: int, stream: int) -> None:
+    """Reset a kl_value_scan output to its start on ``stream`` (one copy: CuPy's ``copy``
+    of the kept start took 18 µs of host time)."""
+    start = _scan_start(dev)
     rt = cupy.cuda.runtime
     rt.memcpyAsync(out.data.ptr, start.data.ptr, start.nbytes, rt.memcpyDeviceToDevice,
-                   cupy.cuda.get_current_stream().ptr)  # fmt: skip
-    return out
+                   stream)  # fmt: skip
 
 
 def _value_stats(host: np.ndarray, stats: dict) -> None:
@@ -222,10 +227,7 @@ class _ScanSlot:
         self._reset(stream)
 
     def _reset(self, stream: int) -> None:
-        rt = cupy.cuda.runtime
-        start = _scan_start(self.dev)
-        rt.memcpyAsync(self.found.data.ptr, start.data.ptr, start.nbytes,
-                       rt.memcpyDeviceToDevice, stream)  # fmt: skip
+        _start_into(self.found, self.dev, stream)
         self.reset_on = stream
 
     @classmethod
