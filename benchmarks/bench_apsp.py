@@ -25,9 +25,9 @@ import kleene  # noqa: E402
 from kleene.generators.dense import erdos_renyi  # noqa: E402
 
 
-def full_graph(n: int, seed: int, device: str) -> kleene.Matrix:
-    """A complete digraph with uniform fp32 weights in [1, 100) as a dense Matrix that
-    stores every pair (the diagonal inf: no self-loop), drawn in place: n² floats."""
+def full_weights(n: int, seed: int, device: str):
+    """A complete digraph's weights as an array on ``device``: uniform fp32 in [1, 100),
+    the diagonal inf (no self-loop; inf = no edge), drawn in place: n² floats."""
     if device == "gpu":
         import cupy as xp
     else:
@@ -36,7 +36,12 @@ def full_graph(n: int, seed: int, device: str) -> kleene.Matrix:
     w *= 99.0
     w += 1.0
     xp.fill_diagonal(w, xp.inf)
-    return kleene.Matrix.from_dense(w, missing=None, copy=False)
+    return w
+
+
+def full_graph(n: int, seed: int, device: str) -> kleene.Matrix:
+    """``full_weights`` as a dense Matrix that stores every pair."""
+    return kleene.Matrix.from_dense(full_weights(n, seed, device), missing=None, copy=False)
 
 
 def main(argv=None) -> None:
@@ -52,6 +57,12 @@ def main(argv=None) -> None:
         "--full",
         action="store_true",
         help="graphs with every pair stored (Matrix.from_dense(missing=None))",
+    )
+    ap.add_argument(
+        "--array",
+        action="store_true",
+        help="pass the graph as the array itself (CuPy on the GPU; inf = no edge), as "
+        "--full draws it: what the call does to take an array is timed with it",
     )
     ap.add_argument("--repeat", type=int, default=5, help="timed calls per row (GPU)")
     ap.add_argument("--sparse", action="store_true",
@@ -91,6 +102,8 @@ def main(argv=None) -> None:
         seed = iter(range(10**6))
 
         def fresh(n=n, seed=seed):
+            if args.array:
+                return (full_weights(n, next(seed), args.device),)
             if args.full:
                 return (full_graph(n, next(seed), args.device),)
             return (erdos_renyi(n, 1.0, seed=next(seed), device=args.device),)
@@ -111,7 +124,8 @@ def main(argv=None) -> None:
                 alive.discard(method)
             steps = float(n) ** 3
             rate = steps / r["median_ms"] / 1e9
-            label = f"kleene {method} ({args.device}{', every pair stored' if args.full else ''})"
+            form = ", array" if args.array else ", every pair stored" if args.full else ""
+            label = f"kleene {method} ({args.device}{form})"
             rows.append({"n": n, "method": label, "ms": r["median_ms"], "Tsteps_per_s": rate})
             print(rows[-1], flush=True)
         if n <= args.scipy_max:

@@ -87,11 +87,14 @@ class Matrix(OperationMethods):
             raise ValueError(f"from_dense needs a 2-D array, got shape {a.shape}")
         d = as_dtype(dtype if dtype is not None else a.dtype)
         missing = default_missing(d) if missing is _DEFAULT else missing
-        present = layout.present_mask(xp, a, missing)
+        mark = _absent_marker(missing, a.dtype, d)
+        present = None if mark is not None else layout.present_mask(xp, a, missing)
         if copy:
             values = xp.array(a, dtype=d, order="C", copy=True)
         else:
             values = xp.ascontiguousarray(a, dtype=d)
+        if mark is not None:  # the bitmap is built only if something asks for it
+            return cls._on(Storage(xp, d, values.shape, "dense", values, absent=mark))
         return cls._from_bitmap(xp, values, present)
 
     @classmethod
@@ -419,8 +422,9 @@ class Matrix(OperationMethods):
         if self._window is not None:
             self._write_window(other)
         elif store.has_views() and store.fmt == "dense" and other._fmt == "dense":
+            had_holes = store.present is not None  # (read before the values change)
             store.values[...] = other._values
-            if other._present is not None or store.present is not None:
+            if other._present is not None or had_holes:
                 store.set_present(None if other._present is None else other._present.copy())
             else:
                 store.written()
@@ -493,6 +497,10 @@ class Matrix(OperationMethods):
         missing = default_missing(self._dtype) if missing is _DEFAULT else missing
         if out is not None:
             self._check_out(out)
+        if self._window is None and self._store.absent is not None:
+            filled = self._fill_marked(missing, out, scan)
+            if filled is not None:
+                return filled
         values, present = self._bitmap()
         if present is None:  # (a new array by assignment: CuPy's .copy() took 0.097 ms
             out = xp.empty(self._shape, dtype=self._dtype) if out is None else out
@@ -518,6 +526,30 @@ class Matrix(OperationMethods):
             return xp.where(present, values, fill)
         out.fill(fill)
         xp.copyto(out, values, where=present)
+        return out
+
+    def _fill_marked(self, missing, out, scan: bool):
+        """``to_dense`` of a matrix kept with its absent marker (``Storage.absent``)
+        without building its bitmap: the back end's pass that takes the marker (and
+        scans, as ``to_dense(scan=True)`` asks), or a copy where ``missing`` is the
+        marker itself; None where neither applies (the caller builds the bitmap)."""
+        xp, values, mark = self._xp, self._values, self._store.absent
+        fill = missing if _is_nan(missing) else resolve_scalar(missing, self._dtype)
+        fill = self._dtype.type(fill)
+        be = backend(xp)
+        fused = getattr(be, "dense_fill_scan", None) if scan else None
+        if fused is not None and self.known("has_nan") is None:
+            out, pending = fused(values, None, fill, out, mark=mark)
+            if pending is not None:  # has_nan reads it (value_scan.scan_nan)
+                self.cached("value_scan", lambda: pending)
+            return out
+        dense_fill = getattr(be, "dense_fill", None)
+        if dense_fill is not None:
+            return dense_fill(values, None, fill, out, mark=mark)
+        if fill != mark:  # (both infinities: equal only if of one sign)
+            return None
+        out = xp.empty(self._shape, dtype=self._dtype) if out is None else out
+        out[...] = values
         return out
 
     def _check_out(self, out) -> None:
@@ -667,3 +699,13 @@ def _check_shape(shape):
     if nrows < 0 or ncols < 0:
         raise ValueError(f"shape must be non-negative, got {shape!r}")
     return nrows, ncols
+
+
+def _absent_marker(missing, given, dtype):
+    """The marker a dense matrix keeps instead of its bitmap (``Storage.absent``): an
+    infinite ``missing`` of a float array taken in its own dtype (equal to no other
+    value, so the bitmap it stands for is exact); else None (the bitmap built now)."""
+    infinite = isinstance(missing, (float, np.floating)) and bool(np.isinf(missing))
+    if not infinite or dtype.kind != "f" or np.dtype(given) != dtype:
+        return None
+    return dtype.type(missing)

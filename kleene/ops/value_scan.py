@@ -38,14 +38,20 @@ def scan_nan(m: Matrix) -> bool:
     scan = getattr(backend(xp), "dense_scan", None)  # fused where there is one
     if scan is not None:
         stats: dict = {}
+        mark = m._store.absent if m._window is None else None  # (no bitmap to build)
         try:
-            nans = scan(m._values, m._present, stats)
+            if mark is not None:
+                nans = scan(m._values, None, stats, mark=mark)
+            else:
+                nans = scan(m._values, m._present, stats)
         except TypeError:  # a value type without a kernel
             pass
         else:
             keep_value_stats(m, nans, stats)
             return nans > 0
     nan = xp.isnan(m._values)  # one pass, no compaction of a dense matrix
+    if m._window is None and m._store.absent is not None:
+        return bool(nan.any())  # (the absent entries hold an infinity: no NaN among them)
     present = m._present
     return bool((nan if present is None else nan & present).any())
 

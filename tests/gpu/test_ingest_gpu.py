@@ -250,6 +250,60 @@ def test_the_fill_scans_in_the_same_pass(dtype, seed, layout_, nan):
     assert stats["positive_sum"] == pytest.approx(want["positive_sum"], rel=1e-12, abs=1e-300)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@given(seed=st.integers(0, 10**6), nan=st.booleans(), mark=st.sampled_from([np.inf, -np.inf]),
+       layout_=st.sampled_from(["full", "view", "unaligned"]))  # fmt: skip
+def test_a_marked_fill_and_scan_equal_the_bitmaps(dtype, seed, nan, mark, layout_):
+    # A matrix kept with its absent marker (from_dense of an array, "inf = no edge"):
+    # kl_dense_fill_vec / kl_dense_scan_vec with KL_KEEP_MARKED take value != mark as
+    # stored, with the answers of the bitmap (values != mark) in every fill, NaN or not;
+    # strided or unaligned arrays build that bitmap and take the bitmap kernels.
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(1, 70)), int(rng.integers(1, 300))
+    vals = rng.normal(0, 50, (m, n)).astype(dtype)
+    vals[rng.random((m, n)) < 0.4] = mark
+    vals[rng.random((m, n)) < 0.05] = -mark  # the other infinity is an entry
+    if nan:
+        vals[rng.integers(0, m), rng.integers(0, n)] = np.nan
+    present = vals != mark
+    v = _laid_out(cupy.asarray(vals), layout_)
+    for fill in (dtype(mark), dtype(-7), dtype(np.nan)):
+        want = np.where(present, vals, fill)
+        got = structure.dense_fill(v, None, fill, mark=mark)
+        assert np.array_equal(cupy.asnumpy(got), want, equal_nan=True)
+        got, pending = structure.dense_fill_scan(v, None, fill, mark=mark)
+        assert np.array_equal(cupy.asnumpy(got), want, equal_nan=True)
+        assert (pending is None) == (layout_ != "full")
+    want_stats: dict = {}
+    nans = structure.dense_scan(v, cupy.asarray(present), want_stats)
+    stats: dict = {}
+    assert structure.dense_scan(v, None, stats, mark=mark) == nans == int(nan)
+    found = [stats] if pending is None else [stats, pending.result()[1]]
+    if pending is not None:
+        assert pending.result()[0] == nans
+    exact = ("least", "greatest", "positive_count")
+    for got in found:  # (the positive sum by atomics: its rounding follows their order)
+        assert {k: got.get(k) for k in exact} == {k: want_stats.get(k) for k in exact}
+        assert got["positive_sum"] == pytest.approx(want_stats["positive_sum"], rel=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_full_matrix_fill_scans_in_the_same_pass(dtype):
+    # No bitmap and no marker: the fill is a copy (KL_KEEP_ALL) that scans every value.
+    rng = np.random.default_rng(3)
+    vals = rng.uniform(-3, 9, (129, 131)).astype(dtype)
+    vals[5, 6] = np.inf
+    v = cupy.asarray(vals)
+    got, pending = structure.dense_fill_scan(v, None, dtype(0))
+    assert np.array_equal(cupy.asnumpy(got), vals) and pending is not None
+    want: dict = {}
+    nans, stats = pending.result()
+    assert nans == structure.dense_scan(v, None, want) == 0
+    assert stats["least"] == want["least"] == float(vals.min())
+    assert stats["greatest"] == want["greatest"] == np.inf
+    assert stats["positive_count"] == want["positive_count"] == int((vals > 0).sum())
+
+
 def test_fill_scans_reuse_their_buffers_once_read():
     # Each pending scan has its own output and page-locked answer until read; a read
     # one's are reused by the next scan (from its start, not from the last answer).

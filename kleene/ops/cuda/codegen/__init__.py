@@ -45,7 +45,7 @@ from .elementwise import Elementwise, binary_kernel, index_unary_kernel, unary_k
 from .frontier import FRONTIER_RUN, FRONTIER_STEP, frontier_spec
 from .reduce import segment_reduce_spec
 from .sparse import LONG_NT, LONG_UNROLL, PUSH_KINDS, mxv_spec, push_kind, vxm_spec
-from .structure import STRUCTURE_NAMES, SYMMETRY_VALUE_TYPES, structure_spec
+from .structure import MARKED_VALUE_TYPES, STRUCTURE_NAMES, SYMMETRY_VALUE_TYPES, structure_spec
 
 __all__ = [
     "BLOCK",
@@ -82,6 +82,7 @@ __all__ = [
     "frontier_spec",
     "structure_spec",
     "STRUCTURE_NAMES",
+    "MARKED_VALUE_TYPES",
     "SYMMETRY_VALUE_TYPES",
     "index_unary_kernel",
     "mxm_config",

@@ -306,26 +306,35 @@ template <typename V> union kl_flags16 {
   bool x[16 / sizeof(V)];
 };
 
-// The pass both kernels below make over n contiguous values (and, MASK, their bitmap) by
-// 16-byte loads, K in flight a thread: values 16-byte aligned, the bitmap aligned to its
-// E = 16 / sizeof(V) bytes, out 16-byte aligned (the caller checks). SCAN: the stored
-// values go into scan; FILL: out = present ? values : fill, by 16-byte stores.
-template <typename V, bool MASK, bool SCAN, bool FILL>
+// Which entries a dense pass takes as stored: every one, where the bitmap says, or those
+// that differ from a marker value (a dense array taken with "inf = no edge", before any
+// bitmap is built: Matrix.from_dense keeps the marker and builds the bitmap only if asked).
+enum kl_keep { KL_KEEP_ALL = 0, KL_KEEP_BITMAP = 1, KL_KEEP_MARKED = 2 };
+
+// The pass both kernels below make over n contiguous values (and, KEEP bitmap, their
+// bitmap) by 16-byte loads, K in flight a thread: values 16-byte aligned, the bitmap
+// aligned to its E = 16 / sizeof(V) bytes, out 16-byte aligned (the caller checks). SCAN:
+// the stored values go into scan; FILL: out = stored ? values : fill, by 16-byte stores.
+template <typename V, int KEEP, bool SCAN, bool FILL>
 __device__ __forceinline__ void kl_dense_pass(const V* __restrict__ values,
-                                              const bool* __restrict__ present, V fill,
-                                              long long n, V* __restrict__ out,
+                                              const bool* __restrict__ present, V mark,
+                                              V fill, long long n, V* __restrict__ out,
                                               kl_value_scan& scan) {
   constexpr int E = 16 / sizeof(V), K = 4;  // values per load, loads in flight per thread
+  constexpr bool MASK = KEEP == KL_KEEP_BITMAP;
   using M = typename kl_bytes<E>::T;
   const uint4* v = reinterpret_cast<const uint4*>(values);
   const M* p = reinterpret_cast<const M*>(present);
   uint4* o = reinterpret_cast<uint4*>(out);
   const long long step = (long long)gridDim.x * blockDim.x, nv = n / E;
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  auto stored = [&](V x, bool flag) {
+    return KEEP == KL_KEEP_BITMAP ? flag : KEEP == KL_KEEP_MARKED ? x != mark : true;
+  };
   auto take = [&](kl_vals16<V>& x, const kl_flags16<V>& keep) {
 #pragma unroll
     for (int e = 0; e < E; ++e) {
-      const bool kept = !MASK || keep.x[e];
+      const bool kept = stored(x.x[e], MASK && keep.x[e]);
       if (FILL && !kept) x.x[e] = fill;
       else if (SCAN && kept) scan.add(x.x[e]);
     }
@@ -353,33 +362,36 @@ __device__ __forceinline__ void kl_dense_pass(const V* __restrict__ values,
     if (FILL) o[i] = x.raw;
   }
   for (long long c = nv * E + (long long)blockIdx.x * blockDim.x + threadIdx.x; c < n; c += step) {
-    const bool kept = !MASK || present[c];  // the tail past the last whole load
-    if (SCAN && kept) scan.add(values[c]);
-    if (FILL) out[c] = kept ? values[c] : fill;
+    const V x = values[c];  // the tail past the last whole load
+    const bool kept = stored(x, MASK && present[c]);
+    if (SCAN && kept) scan.add(x);
+    if (FILL) out[c] = kept ? x : fill;
   }
 }
 
-// kl_dense_scan of n contiguous values (and bitmap) by 16-byte loads (kl_dense_pass).
-// The scalar kernel moved a 4096² float32 matrix at about a third of the bandwidth.
-template <typename V, bool MASK>
+// kl_dense_scan of n contiguous values (and bitmap, or marker) by 16-byte loads
+// (kl_dense_pass). The scalar kernel moved a 4096² float32 matrix at about a third of
+// the bandwidth.
+template <typename V, int KEEP>
 __global__ void __launch_bounds__(256)
-kl_dense_scan_vec(const V* __restrict__ values, const bool* __restrict__ present, long long n,
-                  unsigned long long* out) {
+kl_dense_scan_vec(const V* __restrict__ values, const bool* __restrict__ present, V mark,
+                  long long n, unsigned long long* out) {
   kl_value_scan scan;
-  kl_dense_pass<V, MASK, true, false>(values, present, V(), n, nullptr, scan);
+  kl_dense_pass<V, KEEP, true, false>(values, present, mark, V(), n, nullptr, scan);
   scan.flush_block(out);
 }
 
-// out = present ? values : fill over n contiguous entries by 16-byte loads and stores
-// (a bitmap matrix's dense form, kl_dense_pass). CuPy's elementwise kernel moved a 4096²
-// float32 matrix at about half the bandwidth, and APSP waits for this pass before its
-// closure starts. With SCAN the same read also gives kl_dense_scan's answer (the stored
-// values' NaNs and range) in scan_out: APSP's input check then costs no pass of its own.
-template <typename V, bool SCAN>
+// out = stored ? values : fill over n contiguous entries by 16-byte loads and stores (a
+// dense matrix's dense form, kl_dense_pass; KEEP all: a copy). CuPy's elementwise kernel
+// moved a 4096² float32 matrix at about half the bandwidth, and APSP waits for this pass
+// before its closure starts. With SCAN the same read also gives kl_dense_scan's answer
+// (the stored values' NaNs and range) in scan_out: APSP's input check then costs no pass
+// of its own.
+template <typename V, bool SCAN, int KEEP>
 __global__ void __launch_bounds__(256)
-kl_dense_fill_vec(const V* __restrict__ values, const bool* __restrict__ present, V fill,
-                  long long n, V* __restrict__ out, unsigned long long* scan_out) {
+kl_dense_fill_vec(const V* __restrict__ values, const bool* __restrict__ present, V mark,
+                  V fill, long long n, V* __restrict__ out, unsigned long long* scan_out) {
   kl_value_scan scan;
-  kl_dense_pass<V, true, SCAN, true>(values, present, fill, n, out, scan);
+  kl_dense_pass<V, KEEP, SCAN, true>(values, present, mark, fill, n, out, scan);
   if (SCAN) scan.flush_block(scan_out);
 }
