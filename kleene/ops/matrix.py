@@ -73,7 +73,9 @@ class Matrix(OperationMethods):
         for integer dtypes inf means the dtype's maximum). ``missing=None`` keeps
         every entry. The matrix lives where ``a`` lives. ``copy=False`` keeps ``a``
         itself as the values when it is C-contiguous and of the matrix's dtype (the
-        matrix then owns it: write to it no more), saving a pass over n² entries.
+        matrix then owns it: write to it no more), saving a pass over n² entries. An
+        infinite ``missing`` on a float array builds the presence bitmap only when
+        something asks for it: a dense closure (``kleene.apsp``) never does.
 
         >>> import numpy as np, kleene
         >>> kleene.Matrix.from_dense(np.array([[1.0, np.inf]])).nvals

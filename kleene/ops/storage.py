@@ -25,8 +25,9 @@ class Storage:
     (``absent``: a dense array taken as "inf = no edge"); ``present`` builds the bitmap
     from it on first use. Passes that fill or scan the values take the marker itself
     (``kleene.ops.cuda.structure``), so a graph given as an array that only goes into a
-    dense closure never pays for the bitmap (a pass and a sync: ~0.2 ms at 4096² on an
-    H100).
+    dense closure never pays for the bitmap (a pass, an ``all()`` and a sync: the public
+    APSP call from a 4096² CuPy array took 8.03–8.11 ms with it, 7.71–7.75 without, on
+    an H100).
     """
 
     __slots__ = ("xp", "dtype", "shape", "fmt", *_ARRAYS, "_present", "absent", "version",
