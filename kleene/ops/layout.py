@@ -27,6 +27,22 @@ def present_mask(xp, values, missing):
     return values != missing  # compared by value: 0.5 matches no integer
 
 
+def absent_marker(missing, given, dtype):
+    """The marker a dense matrix keeps instead of its bitmap (``Storage.absent``): an
+    infinite ``missing`` of a float array taken in its own dtype (equal to no other
+    value, so the bitmap it stands for is exact); else None (the bitmap built now).
+
+    >>> import numpy as np
+    >>> f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    >>> absent_marker(float("inf"), f32, f32), absent_marker(0.0, f64, f64)
+    (np.float32(inf), None)
+    """
+    infinite = isinstance(missing, (float, np.floating)) and bool(np.isinf(missing))
+    if not infinite or dtype.kind != "f" or np.dtype(given) != dtype:
+        return None
+    return dtype.type(missing)
+
+
 def counts_to_offsets(xp, counts):
     out = xp.zeros(counts.size + 1, dtype=OFFSET)
     xp.cumsum(counts, out=out[1:])

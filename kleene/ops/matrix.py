@@ -89,7 +89,7 @@ class Matrix(OperationMethods):
             raise ValueError(f"from_dense needs a 2-D array, got shape {a.shape}")
         d = as_dtype(dtype if dtype is not None else a.dtype)
         missing = default_missing(d) if missing is _DEFAULT else missing
-        mark = _absent_marker(missing, a.dtype, d)
+        mark = layout.absent_marker(missing, a.dtype, d)
         present = None if mark is not None else layout.present_mask(xp, a, missing)
         if copy:
             values = xp.array(a, dtype=d, order="C", copy=True)
@@ -701,13 +701,3 @@ def _check_shape(shape):
     if nrows < 0 or ncols < 0:
         raise ValueError(f"shape must be non-negative, got {shape!r}")
     return nrows, ncols
-
-
-def _absent_marker(missing, given, dtype):
-    """The marker a dense matrix keeps instead of its bitmap (``Storage.absent``): an
-    infinite ``missing`` of a float array taken in its own dtype (equal to no other
-    value, so the bitmap it stands for is exact); else None (the bitmap built now)."""
-    infinite = isinstance(missing, (float, np.floating)) and bool(np.isinf(missing))
-    if not infinite or dtype.kind != "f" or np.dtype(given) != dtype:
-        return None
-    return dtype.type(missing)
