@@ -486,6 +486,49 @@ def test_huge_header_is_a_value_error(tmp_path):
         kio.read(write_text(tmp_path, "h.gr", "p sp 99999999999 0\n"))
 
 
+# ---- headers do not decide memory: a declared size is checked, then costs one array -----
+
+BIG = 3_000_000  # declared vertices; 24 MB of row pointers
+
+
+@pytest.mark.parametrize(
+    "name,text,kw,said",
+    [
+        ("h.gr", f"p sp {BIG} 1\na 1 2 3\n", {}, f"line 1: the header declares {BIG} vertices"),
+        ("h.gr", f"p tw {BIG} 1\n1 2\n", {}, "the header declares"),
+        ("h.mtx", f"%%MatrixMarket matrix coordinate real general\n{BIG} {BIG} 1\n1 2 3\n", {},
+         f"line 2: the size line declares {BIG} vertices"),
+        ("h.txt", f"0 1\n1 {BIG - 1}\n", {}, f"line 2: the largest vertex id makes {BIG}"),
+        ("h.csv", f"src,dst\n0,{BIG - 1}\n", {}, "the largest vertex id makes"),
+        ("h.txt", "0 1\n", {"n": BIG}, f"n={BIG} asks for {BIG} vertices"),
+        ("h.txt", f"# kleene: n={BIG}\n0 1\n", {}, "the 'kleene: n=' comment declares"),
+    ],
+)  # fmt: skip
+def test_declared_size_beyond_memory_is_refused(tmp_path, monkeypatch, name, text, kw, said):
+    monkeypatch.setattr("kleene.io._api.host_memory_free", lambda: 1_000_000)
+    with pytest.raises(GraphFileError) as err:
+        kio.read(write_text(tmp_path, name, text), **kw)
+    msg = str(err.value)
+    assert said in msg, msg
+    assert f"needs {8 * (BIG + 1):,} bytes" in msg and "more than the 1,000,000 bytes" in msg
+
+
+def test_declared_size_costs_one_array(tmp_path):
+    import tracemalloc
+
+    path = write_text(tmp_path, "h.gr", f"p sp {BIG} 1\na 1 {BIG} 3\n")
+    tracemalloc.start()
+    try:
+        A = kio.read(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert A.shape == (BIG, BIG) and A.to_coo()[1].tolist() == [BIG - 1]
+    # the row pointers (8 bytes a vertex) and nothing else per vertex
+    assert 8 * BIG <= peak < 1.25 * 8 * BIG, peak
+    assert kleene.bfs(A, 0)[BIG - 1] == 1
+
+
 # ---- fuzzing: every text reader raises ValueError or nothing ---------------------------
 
 VALID = {

@@ -7,6 +7,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from ..ops.device import host_memory_free
 from ..ops.matrix import Matrix
 from ..semiring.dtypes import as_dtype
 from . import dimacs, edgelist, mtx
@@ -159,7 +160,8 @@ def _build(parsed, name, directed, compact, dtype, return_ids):
         ids = np.unique(np.concatenate((src, dst)))
         src, dst = np.searchsorted(ids, src), np.searchsorted(ids, dst)
         nrows = ncols = int(ids.size)
-    _check_size(name, parsed.header_line, nrows, ncols)
+    declared = "the distinct ids make" if compact else parsed.declared
+    _check_size(name, parsed.header_line, nrows, ncols, declared, return_ids and not compact)
     if return_ids and not compact:
         ids = np.arange(nrows, dtype=np.int64)
     target = _target_dtype(dtype, parsed, w)
@@ -197,23 +199,28 @@ def _cast(name: str, w: np.ndarray | None, target: np.dtype) -> np.ndarray | Non
     return w.astype(target)
 
 
-def _check_size(name: str, line: int | None, nrows: int, ncols: int) -> None:
-    """Refuse sizes the CSR arrays cannot index or memory cannot hold (headers may lie)."""
+def _check_size(name: str, line: int | None, nrows: int, ncols: int, declared: str,
+                ids: bool = False) -> None:  # fmt: skip
+    """Refuse sizes the CSR arrays cannot index or memory cannot hold, before allocating.
+
+    A header (or one large id) may declare far more vertices than the file has
+    edges: a 26-byte DIMACS file can ask for 200 million. The matrix keeps its
+    declared shape, so its row pointers cost 8 bytes a row (plus 8 a vertex for
+    ``return_ids``); reading allocates nothing else per vertex.
+    """
     if max(nrows, ncols) > 2**31 - 1:
         raise GraphFileError(
             name, line, f"{nrows}x{ncols} is too large: kleene indexes vertices with int32"
         )
-    try:
-        phys = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return
-    need = 24 * (nrows + 1)  # row pointers plus their build temporaries
-    if need > phys // 2:
+    need = 8 * (nrows + 1) + (8 * nrows if ids else 0)
+    free = host_memory_free()
+    if need > free:
         raise GraphFileError(
             name,
             line,
-            f"a {nrows}-row matrix needs about {need / 2**30:.1f} GiB just for its row "
-            f"pointers, more than half of this machine's {phys / 2**30:.1f} GiB",
+            f"{declared} {nrows} vertices: the matrix needs {need:,} bytes "
+            f"({need / 2**30:.1f} GiB) for its row pointers alone, more than the "
+            f"{free:,} bytes ({free / 2**30:.1f} GiB) of memory available",
         )
 
 

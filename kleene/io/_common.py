@@ -28,6 +28,7 @@ class Parsed:
     mirror: str | None = None  # the format's own meaning: None, "symmetric" or "skew"
     hints: dict = field(default_factory=dict)  # from a "kleene:" comment: n, dtype
     header_line: int | None = None  # the line giving the size, for messages
+    declared: str = "the header declares"  # who set the size, for messages
 
 
 # ---- reading -------------------------------------------------------------------

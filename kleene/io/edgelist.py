@@ -94,11 +94,14 @@ def _finish(name, ids, values, lines, n, hints) -> Parsed:
     weights = None if values is None else values[:, 0]
     check_weights(name, weights, lines)
     where = int(lines[int(np.argmax(ids.max(axis=1)))]) if ids.size else None
+    declared = f"n={n} asks for"
     if n is None:
         n = int(ids.max()) + 1 if ids.size else 0
-        if "n" in hints:
-            n = max(n, hints["n"])
-    return Parsed(ids[:, 0].copy(), ids[:, 1].copy(), weights, lines, n, n, None, hints, where)
+        declared = "the largest vertex id makes"
+        if hints.get("n", 0) > n:
+            n, declared, where = hints["n"], "the 'kleene: n=' comment declares", None
+    return Parsed(ids[:, 0].copy(), ids[:, 1].copy(), weights, lines, n, n, None, hints, where,
+                  declared)  # fmt: skip
 
 
 def _columns(A, fmt: str):

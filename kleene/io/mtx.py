@@ -103,7 +103,7 @@ def parse(data: bytes, name: str) -> Parsed:
     check_range(name, table.ids[:, 1:], table.lines, 1, ncols, f"(the matrix has {ncols} columns)")
     weights = None if pattern else _field_values(name, table.values[:, 0], table.lines, fld)
     return Parsed(table.ids[:, 0] - 1, table.ids[:, 1] - 1, weights, table.lines, nrows, ncols,
-                  mirror, hints, size_line)  # fmt: skip
+                  mirror, hints, size_line, "the size line declares")  # fmt: skip
 
 
 def _field_values(name: str, values: np.ndarray, lines: np.ndarray, fld: str) -> np.ndarray:
@@ -139,7 +139,8 @@ def _parse_array(data, name, after, size_line, nrows, ncols, fld, mirror, hints)
     values = _field_values(name, table.values[:, 0], table.lines, fld)
     keep = ~(np.isposinf(values)) if values.dtype.kind == "f" else slice(None)
     return Parsed(rows[keep].astype(np.int64), cols[keep].astype(np.int64), values[keep],
-                  table.lines[keep], nrows, ncols, mirror, hints, size_line)  # fmt: skip
+                  table.lines[keep], nrows, ncols, mirror, hints, size_line,
+                  "the size line declares")  # fmt: skip
 
 
 def write(stream: IO[bytes], A, *, comment: str | None = None, symmetry: str = "general") -> None:

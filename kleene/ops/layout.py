@@ -101,8 +101,22 @@ def coo_to_csr(xp, rows, cols, values, shape, dup: Monoid | None, what="matrix")
     cols = xp.asarray(cols, dtype=OFFSET)
     keys, values = sort_and_combine(xp, rows * max(ncols, 1) + cols, values, dup, what)
     r = keys // max(ncols, 1)
-    indptr = counts_to_offsets(xp, xp.bincount(r, minlength=nrows)[:nrows])
+    if xp is np:  # one array of nrows + 1: a file's declared size costs 8 bytes a row, no more
+        indptr = _sorted_rows_to_offsets(r, nrows)
+    else:
+        indptr = counts_to_offsets(xp, xp.bincount(r, minlength=nrows)[:nrows])
     return indptr, (keys - r * max(ncols, 1)).astype(INDEX), values
+
+
+def _sorted_rows_to_offsets(r, nrows):
+    """Row pointers from sorted row ids, built in place (a bincount and its cumulative sum
+    would hold two arrays of nrows at once)."""
+    indptr = np.zeros(nrows + 1, dtype=OFFSET)
+    if r.size:
+        starts = np.flatnonzero(np.concatenate(([True], r[1:] != r[:-1])))
+        indptr[r[starts] + 1] = np.diff(np.append(starts, r.size))
+    np.cumsum(indptr, out=indptr)
+    return indptr
 
 
 def csr_transpose(xp, indptr, indices, values, shape):
