@@ -1,6 +1,7 @@
 """Multi-source BFS (kleene.ops.frontier_bfs_multi) on the CPU: its composed loop
-(one masked mxm of the (k, n) frontier per level) against one frontier_bfs per
-source and scipy.sparse.csgraph, with repeated sources, several groups of 64,
+(one masked mxm of the (k, n) frontier per level) and the back end's fused one
+(``cpu/bfs_rows.py``, one compiled search per source) against one frontier_bfs
+per source and scipy.sparse.csgraph, with repeated sources, several groups of 64,
 unreachable vertices and parents; kleene.bfs with a list of sources; errors.
 
 The GPU's fused MS-BFS is checked against this composed form in
@@ -42,14 +43,15 @@ def _scipy_levels(A, sources):
     data=graphs(),
     sources=st.lists(st.integers(0, 100), min_size=1, max_size=150),
     symmetric=st.booleans(),
+    fused=st.sampled_from([False, None]),
 )
-def test_composed_bfs_multi_matches_scipy_and_per_source(data, sources, symmetric):
+def test_bfs_multi_matches_scipy_and_per_source(data, sources, symmetric, fused):
     ref, _, n = data
     if symmetric:
         ref = (ref + ref.T).tocsr()
     A = kleene.Matrix.from_scipy(ref)
     src = np.array(sources, np.int64) % n  # repeats and, past 64, several groups
-    lv, par = frontier_bfs_multi(A, src, parents=True, symmetric=symmetric)
+    lv, par = frontier_bfs_multi(A, src, parents=True, symmetric=symmetric, fused=fused)
     assert lv.shape == par.shape == (src.size, n) and lv.dtype == par.dtype == np.int64
     np.testing.assert_array_equal(lv, _scipy_levels(A, src))
     np.testing.assert_array_equal(par, _min_parents(A, lv))
@@ -57,7 +59,7 @@ def test_composed_bfs_multi_matches_scipy_and_per_source(data, sources, symmetri
         one, one_par = frontier_bfs(A, int(src[b]), parents=True)
         np.testing.assert_array_equal(lv[b], one.to_dense(missing=-1))
         np.testing.assert_array_equal(par[b], one_par.to_dense(missing=-1))
-    alone, none = frontier_bfs_multi(A, src, symmetric=symmetric)
+    alone, none = frontier_bfs_multi(A, src, symmetric=symmetric, fused=fused)
     assert none is None and np.array_equal(alone, lv)
 
 
@@ -102,10 +104,15 @@ def test_no_sources_and_one_int():
     assert lv.tolist() == [[-1, 0, 1]] and none is None
 
 
-def test_fused_true_needs_a_back_end_loop():
+def test_fused_true_needs_a_back_end_loop(monkeypatch):
+    import kleene.ops.cpu as cpu
+
     A = kleene.Matrix.from_edges([0], [1], n=2)
+    if cpu.bfs_multi is not None:  # Numba: the fused loop runs
+        assert frontier_bfs_multi(A, [0], fused=True)[0].tolist() == [[0, 1]]
+    monkeypatch.setattr(cpu, "bfs_multi", None)  # as with KLEENE_CPU=numpy
     with pytest.raises(ValueError, match="no fused loop"):
-        frontier_bfs_multi(A, [0], fused=True)  # the CPU back end has no bfs_multi
+        frontier_bfs_multi(A, [0], fused=True)
 
 
 def test_bad_arguments_are_named():

@@ -15,7 +15,8 @@ defines what any fused version must compute.
 
 This package exports the fused frontier loops ``bfs_levels`` and ``bellman_ford``
 (``cpu/frontier.py``) and ``delta_stepping`` (``cpu/delta.py``), the multi-source
-shortest paths ``sssp_rows`` (``cpu/sources.py``: one Dijkstra per source), the
+shortest paths ``sssp_rows`` (``cpu/sources.py``: one search per source), the
+multi-source BFS ``bfs_multi`` (``cpu/bfs_rows.py``: one search per source), the
 shortest-path tree ``tight_tree`` (``cpu/tree.py``) and the dense closure kernels
 ``closure_dense`` and ``mxm_dense_acc`` (``cpu/closure.py``),
 compiled with Numba, when Numba imports;
@@ -44,10 +45,11 @@ from .primitives import (
 )
 
 if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
-    bfs_levels = bellman_ford = delta_stepping = sssp_rows = None  # the NumPy reference path only
+    bfs_levels = bellman_ford = delta_stepping = sssp_rows = bfs_multi = None  # NumPy path only
     tight_tree = tight_parents = None
     bool_closure_rows = closure_dense = mxm_dense_acc = mxm_sparse = None
 else:
+    from .bfs_rows import bfs_multi
     from .bool_closure import bool_closure_rows, closure_dense  # bit-packed for lor_land
     from .closure import mxm_dense_acc
     from .compiled import HAVE_NUMBA as _HAVE_NUMBA
@@ -64,6 +66,7 @@ else:
 __all__ = [
     "bellman_ford",
     "bfs_levels",
+    "bfs_multi",
     "binary",
     "bool_closure_rows",
     "closure_dense",

@@ -157,6 +157,15 @@ if HAVE_NUMBA:  # compiled on first call (per weight dtype), then loaded from th
     _next_bucket, _delta_kernel = _jit(_next_bucket), _jit(_delta_kernel)
 
 
+def bucket_slots(most: float, delta: float, n: int) -> int:
+    """Bucket slots for weights up to ``most``: one per bucket that a queued distance
+    can be ahead of the current one (a power of two), or fewer, shared, when a tiny
+    delta would need too many."""
+    limit = max(1024, 2 * n)
+    span = most / delta + 3 if most >= 0 else limit  # NaN: the limit
+    return 1 << int(np.ceil(np.log2(min(span, limit))))
+
+
 def _delta_stepping(indptr, indices, weights, n: int, source: int, delta: float, *,
                     bounds=None, parents: bool = False, in_edges=None):  # fmt: skip
     """Shortest distances (float64, inf unreachable) from ``source`` by delta-stepping
@@ -182,11 +191,7 @@ def _delta_stepping(indptr, indices, weights, n: int, source: int, delta: float,
     least, most = float(bounds[0]), float(bounds[1])
     if not least >= 0:  # NaN too
         raise ValueError("delta_stepping: weights must be non-negative")
-    # a slot per bucket that a queued distance can be ahead of the current one (a
-    # power of two), or fewer, shared, when a tiny delta would need too many
-    limit = max(1024, 2 * n)
-    span = most / delta + 3 if most >= 0 else limit  # NaN: the limit
-    nslots = 1 << int(np.ceil(np.log2(min(span, limit))))
+    nslots = bucket_slots(most, delta, n)
     if parents and not strict_sums(least, most, n):
         raise ValueError("delta_stepping: parents need weights that grow every sum "
                          "(strict_sums); use shortest_path_tree")  # fmt: skip

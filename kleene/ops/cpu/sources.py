@@ -1,31 +1,49 @@
-"""Fused multi-source shortest paths on the CPU: one Dijkstra per source, compiled with Numba.
+"""Fused multi-source shortest paths on the CPU: one compiled search per source, over the cores.
 
 The CPU back end's ``dijkstra_rows`` primitive behind ``kleene.ops.multi_source_sssp``
 (whose composed twin, multi-source Bellman-Ford over public operations, defines
-the distances; tests/test_cpu_sources.py checks the two against each other). Each
-source is an independent Dijkstra over an indexed 4-ary heap (decrease-key, at
-most n entries), written straight into its row of the (k, n) result; the sources
-are shared among the threads with ``numba.prange``. A row depends on nothing but
-its source, so the results do not depend on the scheduling or the thread count.
+the distances; tests/test_cpu_sources.py checks the two against each other).
+Each source is an independent search written straight into its row of the (k, n)
+result; the sources are shared among the threads with ``numba.prange``. A row
+depends on nothing but its source, so the results do not depend on the
+scheduling or the thread count.
 
-Predecessor rule (deterministic): the predecessor of v is the vertex whose scan
-first set v's final distance by a strict improvement. Dijkstra scans vertices in
-an order where each one's final distance is known when it is scanned, so
-``pred[v]`` was scanned before v: the chains lead back to the source without
-cycles, even across zero-weight cycles, and ``dist[pred[v]] + w(pred[v], v) ==
-dist[v]`` holds exactly (it is the sum that was stored). Where several vertices
-offer v the same distance, the one scanned first wins: the scan order (the
-heap's tie-breaking included) is a function of the graph's CSR and the source
-alone, not of threads or timing.
+Which search: the one single-source ``kleene.sssp`` runs, so that k sources never
+cost more than k single-source calls. That is delta-stepping (``cpu/delta.py``,
+bucket width the mean positive weight), which beats Dijkstra's heap on road
+graphs (many levels, small buckets) and ties it on low-diameter ones; with
+predecessors, each vertex then takes its smallest-numbered tight in-neighbour
+(``cpu/tree.py``), a shortest-path tree whenever sums grow strictly
+(``kleene.ops.strict_sums``: every weight > 0 and above the rounding step). Where
+they may not (zero weights), the predecessors come from Dijkstra over an indexed
+4-ary heap, whose scan order makes them a tree also across zero-weight cycles.
 
-Weights must be non-negative (``dijkstra_rows`` checks, in O(m)): callers with
-negative weights reweight first (Johnson). Without Numba ``dijkstra_rows`` is
-None, so the back end has no such primitive and the composed form runs.
+Dijkstra's predecessor rule (deterministic): the predecessor of v is the vertex
+whose scan first set v's final distance by a strict improvement. Dijkstra scans
+vertices in an order where each one's final distance is known when it is
+scanned, so ``pred[v]`` was scanned before v: the chains lead back to the source
+without cycles, even across zero-weight cycles, and ``dist[pred[v]] + w(pred[v],
+v) == dist[v]`` holds exactly (it is the sum that was stored). Where several
+vertices offer v the same distance, the one scanned first wins: the scan order
+(the heap's tie-breaking included) is a function of the graph's CSR and the
+source alone, not of threads or timing.
+
+Both searches reach the same distances bit for bit (the least left-to-right
+rounded path sum). Weights must be non-negative (``dijkstra_rows`` checks, in
+O(m)): callers with negative weights reweight first (Johnson). The (k, n)
+results are allocated before any search, and refused with a MemoryError naming
+the bytes when they cannot fit (``row_results``). Without Numba ``dijkstra_rows``
+is None, so the back end has no such primitive and the composed form runs.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from ..strict_sums import strict_sums
+from .delta import _delta_kernel, bucket_slots
+from .row_results import check_rows_fit
+from .tree import _parents_kernel
 
 try:
     import numba
@@ -120,10 +138,31 @@ def _rows_kernel(indptr, indices, weights, sources, dist, pred, want_pred, worke
                           heap, pos)  # fmt: skip
 
 
+def _delta_rows_kernel(indptr, indices, weights, sources, dist, pred, want_pred, delta, nslots,
+                       workers):  # fmt: skip
+    """As ``_rows_kernel`` by delta-stepping; with ``want_pred`` (strict sums only) each
+    reached vertex's smallest tight in-neighbour."""
+    k = sources.size
+    n = dist.shape[1]
+    for w in numba.prange(workers):
+        for i in range(w, k, workers):
+            d = dist[i]
+            d[:] = np.inf
+            _delta_kernel(indptr, indices, weights, sources[i], d, delta, nslots)
+            if want_pred:
+                p = pred[i]
+                p[:] = n
+                _parents_kernel(indptr, indices, weights, d, p)
+                for v in range(n):
+                    if p[v] == n:
+                        p[v] = -1
+
+
 if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _jit = numba.njit(cache=True, nogil=True)
     _dijkstra_row = _jit(_dijkstra_row)
     _rows_kernel = numba.njit(cache=True, nogil=True, parallel=True)(_rows_kernel)
+    _delta_rows_kernel = numba.njit(cache=True, nogil=True, parallel=True)(_delta_rows_kernel)
 
 
 def _dijkstra_rows(indptr, indices, weights, sources, predecessors: bool = False, out=None):
@@ -145,20 +184,35 @@ def _dijkstra_rows(indptr, indices, weights, sources, predecessors: bool = False
     w = np.ascontiguousarray(weights, dtype=np.float64)
     if w.shape != idx.shape:
         raise ValueError("dijkstra_rows: weights must have one value per stored edge")
-    if w.size and not w.min() >= 0:  # NaN fails this too
+    least, most = (float(w.min()), float(w.max())) if w.size else (0.0, 0.0)
+    if not least >= 0:  # NaN fails this too
         raise ValueError("dijkstra_rows: Dijkstra needs non-negative weights (reweight first)")
     src = np.ascontiguousarray(sources, dtype=np.int64).reshape(-1)
     if src.size and (int(src.min()) < 0 or int(src.max()) >= n):
         bad = src[(src < 0) | (src >= n)][0]
         raise IndexError(f"dijkstra_rows: source {bad} is out of range for {n} vertices")
     k = src.size
+    if out is None:
+        what = "float64 distances" + (" and int64 predecessors" if predecessors else "")
+        check_rows_fit("sssp", k, n, what, 16 if predecessors else 8)
     dist, pred = _outputs(out, k, n, bool(predecessors))
     if k and n:
         workers = max(1, min(k, numba.get_num_threads()))
         rows = pred if predecessors else np.empty((k, 0), dtype=np.int64)  # never written
-        _rows_kernel(ptr.view(np.uint64), idx.view(np.uint32), w, src, dist, rows,
-                     bool(predecessors), workers)  # fmt: skip
+        uptr, uidx = ptr.view(np.uint64), idx.view(np.uint32)
+        if not predecessors or strict_sums(least, most, n):
+            delta = _mean_positive(w)
+            _delta_rows_kernel(uptr, uidx, w, src, dist, rows, bool(predecessors), delta,
+                               bucket_slots(most, delta, n), workers)  # fmt: skip
+        else:
+            _rows_kernel(uptr, uidx, w, src, dist, rows, bool(predecessors), workers)
     return dist, pred
+
+
+def _mean_positive(w: np.ndarray) -> float:
+    """Delta-stepping's bucket width: the mean positive weight (1 when none is)."""
+    positive = w[w > 0]
+    return float(positive.mean()) if positive.size else 1.0
 
 
 def _outputs(out, k: int, n: int, predecessors: bool):

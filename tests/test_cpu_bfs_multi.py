@@ -1,0 +1,118 @@
+"""The CPU back end's fused multi-source searches (``cpu/bfs_rows.py``, ``cpu/sources.py``)
+on real graphs, every BFS method, and requests whose results cannot fit.
+
+The hypothesis comparisons of the fused and composed multi-source BFS are in
+tests/test_frontier_multi.py, those of the multi-source shortest paths in
+tests/test_cpu_sources.py; here: scipy on the shared road and peer-to-peer
+graphs, each row equal to a single-source call, thread-count independence, and
+the MemoryError that refuses a (k, n) result before any search runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.sparse.csgraph import dijkstra, shortest_path
+
+pytest.importorskip("numba", reason="the fused CPU loops are compiled with numba")
+
+from graph_data import check_shortest_path_tree, load_scipy  # noqa: E402
+
+import kleene  # noqa: E402
+import kleene.ops.cpu as cpu  # noqa: E402
+from kleene.ops.cpu import bfs_rows as cbm  # noqa: E402
+from kleene.ops.cpu import row_results  # noqa: E402
+from kleene.ops.cpu import sources as cs  # noqa: E402
+
+needs_fused = pytest.mark.skipif(cpu.bfs_multi is None, reason="KLEENE_CPU=numpy: no fused loops")
+
+
+@needs_fused
+@pytest.mark.parametrize("name", ["rome99.gr", "p2p-Gnutella08.txt"])
+def test_real_graph_levels_match_scipy_and_single_calls(name):
+    g = load_scipy(name)
+    n = g.shape[0]
+    sources = np.random.default_rng(1).integers(0, n, 70)  # past 64: more rows than words
+    levels, parents = kleene.bfs(g, sources, return_predecessors=True)
+    want = shortest_path(g, unweighted=True, indices=sources)
+    np.testing.assert_array_equal(levels, np.where(np.isinf(want), -1, want).astype(np.int64))
+    for b in (0, 33, 69):
+        one, one_par = kleene.bfs(g, int(sources[b]), return_predecessors=True)
+        np.testing.assert_array_equal(levels[b], one)
+        np.testing.assert_array_equal(parents[b], one_par)
+
+
+@needs_fused
+@pytest.mark.parametrize("method", ["push", "pull", "direction-optimizing"])
+def test_every_method_gives_the_same_rows(method):
+    g = load_scipy("rome99.gr")
+    A = kleene.Matrix.from_scipy(g)
+    ptr, idx, _ = A._csr()
+    T = kleene.Matrix.from_scipy(g.T.tocsr())
+    tptr, tidx, _ = T._csr()
+    sources = np.array([0, 5, 5, 3000], dtype=np.int64)
+    lv, par = cbm.bfs_multi(ptr, idx, tptr, tidx, A.nrows, sources, True, method)
+    want_lv, want_par = kleene.bfs(A, sources, return_predecessors=True)
+    np.testing.assert_array_equal(lv, want_lv)
+    np.testing.assert_array_equal(par, want_par)
+
+
+@needs_fused
+def test_rows_do_not_depend_on_the_thread_count():
+    numba = pytest.importorskip("numba")
+    g = load_scipy("p2p-Gnutella08.txt")
+    sources = np.arange(0, 6000, 97)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one_lv, one_par = kleene.bfs(g, sources, return_predecessors=True)
+        one_d = kleene.sssp(g, sources)
+        numba.set_num_threads(before)
+        lv, par = kleene.bfs(g, sources, return_predecessors=True)
+        d = kleene.sssp(g, sources)
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(lv, one_lv) and np.array_equal(par, one_par)
+    assert np.array_equal(d, one_d)
+
+
+@needs_fused
+def test_multi_source_sssp_by_delta_stepping_matches_scipy_with_a_tree():
+    g = load_scipy("rome99.gr")  # positive integer weights: strict sums, tight parents
+    sources = np.array([0, 17, 1000, 3352], dtype=np.int64)
+    dist, pred = kleene.sssp(g, sources, return_predecessors=True)
+    np.testing.assert_array_equal(dist, dijkstra(g, indices=sources))
+    for i, s in enumerate(sources):
+        check_shortest_path_tree(g, dist[i], pred[i], int(s))
+
+
+@needs_fused
+def test_zero_weights_take_the_dijkstra_predecessors():
+    # 0 -> 1 -> 2 -> 1 with zero weights: tight in-edges form a cycle, Dijkstra's do not
+    g = kleene.Matrix.from_edges([0, 1, 2, 0], [1, 2, 1, 3], [0.0, 0.0, 0.0, 2.0], n=4)
+    dist, pred = kleene.sssp(g, [0, 1], return_predecessors=True)
+    assert dist.tolist() == [[0.0, 0.0, 0.0, 2.0], [np.inf, 0.0, 0.0, np.inf]]
+    assert pred.tolist() == [[-1, 0, 1, 0], [-1, -1, 1, -1]]
+
+
+def test_a_result_that_cannot_fit_is_refused_naming_the_bytes(monkeypatch):
+    monkeypatch.setattr(row_results, "host_memory_free", lambda: 10**9)
+    with pytest.raises(MemoryError, match=r"bfs: 100,000 sources × 300,000 vertices need "
+                       r"240,000,000,000 bytes \(223\.5 GiB\) of int64 levels, but "
+                       r"1,000,000,000 bytes"):  # fmt: skip
+        row_results.check_rows_fit("bfs", 10**5, 3 * 10**5, "int64 levels", 8)
+
+
+@needs_fused
+def test_kleene_bfs_and_sssp_refuse_before_searching(monkeypatch):
+    monkeypatch.setattr(row_results, "host_memory_free", lambda: 1000)
+    called = []
+    monkeypatch.setattr(cbm, "_rows_kernel", lambda *a: called.append(a))
+    monkeypatch.setattr(cs, "_delta_rows_kernel", lambda *a: called.append(a))
+    A = kleene.Matrix.from_edges([0, 1], [1, 2], [1.0, 1.0], n=100)
+    with pytest.raises(MemoryError, match="bfs: 2 sources × 100 vertices need 3,200 bytes"):
+        kleene.bfs(A, [0, 1], return_predecessors=True)
+    with pytest.raises(MemoryError, match="sssp: 2 sources × 100 vertices need 1,600 bytes"):
+        kleene.sssp(A, [0, 1])
+    assert not called
+    assert kleene.bfs(A, [0]).shape == (1, 100)  # 800 bytes fit
