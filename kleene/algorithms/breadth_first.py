@@ -77,7 +77,8 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
 
         return bfs_on_dask(client, G, source, method=method, directed=directed,
                            return_predecessors=return_predecessors)  # fmt: skip
-    A = as_graph(G, directed=directed, pattern=True)  # levels need no weights
+    # Levels read the pattern only: a NaN weight is still an edge, and no pass scans them.
+    A = as_graph(G, directed=directed, pattern=True, check_nan=False)
     srcs = check_source(source, A.nrows)
     dense = method == "dense" or (method == "auto" and np.ndim(source) > 0
                                   and dense_frontiers_win(A, len(srcs)))  # fmt: skip

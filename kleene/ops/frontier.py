@@ -41,7 +41,11 @@ def frontier_bfs(A: Matrix, source: int, *, parents: bool = False, method: str =
     (= "auto": Beamer's switch, ``kleene.ops.direction``). ``symmetric=True``
     promises Aᵀ = A, so pulling needs no transpose. ``fused``: None runs the back
     end's fused loop when it has one, False the composed form, True requires
-    the fused one.
+    the fused one. The fused CPU loop builds no Aᵀ for "auto": with none at hand
+    (cached, or A's own where A is known symmetric) it pushes every level, and
+    where one of them would have pulled a good share of the edges, the next
+    search of A builds Aᵀ and keeps it (a graph passed per call as a SciPy CSR is a
+    new Matrix each time, so its searches only push, as SciPy's do).
 
     Returns (levels, parents): int64 Vectors with entries at the reached
     vertices (parents: every reached vertex but the source); parents is None
@@ -97,8 +101,30 @@ def _fused_bfs(opname: str, A: Matrix, source, parents: bool, method: str, symme
     if loop is None:
         return s, None
     ptr, idx, _ = A._csr()
-    tptr, tidx = (ptr, idx) if method == "push" else transposed_pattern(A)
-    return s, loop(ptr, idx, tptr, tidx, A.nrows, s, parents, method)
+    in_edges = _in_edges_at_hand(A) if A.xp is np and method != "pull" else None
+    if in_edges is None and A.xp is np and method != "pull":
+        if method == "push" or not A.known("bfs_pull_wanted"):
+            # No Aᵀ at hand: building it reads every edge and writes a copy, more
+            # than the pushes a pull level saves in one search. This search pushes;
+            # where a level would have pulled a good share of the edges (a social
+            # graph, not a road one), the next search of A builds Aᵀ and keeps it.
+            def wanted():
+                A.cached("bfs_pull_wanted", lambda: True)
+
+            return s, loop(ptr, idx, None, None, A.nrows, s, parents, method,
+                           on_pull_wanted=wanted)  # fmt: skip
+    if in_edges is None:
+        in_edges = (ptr, idx) if method == "push" else transposed_pattern(A)
+    return s, loop(ptr, idx, *in_edges, A.nrows, s, parents, method)
+
+
+def _in_edges_at_hand(A: Matrix):
+    """Aᵀ's pattern (indptr, indices) where it needs no build: the cached transpose,
+    or A's own CSR where its pattern is known to be symmetric; else None."""
+    if A.known("pattern_symmetric") or A.known("symmetric"):
+        return A._csr()[:2]
+    cached = A.known("csr_T")
+    return None if cached is None else cached[:2]
 
 
 def frontier_bfs_multi(A: Matrix, sources, *, parents: bool = False, symmetric: bool = False,

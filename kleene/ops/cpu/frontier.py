@@ -36,9 +36,15 @@ _METHOD = {"direction-optimizing": 0, "auto": 0, "push": 1, "pull": 2}
 
 
 def _bfs_kernel(indptr, indices, t_indptr, t_indices, source, state, shift, method, to_pull,
-                to_push):  # fmt: skip
+                to_push, can_pull):  # fmt: skip
     """BFS from ``source`` into ``state`` (all -1 on entry): per reached vertex its
-    level, or with ``shift`` = 32 (level << 32 | parent) in an int64 state.
+    level, or with ``shift`` = 32 (level << 32 | parent) in an int64 state. Returns
+    whether a level would have repaid building Aᵀ (method 0 with ``can_pull`` False:
+    no in-edges given, so every level is pushed): its frontier's out-edges m_f are
+    over 1/TO_PULL of all edges, so Beamer's rule pulls it (m_u <= nnz) and the pull
+    skips edges on the scale of the nnz that the transpose costs. The rule alone also
+    pulls the tail of a road graph's search, where m_u has shrunk below TO_PULL x m_f
+    with a few dozen vertices in the frontier: no reason to build Aᵀ.
 
     CSR arrays come as unsigned views (uint64 indptr, uint32 indices): indexing
     then needs no negative-index wraparound. method: 0 direction-optimizing, 1 push,
@@ -50,6 +56,9 @@ def _bfs_kernel(indptr, indices, t_indptr, t_indices, source, state, shift, meth
     """
     n = state.size
     nnz = indices.size
+    track = method == 0 and not can_pull  # push all, noting where the rule would pull
+    if track:
+        method = 1
     max_degree = _max_degree(indptr) if method == 0 else 0
     q = np.empty(n, dtype=np.uint32)
     unvisited = np.empty(0, dtype=np.uint32)
@@ -61,6 +70,7 @@ def _bfs_kernel(indptr, indices, t_indptr, t_indices, source, state, shift, meth
     previous = 0  # the size of the frontier before this one
     mf = 0  # this frontier's m_f, when a pull level has summed it
     pull = False
+    wanted = False
     depth = 0
     while start < end:
         depth += 1
@@ -90,7 +100,11 @@ def _bfs_kernel(indptr, indices, t_indptr, t_indices, source, state, shift, meth
             tail, mf = _push_level(indptr, indices, state, shift, depth, q, start, end)
             if inline:
                 unexplored -= mf
+            elif track:  # the rule's test on this level's m_f, summed by its push
+                wanted = wanted or mf * to_pull > nnz
+                unexplored -= mf
         start, end = end, tail
+    return wanted
 
 
 def _push_level(indptr, indices, state, shift, depth, q, start, end):
@@ -256,27 +270,44 @@ def _source(opname: str, n: int, source) -> int:
 
 
 def _bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parents: bool,
-                method: str = "auto"):  # fmt: skip
+                method: str = "auto", *, on_pull_wanted=None):  # fmt: skip
     """BFS levels (int64, -1 unreachable) and parents (int64, -1 none; None unless asked).
 
     ``t_indptr``/``t_indices`` are Aᵀ's CSR (A's own for a symmetric graph) for the
-    pull levels. A vertex's parent is its smallest-numbered in-neighbour one level
-    up (what the ``min_first`` product gives). "direction-optimizing" (= "auto")
-    switches by Beamer's rule (:mod:`kleene.ops.direction`).
+    pull levels, or None where the caller has no in-edges at hand: then every level
+    is pushed (the same levels and parents), and where a pull level would have
+    skipped a good share of the edges (see ``_bfs_kernel``) ``on_pull_wanted()`` is
+    called once after the search (a caller can then
+    build Aᵀ for the next search of the same graph). A vertex's parent is its
+    smallest-numbered in-neighbour one level up (what the ``min_first`` product
+    gives). "direction-optimizing" (= "auto") switches by Beamer's rule
+    (:mod:`kleene.ops.direction`); "pull" needs the in-edges.
     """
     if method not in _METHOD:
         raise ValueError(f"bfs_levels: method must be one of {tuple(_METHOD)}, got {method!r}")
     n = int(n)
     s = _source("bfs_levels", n, source)
     ptr, idx = _csr("bfs_levels", indptr, indices, n)
-    tptr, tidx = _csr("bfs_levels", t_indptr, t_indices, n)
+    can_pull = t_indptr is not None and t_indices is not None
+    if can_pull:
+        tptr, tidx = _csr("bfs_levels", t_indptr, t_indices, n)
+    elif method == "pull":
+        raise ValueError("bfs_levels: method 'pull' needs the transpose (t_indptr, t_indices)")
+    else:  # placeholders of the compiled types, never read
+        tptr, tidx = _NO_PTR, _NO_IDX
     state = np.full(n, -1, dtype=np.int64 if parents else np.int32)
     shift = 32 if parents else 0
-    _bfs_kernel(ptr, idx, tptr, tidx, s, state, shift, _METHOD[method], direction.TO_PULL,
-                direction.TO_PUSH)  # fmt: skip
+    wanted = _bfs_kernel(ptr, idx, tptr, tidx, s, state, shift, _METHOD[method],
+                         direction.TO_PULL, direction.TO_PUSH, can_pull)  # fmt: skip
+    if wanted and on_pull_wanted is not None:
+        on_pull_wanted()
     if parents:
         return _unpack(state, s)
     return state.astype(np.int64), None
+
+
+_NO_PTR = np.zeros(1, dtype=np.uint64)
+_NO_IDX = np.zeros(0, dtype=np.uint32)
 
 
 def _bellman_ford(indptr, indices, weights, n: int, source: int, nonnegative: bool = False):
