@@ -4,20 +4,26 @@ GRAPH is a file (any format kleene.io reads) or a generator spec (``rmat:20``,
 ``grid:512x512``, ``er:2048``; see kleene.generators.SPECS). A short summary goes
 to stdout; ``--out`` writes the result (.npy, .npz, .csv or .txt; see
 docs/io_and_cli.md). Everything a command needs from the user (the source ids,
-the device, a writable ``--out`` with a known extension) is checked before the
-graph is loaded, so a mistake costs nothing and a finished result is never lost.
-Errors are raised; ``kleene.__main__`` turns them into one line on stderr.
+the device, a writable ``--out`` with a known extension that is not there yet or
+may be replaced) is checked before the graph is loaded, and the memory and disk
+the result takes before it is computed, so a mistake costs nothing and a
+finished result is never lost. Several sources run in chunks that advance a
+progress bar. Errors are raised; ``kleene.__main__`` turns them into one line on
+stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+from .io._results import OUT_FORMATS, size_needed, write_result
 
 COMMANDS = {
     "bfs": "breadth-first levels (and parents) from --source",
@@ -31,16 +37,18 @@ METHOD_HELP = {
     "apsp": "auto, floyd-warshall, blocked, recursive, repeated-sssp, johnson",
     "closure": "auto, floyd-warshall, blocked, recursive",
 }
-# --out extensions and what each holds.
-OUT_FORMATS = {
-    ".npy": "the result array (np.load)",
-    ".npz": "'result' and, with --predecessors, 'predecessors' (np.load)",
-    ".csv": "comma-separated text: vertex,value[,predecessor] rows for one source, "
-    "else one row per matrix row",
-    ".txt": "the same as .csv, separated by spaces, header as a '#' comment",
-}
 # Column names of a one-source text result: (values, predecessors).
 _COLUMNS = {"bfs": ("level", "parent"), "sssp": ("distance", "predecessor")}
+# Per value of each command's result: bytes in a binary file (distances up to
+# float64), and the fewest characters text takes ("0", "-1", "inf", "0.0").
+_ITEMSIZE = {"bfs": 8, "sssp": 8, "apsp": 8, "closure": 1}
+_TEXT_CHARS = {"bfs": 1, "sssp": 3, "apsp": 3, "closure": 1}
+# Several sources run in chunks, each one step of the progress bar: the first of
+# FIRST_CHUNK sources (a word of a bit-packed multi-source search), then sized so a
+# chunk takes about CHUNK_S seconds.
+FIRST_CHUNK = 64
+MIN_CHUNK, MAX_CHUNK = 8, 4096
+CHUNK_S = 1.0
 
 
 class CliError(ValueError):
@@ -55,7 +63,12 @@ def add_commands(sub) -> None:
         )
         p.add_argument("graph", help="graph file or generator spec (e.g. rmat:16, grid:100x100)")
         if name in ("bfs", "sssp"):
-            p.add_argument("--source", default="0", help="vertex id, or a comma-separated list")
+            p.add_argument(
+                "--source",
+                default="0",
+                help="vertex id, or a comma-separated list of ids and inclusive ranges "
+                "A..B (e.g. 0..63,100): several sources give one row each",
+            )
         p.add_argument("--method", default="auto", help=METHOD_HELP[name])
         p.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
         p.add_argument("--undirected", action="store_true", help="follow edges both ways")
@@ -63,26 +76,63 @@ def add_commands(sub) -> None:
         p.add_argument("--seed", type=int, default=0, help="seed of a generator spec")
         if name != "closure":
             p.add_argument("--predecessors", action="store_true", help="also compute them")
-        p.add_argument("--out", default=None, help=f"write the result: {', '.join(OUT_FORMATS)}")
+        p.add_argument(
+            "--out",
+            default=None,
+            help=f"write the result: {', '.join(OUT_FORMATS)}; an existing file only with --force",
+        )
+        p.add_argument(
+            "--force", action="store_true", help="replace an existing --out file (never the graph)"
+        )
         p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 # ---- checks made before any work ---------------------------------------------------
 
 
-def parse_source(text: str) -> int | list[int]:
-    """``--source``: one vertex id or a comma-separated list of them.
+def parse_source(text: str) -> int | list[int | range]:
+    """``--source``: one vertex id, or a comma-separated list of ids and inclusive
+    ranges ``A..B`` (kept as ranges: nothing is spelled out before the graph is known).
 
-    >>> parse_source("3"), parse_source("0, 24")
-    (3, [0, 24])
+    >>> parse_source("3"), parse_source("0, 24"), parse_source("0..2,7")
+    (3, [0, 24], [range(0, 3), 7])
     """
-    try:
-        ids = [int(s) for s in str(text).split(",")]
-    except ValueError:
-        raise CliError(
-            f"--source must be a vertex id or a comma-separated list of ids, got {text!r}"
-        ) from None
-    return ids[0] if len(ids) == 1 else ids
+    items: list[int | range] = []
+    for part in str(text).split(","):
+        lo, dots, hi = part.strip().partition("..")
+        try:
+            first = int(lo)
+            last = int(hi) if dots else first
+        except ValueError:
+            raise CliError(
+                "--source must be a vertex id or a comma-separated list of ids and ranges "
+                f"A..B, got {text!r}"
+            ) from None
+        if first < 0 or last < 0:
+            raise CliError(f"--source ids are 0-based and not negative, got {part.strip()!r}")
+        if last < first:
+            raise CliError(f"--source range {part.strip()!r} is empty: A..B needs A <= B")
+        items.append(range(first, last + 1) if dots else first)
+    return items[0] if len(items) == 1 and isinstance(items[0], int) else items
+
+
+def source_ids(spec: int | list[int | range], n: int, cmd: str) -> int | np.ndarray:
+    """The ids of ``parse_source``'s answer, checked against a graph of ``n`` vertices
+    (before any work: a bad id in the last chunk would cost all the others).
+
+    >>> source_ids([range(0, 3), 7], 8, "bfs").tolist()
+    [0, 1, 2, 7]
+    """
+    parts = [spec] if isinstance(spec, int) else spec
+    for item in parts:
+        top = item if isinstance(item, int) else item[-1]
+        if top >= n:
+            raise IndexError(f"{cmd}: source {top} is out of range for a graph of {n} vertices")
+    if isinstance(spec, int):
+        return spec
+    return np.concatenate(
+        [np.arange(i.start, i.stop) if isinstance(i, range) else np.array([i]) for i in parts]
+    ).astype(np.int64)
 
 
 def check_device(device: str) -> None:
@@ -99,14 +149,18 @@ def check_device(device: str) -> None:
         )
 
 
-def check_out(path: str, *, matrix: bool, preds: bool) -> Path:
+def check_out(path: str, *, matrix: bool, preds: bool, force: bool = False,
+              graph: str | None = None) -> Path:  # fmt: skip
     """``--out``: a known extension that can hold the whole result, in a directory that
-    exists and takes a new file. Checked before loading, so no result is ever lost.
+    exists and takes a new file; an existing file only with ``force``, and never the
+    input ``graph``. Checked before loading, so no result and no file is ever lost.
 
     >>> check_out("/no/such/dir/d.npy", matrix=False, preds=False)
     Traceback (most recent call last):
     kleene.cli.CliError: --out /no/such/dir/d.npy: the directory /no/such/dir does not exist
     """
+    if not str(path).strip():
+        raise CliError("--out needs a file name, got an empty one")
     p = Path(path)
     if p.is_dir():
         raise CliError(f"--out {path} is a directory")
@@ -124,8 +178,60 @@ def check_out(path: str, *, matrix: bool, preds: bool) -> Path:
     if not parent.is_dir():
         what = "is not a directory" if parent.exists() else "does not exist"
         raise CliError(f"--out {path}: the directory {parent} {what}")
+    if os.path.lexists(p):
+        if graph is not None and _same_file(p, graph):
+            raise CliError(
+                f"--out {path} is the input graph {graph}: kleene never writes over its "
+                "input, not even with --force"
+            )
+        if not force:
+            raise CliError(f"--out {path} exists; pass --force to replace it")
     _probe_writable(path, parent)
     return p
+
+
+def _same_file(a: Path, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # b is a generator spec, or a is a dangling link
+        return a.resolve() == Path(b).resolve()
+
+
+def disk_free(folder: Path) -> int:
+    """Free bytes for the user in ``folder``'s file system."""
+    return shutil.disk_usage(folder).free
+
+
+def check_space(out: Path, cmd: str, shape: tuple[int, ...], preds: bool) -> None:
+    """Refuse, before computing, a result the disk under ``--out`` cannot take."""
+    ext = out.suffix.lower()
+    need = size_needed(ext, shape, _ITEMSIZE[cmd], _TEXT_CHARS[cmd], preds)
+    folder = out.parent
+    free = disk_free(folder)
+    if need > free:
+        how = {".csv": "at least ", ".txt": "at least "}.get(ext, "")
+        if ext == ".npz" or cmd == "apsp":  # before compression; distances up to float64
+            how = "up to "
+        raise CliError(
+            f"--out {out}: the {'x'.join(map(str, shape))} result needs {how}{need:,} bytes "
+            f"({need / 1e6:,.1f} MB) and {folder} has {free:,} bytes ({free / 1e6:,.1f} MB) "
+            "free; free some space or write elsewhere"
+        )
+
+
+def check_memory(cmd: str, k: int, n: int, preds: bool) -> None:
+    """Refuse, before computing, a k-source result host memory cannot hold."""
+    from .ops.device import host_memory_free
+
+    need = k * n * 8 * (2 if preds else 1)
+    free = host_memory_free()
+    if need > free:
+        fit = free // max(n * 8 * (2 if preds else 1), 1)
+        raise MemoryError(
+            f"{cmd}: a {k}x{n} result{' with predecessors' if preds else ''} needs "
+            f"{need:,} bytes ({need / 2**30:,.1f} GiB) of host memory, {free:,} bytes "
+            f"({free / 2**30:,.1f} GiB) are available; up to about {fit} sources fit"
+        )
 
 
 def _probe_writable(path: str, parent: Path) -> None:
@@ -166,20 +272,33 @@ def run(args: argparse.Namespace) -> int:
 
     cmd = args.command
     preds = getattr(args, "predecessors", False)
-    source = parse_source(args.source) if cmd in ("bfs", "sssp") else None
-    matrix = cmd in ("apsp", "closure") or isinstance(source, list)
-    out = check_out(args.out, matrix=matrix, preds=preds) if args.out else None
+    spec = parse_source(args.source) if cmd in ("bfs", "sssp") else None
+    matrix = cmd in ("apsp", "closure") or isinstance(spec, list)
+    out = None
+    if args.out is not None:
+        out = check_out(args.out, matrix=matrix, preds=preds, force=args.force, graph=args.graph)
     check_device(args.device)
     progress = not args.no_progress
     t0 = time.perf_counter()
     G = load_graph(args.graph, device=args.device, fmt=args.format, seed=args.seed,
                    progress=progress)  # fmt: skip
     load_s = time.perf_counter() - t0
+    n = G.nrows
+    source = None if spec is None else source_ids(spec, n, cmd)
+    shape = (n,) if isinstance(source, int) else (n if source is None else source.size, n)
+    if isinstance(source, np.ndarray):
+        check_memory(cmd, source.size, n, preds)
+    if out is not None:
+        check_space(out, cmd, shape, preds)
     directed = not args.undirected
     t0 = time.perf_counter()
     if cmd in ("bfs", "sssp"):
         fn = kleene.bfs if cmd == "bfs" else kleene.sssp
-        res = fn(G, source, method=args.method, directed=directed, return_predecessors=preds)
+        kw = {"method": args.method, "directed": directed, "return_predecessors": preds}
+        if isinstance(source, np.ndarray):
+            res = run_sources(fn, G, source, progress=progress, label=cmd, **kw)
+        else:
+            res = fn(G, source, **kw)
     elif cmd == "apsp":
         res = kleene.apsp(G, method=args.method, directed=directed,
                           return_predecessors=preds, progress=progress)  # fmt: skip
@@ -191,9 +310,59 @@ def run(args: argparse.Namespace) -> int:
     result, pred = to_host(result), (None if pred is None else to_host(pred))
     _summary(cmd, G, args, result, load_s, run_s)
     if out is not None:
-        write_result(out, result, pred, columns=_COLUMNS.get(cmd, ("value", "predecessor")))
+        try:
+            write_result(out, result, pred, columns=_COLUMNS.get(cmd, ("value", "predecessor")),
+                         replace=args.force, progress=progress)  # fmt: skip
+        except FileExistsError:
+            raise CliError(
+                f"--out {out} was created by something else while kleene ran; left as it is "
+                "(pass --force to replace it)"
+            ) from None
         print(f"wrote {out}")
     return 0
+
+
+def run_sources(fn, G, sources: np.ndarray, *, progress, label: str, **kw):
+    """``fn(G, sources, **kw)`` (kleene.bfs or kleene.sssp) run in chunks of sources, one
+    progress step each; the rows are independent, so the (k, n) result is the same.
+
+    A chunk of FIRST_CHUNK sources comes first; the next doubles or halves (within
+    MIN_CHUNK..MAX_CHUNK) so that each takes about CHUNK_S seconds. Rows are moved
+    to the host as each chunk finishes.
+
+    >>> import kleene, numpy as np
+    >>> G = kleene.Matrix.from_edges([0, 1, 2], [1, 2, 0], n=3)
+    >>> run_sources(kleene.bfs, G, np.array([0, 2]), progress=False, label="bfs").tolist()
+    [[0, 1, 2], [1, 2, 0]]
+    """
+    from .ops.device import to_host
+    from .progress import Progress
+
+    k = int(sources.size)
+    preds = kw.get("return_predecessors", False)
+    result = pred = None
+    lo, size = 0, min(FIRST_CHUNK, max(k, 1))
+    with Progress(progress, k, f"{label} {k} sources") as bar:
+        while lo < k:
+            chunk = sources[lo : lo + size]
+            t0 = time.perf_counter()
+            res = fn(G, chunk.tolist(), **kw)
+            r, p = res if preds else (res, None)
+            r = to_host(r)
+            if result is None:
+                result = np.empty((k, r.shape[1]), r.dtype)
+                pred = None if p is None else np.empty((k, r.shape[1]), np.int64)
+            result[lo : lo + chunk.size] = r
+            if p is not None:
+                pred[lo : lo + chunk.size] = to_host(p)
+            lo += chunk.size
+            bar.step(chunk.size)
+            took = time.perf_counter() - t0
+            if took < CHUNK_S / 2:
+                size = min(2 * size, MAX_CHUNK)
+            elif took > 2 * CHUNK_S:
+                size = max(size // 2, MIN_CHUNK)
+    return (result, pred) if preds else result
 
 
 def _summary(cmd, G, args, result, load_s, run_s) -> None:
@@ -211,68 +380,3 @@ def _summary(cmd, G, args, result, load_s, run_s) -> None:
     print(f"graph     {args.graph}: {G.nrows} vertices, {G.nvals} edges (loaded in {load_s:.3f}s)")
     print(f"{cmd:<9} method {args.method}, device {args.device}, {run_s:.3f}s")
     print(f"result    {extra}")
-
-
-# ---- writing the result --------------------------------------------------------------
-
-
-def write_result(path: Path, result: np.ndarray, pred: np.ndarray | None, *,
-                 columns: tuple[str, str] = ("value", "predecessor")) -> None:  # fmt: skip
-    """Write ``result`` (and ``pred``) by the extension of ``path`` (see OUT_FORMATS).
-
-    Written to a temporary file beside ``path`` and renamed over it, so an error or
-    Ctrl-C never leaves half a file.
-
-    >>> import numpy as np, tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.csv"
-    >>> write_result(p, np.array([0.0, 2.5, np.inf]), np.array([-1, 0, -1]),
-    ...              columns=("distance", "predecessor"))
-    >>> print(p.read_text(), end="")
-    vertex,distance,predecessor
-    0,0.0,-1
-    1,2.5,0
-    2,inf,-1
-    """
-    ext = path.suffix.lower()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if ext == ".npy":
-                np.save(f, result)
-            elif ext == ".npz":
-                arrays = {"result": result}
-                if pred is not None:
-                    arrays["predecessors"] = pred
-                np.savez_compressed(f, **arrays)
-            else:
-                _write_text(f, result, pred, columns, "," if ext == ".csv" else " ", ext)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def _write_text(f, result, pred, columns, sep: str, ext: str) -> None:
-    """One source: a header and ``vertex,value[,pred]`` rows. A matrix: its rows.
-    Values are exact text: shortest round-trip floats ('inf' when unreachable),
-    integers as they are, booleans as 0/1."""
-    if result.ndim == 1:
-        names = ["vertex", columns[0]] + ([columns[1]] if pred is not None else [])
-        head = sep.join(names)
-        f.write(((head if ext == ".csv" else "# " + head) + "\n").encode())
-        cols = [range(result.size), _values(result)] + ([_values(pred)] if pred is not None else [])
-        rows = zip(*cols, strict=True)
-    else:
-        rows = (_values(row) for row in result)
-    batch = []
-    for row in rows:
-        batch.append(sep.join(map(str, row)))
-        if len(batch) >= 4096:  # a few large writes, not one per line or one huge string
-            f.write(("\n".join(batch) + "\n").encode())
-            batch = []
-    if batch:
-        f.write(("\n".join(batch) + "\n").encode())
-
-
-def _values(a: np.ndarray) -> list:
-    return (a.astype(np.int8) if a.dtype == np.bool_ else a).tolist()

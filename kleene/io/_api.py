@@ -11,6 +11,7 @@ from ..ops.device import host_memory_free
 from ..ops.matrix import Matrix
 from ..semiring.dtypes import as_dtype
 from . import dimacs, edgelist, mtx
+from ._atomic import atomic_file
 from ._source import (
     PathLike,
     Progress,
@@ -258,6 +259,10 @@ def write(
     1-based formats get ids + 1. Floats are written exactly (shortest repr), and
     a ``kleene: dtype=...`` comment lets :func:`read` restore the dtype.
 
+    A path is written whole or not at all: to a temporary file beside it, then
+    renamed onto it, so an error or Ctrl-C leaves the file that was there before.
+    A new file gets the permissions of the process umask, a replaced one keeps its own.
+
     Examples
     --------
     >>> import kleene, kleene.io, tempfile, os
@@ -273,8 +278,16 @@ def write(
         fmt = "dimacs"
     if fmt != "mtx" and symmetry != "general":
         raise ValueError("symmetry= is for Matrix Market files")
-    stream, close = open_for_write(path, name)
-    ok = False
+    if isinstance(path, (str, os.PathLike)):
+        # Whole or not at all: an error leaves the file that was there before.
+        with atomic_file(path, replace=True) as raw:
+            _write_to(raw, name, fmt, A, comment, symmetry, header)
+    else:
+        _write_to(path, name, fmt, A, comment, symmetry, header)
+
+
+def _write_to(target, name, fmt, A, comment, symmetry, header) -> None:
+    stream, close = open_for_write(target, name)
     try:
         if fmt == "mtx":
             mtx.write(stream, A, comment=comment, symmetry=symmetry)
@@ -286,8 +299,5 @@ def write(
             edgelist.write_snap(stream, A, comment=comment)
         else:
             edgelist.write_csv(stream, A, header=header)
-        ok = True
     finally:
         close()
-        if not ok and isinstance(path, (str, os.PathLike)):
-            os.remove(path)  # no half-written file after an error
