@@ -207,7 +207,9 @@ def _check_size(name: str, line: int | None, nrows: int, ncols: int, declared: s
     A header (or one large id) may declare far more vertices than the file has
     edges: a 26-byte DIMACS file can ask for 200 million. The matrix keeps its
     declared shape, so its row pointers cost 8 bytes a row (plus 8 a vertex for
-    ``return_ids``); reading allocates nothing else per vertex.
+    ``return_ids``); reading allocates nothing else per vertex. Every algorithm
+    then needs at least as much again (levels, distances, a transpose), so row
+    pointers may take at most half of the memory available.
     """
     if max(nrows, ncols) > 2**31 - 1:
         raise GraphFileError(
@@ -215,13 +217,14 @@ def _check_size(name: str, line: int | None, nrows: int, ncols: int, declared: s
         )
     need = 8 * (nrows + 1) + (8 * nrows if ids else 0)
     free = host_memory_free()
-    if need > free:
+    if need > free // 2:  # any algorithm on it needs as much again per vertex, at least
         raise GraphFileError(
             name,
             line,
             f"{declared} {nrows} vertices: the matrix needs {need:,} bytes "
-            f"({need / 2**30:.1f} GiB) for its row pointers alone, more than the "
-            f"{free:,} bytes ({free / 2**30:.1f} GiB) of memory available",
+            f"({need / 2**30:.1f} GiB) for its row pointers alone, more than half of the "
+            f"{free:,} bytes ({free / 2**30:.1f} GiB) of memory available, which leaves no "
+            "room to compute on it",
         )
 
 
