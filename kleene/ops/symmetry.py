@@ -9,6 +9,8 @@ import os
 import numpy as np
 
 from .checks import as_container
+from .cpu.symmetry import symmetry_sums as host_symmetry_sums
+from .cpu.symmetry import union_min as host_union_min
 from .device import backend
 from .matrix import Matrix
 from .value_scan import keep_value_stats
@@ -21,12 +23,14 @@ _SALT = int.from_bytes(os.urandom(8), "little")
 def is_symmetric(A: Matrix, *, values: bool = True) -> bool:
     """Whether ``A`` equals its transpose (``values=False``: its pattern does).
 
-    Cached on A until its next write. On the CPU the answer compares A with its
-    transpose (which is then cached for pull products). On the GPU it is one pass
-    over A: salted 64-bit hashes of every entry (i, j[, w]) and of its mirror (j, i[,
-    w]) are summed; the two sums are equal for a symmetric matrix, so "not
-    symmetric" is exact, and a non-symmetric matrix passes only by a 2**-64
-    coincidence. A non-square matrix is not symmetric.
+    Cached on A until its next write. The answer is one pass over A's CSR (on the
+    GPU, and on the CPU with Numba: ``cpu/symmetry.py``): salted 64-bit hashes of
+    every entry (i, j[, w]) and of its mirror (j, i[, w]) are summed; the two sums
+    are equal for a symmetric matrix, so "not symmetric" is exact, and a
+    non-symmetric matrix passes only by a 2**-64 coincidence. No transpose is built
+    for it. Without such a pass (other formats, value types, no Numba) A is compared
+    with its transpose (which is then cached for pull products). A non-square
+    matrix is not symmetric.
 
     Example
     -------
@@ -71,9 +75,11 @@ def _decide(A: Matrix, values: bool) -> bool:
     xp = A.xp
     ptr, idx, val = A._csr()
     sums = getattr(backend(xp), "symmetry_sums", None)
+    if sums is None and xp is np:
+        sums = host_symmetry_sums  # the pass of cpu/symmetry.py (None without Numba)
     if sums is not None:
         try:
-            pattern, weighted, _ = sums(ptr, idx, val if values else None, _SALT)
+            pattern, weighted = sums(ptr, idx, val if values else None, _SALT)[:2]
             return pattern == 0 and weighted == 0
         except TypeError:  # a value type without a kernel: compare with the transpose
             pass
@@ -89,9 +95,10 @@ def symmetrize(A: Matrix, *, pattern: bool = False) -> Matrix:
 
     Composed form: ``ewise_add(A, transpose(A), "min")``. A matrix that already
     equals its transpose (``is_symmetric``; with ``pattern=True`` its pattern
-    suffices, for callers that ignore the values) is returned as it is. On the GPU
-    a CSR is merged row by row with its transpose in two passes (count, write),
-    with no sort and no key arrays; ``pattern=True`` then returns a Boolean matrix.
+    suffices, for callers that ignore the values) is returned as it is. On the GPU,
+    and on the CPU with Numba, a CSR is merged row by row with its transpose in two
+    passes (count, write), with no sort and no key arrays; ``pattern=True`` then
+    returns a Boolean matrix.
 
     Example
     -------
@@ -106,6 +113,8 @@ def symmetrize(A: Matrix, *, pattern: bool = False) -> Matrix:
     if is_symmetric(A, values=not pattern):
         return A
     merge = getattr(backend(A.xp), "union_min", None)
+    if merge is None and A.xp is np:
+        merge = host_union_min  # cpu/symmetry.py (None without Numba)
     if merge is not None and A._fmt == "csr" and A.dtype in _MERGED:
         from .multiply import transposed_csr
 

@@ -1,0 +1,160 @@
+"""Whether a CSR equals its transpose, and A ∪ Aᵀ, on the CPU: compiled with Numba.
+
+The host twins of ``symmetry_sums`` and ``union_min`` in ``cuda/structure.py``, for
+``kleene.ops.symmetry``. The test is one sequential pass over the CSR, with no
+transpose built: each entry (i, j) adds a salted 64-bit hash of (i, j) and
+subtracts that of (j, i) (``_mix``: the SplitMix64 finaliser, as ``kl_mix`` in
+``kernels/structure.cu``), so the sum is 0 when every entry has its mirror; with
+values, a hash of (i, j, w) less that of (j, i, w) too. "Not symmetric" is then
+exact, and a non-symmetric CSR passes only by a 2**-64 coincidence of a salt it
+cannot know. The comparison with a built transpose that it replaces reads and
+writes every entry at a random place; this pass reads them in order.
+
+The merge takes two CSRs with sorted rows, no duplicates (A's and Aᵀ's), and walks
+each row pair once to count, then once to write: no sort, no key arrays.
+
+Without Numba (or with ``KLEENE_CPU=numpy``, read at import) both are None and
+``kleene.ops.symmetry`` compares with the transpose and merges with ``ewise_add``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+try:
+    import numba
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
+
+_K1, _K2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
+
+
+def _mix(z):
+    z = (z ^ (z >> _S30)) * _K1
+    z = (z ^ (z >> _S27)) * _K2
+    return z ^ (z >> _S31)
+
+
+def _pattern_sum(indptr, indices, salt):
+    total = np.uint64(0)
+    for i in range(indptr.size - 1):
+        ui = np.uint64(i)
+        for e in range(indptr[i], indptr[i + 1]):
+            j = np.uint64(indices[e])
+            total += _mix(salt ^ ((ui << _S32) | j)) - _mix(salt ^ ((j << _S32) | ui))
+    return total
+
+
+def _value_sum(indptr, indices, bits, salt):
+    total = np.uint64(0)
+    for i in range(indptr.size - 1):
+        ui = np.uint64(i)
+        for e in range(indptr[i], indptr[i + 1]):
+            j = np.uint64(indices[e])
+            f = _mix(salt ^ ((ui << _S32) | j))
+            b = _mix(salt ^ ((j << _S32) | ui))
+            w = _mix(bits[e] + salt)
+            total += _mix(f ^ w) - _mix(b ^ w)
+    return total
+
+
+def _union_count(a_ptr, a_idx, b_ptr, b_idx, out_ptr):
+    n = a_ptr.size - 1
+    out_ptr[0] = 0
+    for i in range(n):
+        p, pe, q, qe = a_ptr[i], a_ptr[i + 1], b_ptr[i], b_ptr[i + 1]
+        count = 0
+        while p < pe and q < qe:
+            x, y = a_idx[p], b_idx[q]
+            if x <= y:
+                p += 1
+            if y <= x:
+                q += 1
+            count += 1
+        out_ptr[i + 1] = out_ptr[i] + count + (pe - p) + (qe - q)
+
+
+def _union_write(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, out_ptr, out_idx, out_val, values):
+    n = a_ptr.size - 1
+    for i in range(n):
+        p, pe, q, qe = a_ptr[i], a_ptr[i + 1], b_ptr[i], b_ptr[i + 1]
+        k = out_ptr[i]
+        while p < pe or q < qe:
+            if q >= qe or (p < pe and a_idx[p] < b_idx[q]):
+                out_idx[k] = a_idx[p]
+                if values:
+                    out_val[k] = a_val[p]
+                p += 1
+            elif p >= pe or b_idx[q] < a_idx[p]:
+                out_idx[k] = b_idx[q]
+                if values:
+                    out_val[k] = b_val[q]
+                q += 1
+            else:  # both hold (i, j): the lesser value
+                out_idx[k] = a_idx[p]
+                if values:
+                    out_val[k] = min(a_val[p], b_val[q])
+                p += 1
+                q += 1
+            k += 1
+
+
+_ENABLED = numba is not None and os.environ.get("KLEENE_CPU", "").lower() != "numpy"
+if _ENABLED:  # compiled on first call (per argument types), then loaded from the disk cache
+    _jit = numba.njit(cache=True, nogil=True)
+    _mix = _jit(_mix)
+    _pattern_sum, _value_sum = _jit(_pattern_sum), _jit(_value_sum)
+    _union_count, _union_write = _jit(_union_count), _jit(_union_write)
+
+
+def value_bits(values) -> np.ndarray:
+    """uint64 words equal for equal values (+0.0 and -0.0 alike, as ``kl_value_bits``)."""
+    if values.dtype.kind == "f":
+        return (values.astype(np.float64) + 0.0).view(np.uint64)
+    if values.dtype.kind in "biu":
+        return values.astype(np.int64).view(np.uint64)
+    raise TypeError(f"symmetry_sums: no pass for {values.dtype} values")
+
+
+def _symmetry_sums(indptr, indices, values, salt: int):
+    """(pattern sum, value sum): both 0 when the CSR equals its transpose (see the module
+    docstring). ``values`` None: the pattern only (the value sum is 0). TypeError for a
+    value type it cannot hash."""
+    ptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    idx = np.ascontiguousarray(indices, dtype=np.int32)
+    s = np.uint64(salt & 0xFFFFFFFFFFFFFFFF)
+    pattern = int(_pattern_sum(ptr, idx, s))
+    if values is None:
+        return pattern, 0
+    return pattern, int(_value_sum(ptr, idx, value_bits(np.asarray(values)), s))
+
+
+def _union_min(a, b, n: int, values: bool = True):
+    """CSR (indptr, indices, values or None) of the row-wise union of CSRs ``a`` and ``b``
+    (each (indptr, indices, values) with sorted rows and no duplicates): the lesser
+    value where both hold an entry; ``values=False`` merges the patterns only."""
+    a_ptr = np.ascontiguousarray(a[0], dtype=np.int64)
+    b_ptr = np.ascontiguousarray(b[0], dtype=np.int64)
+    a_idx = np.ascontiguousarray(a[1], dtype=np.int32)
+    b_idx = np.ascontiguousarray(b[1], dtype=np.int32)
+    if a_ptr.size != n + 1 or b_ptr.size != n + 1:
+        raise ValueError(f"union_min: indptr must have {n + 1} entries")
+    out_ptr = np.empty(n + 1, dtype=np.int64)
+    _union_count(a_ptr, a_idx, b_ptr, b_idx, out_ptr)
+    out_idx = np.empty(int(out_ptr[-1]), dtype=np.int32)
+    if values:
+        a_val = np.ascontiguousarray(a[2])
+        b_val = np.ascontiguousarray(b[2], dtype=a_val.dtype)
+        out_val = np.empty(out_idx.size, dtype=a_val.dtype)
+    else:
+        a_val = b_val = out_val = np.zeros(0, dtype=np.bool_)
+    _union_write(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, out_ptr, out_idx, out_val, values)
+    return out_ptr, out_idx, (out_val if values else None)
+
+
+# None without Numba (or under KLEENE_CPU=numpy): kleene.ops.symmetry's NumPy forms run.
+symmetry_sums = _symmetry_sums if _ENABLED else None
+union_min = _union_min if _ENABLED else None

@@ -1,0 +1,91 @@
+"""The CPU symmetry pass and A ∪ Aᵀ merge (kleene.ops.cpu.symmetry, Numba) against
+dense references: ``is_symmetric`` (pattern and values; +0.0 and -0.0 alike) and
+``symmetrize`` (the lesser value where both directions hold; the pattern only with
+``pattern=True``), on matrices with and without their mirror entries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("numba", reason="the CPU symmetry pass is compiled with numba")
+
+import kleene  # noqa: E402
+from kleene.ops import is_symmetric, symmetrize  # noqa: E402
+from kleene.ops.cpu import symmetry as cs  # noqa: E402
+
+
+@st.composite
+def matrices(draw, max_n=20):
+    """(scipy CSR, dense weights with inf = no entry): symmetric in pattern and/or values
+    or not, integer or float values, explicit zeros and -0.0 included."""
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, 3 * n))
+    src = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    dst = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    w = draw(st.lists(st.sampled_from([-0.0, 0.0, 1.0, 2.0, -3.5]), min_size=m, max_size=m))
+    src, dst, w = np.array(src, np.int64), np.array(dst, np.int64), np.array(w)
+    mirror = draw(st.sampled_from(["none", "pattern", "values"]))
+    if mirror != "none":
+        w2 = w if mirror == "values" else w + 1.0
+        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+        w = np.concatenate([w, w2])
+    W = np.full((n, n), np.inf)
+    np.minimum.at(W, (src, dst), w)
+    keep = np.isfinite(W)
+    r, c = np.nonzero(keep)
+    g = sp.csr_matrix((W[keep], (r, c)), shape=(n, n))
+    if draw(st.booleans()):
+        g = g.astype(np.int64)
+        W = np.where(keep, np.trunc(W), np.inf)
+    return g, W
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=matrices())
+def test_is_symmetric_and_symmetrize_match_dense(data):
+    g, W = data
+    P = np.isfinite(W)
+    pattern_sym = bool((P == P.T).all())
+    value_sym = pattern_sym and bool(((W == W.T) | ~P).all())
+    assert is_symmetric(kleene.Matrix.from_scipy(g), values=False) == pattern_sym
+    assert is_symmetric(kleene.Matrix.from_scipy(g)) == value_sym
+    want = np.minimum(W, W.T)
+    np.testing.assert_array_equal(_dense(symmetrize(kleene.Matrix.from_scipy(g))), want)
+    Up = symmetrize(kleene.Matrix.from_scipy(g), pattern=True)
+    np.testing.assert_array_equal(np.isfinite(_dense(Up)), np.isfinite(want))
+
+
+def _dense(A):
+    """A's entries as float64, inf where none (whatever A's dtype)."""
+    r, c, v = A.to_coo()
+    out = np.full(A.shape, np.inf)
+    out[r, c] = v
+    return out
+
+
+def test_symmetry_builds_no_transpose():
+    src, dst = kleene.generators.rmat(10, 8, seed=1)
+    A = kleene.Matrix.from_edges(np.concatenate([src, dst]), np.concatenate([dst, src]),
+                                 n=1 << 10)  # fmt: skip
+    assert is_symmetric(A, values=False) and A.known("csr_T") is None
+    B = kleene.Matrix.from_edges(src, dst, n=1 << 10)
+    assert not is_symmetric(B, values=False) and B.known("csr_T") is None
+
+
+def test_union_of_rows():
+    a = (np.array([0, 2, 2, 2]), np.array([1, 3], np.int32), np.array([5.0, 1.0]))
+    b = (np.array([0, 1, 2, 3]), np.array([1, 2, 3], np.int32), np.array([2.0, 7.0, 4.0]))
+    ptr, idx, val = cs.union_min(a, b, 3)
+    assert ptr.tolist() == [0, 2, 3, 4]
+    assert idx.tolist() == [1, 3, 2, 3] and val.tolist() == [2.0, 1.0, 7.0, 4.0]
+    ptr, idx, val = cs.union_min(a, b, 3, values=False)
+    assert idx.tolist() == [1, 3, 2, 3] and val is None
+    with pytest.raises(ValueError, match="indptr"):
+        cs.union_min(a, b, 4)
+    with pytest.raises(TypeError, match="complex"):
+        cs.symmetry_sums(a[0], a[1], a[2].astype(complex), 1)
