@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import kleene
 
@@ -368,3 +369,23 @@ def test_allocation_failure_inside_apsp_says_what_fits(monkeypatch):
     monkeypatch.setattr("kleene.algorithms.apsp_dense.recursive", no_memory)
     with pytest.raises(MemoryError, match=r"apsp: ran out of host memory: .* up to about n=\d+"):
         kleene.apsp(np.zeros((4, 4)), method="recursive")
+
+
+NEG_CYCLE = sp.csr_matrix(([1.0, -3.0, 1.0], ([0, 1, 2], [1, 2, 0])), shape=(4, 4))
+
+
+@pytest.mark.parametrize("method", ["auto", "johnson", "repeated-sssp", "floyd-warshall",
+                                    "blocked", "recursive", "out of core"])  # fmt: skip
+def test_apsp_negative_cycle_names_apsp_not_a_source(method):
+    kw = {"memory_limit": 1 << 12} if method == "out of core" else {"method": method}
+    with pytest.raises(kleene.NegativeCycleError) as err:
+        kleene.apsp(NEG_CYCLE, **kw)
+    msg = str(err.value)
+    assert msg.startswith("apsp: the graph has a negative cycle"), msg
+    assert "sssp" not in msg and "source" not in msg
+
+
+@pytest.mark.parametrize("source, where", [(0, "the source"), ([0, 3], "a source")])
+def test_sssp_negative_cycle_names_sssp_and_its_sources(source, where):
+    with pytest.raises(kleene.NegativeCycleError, match=f"^sssp: .* reachable from {where}$"):
+        kleene.sssp(NEG_CYCLE, source)

@@ -39,7 +39,7 @@ from .apsp_memory import (
     out_of_core_need,
     out_of_memory,
 )
-from .graph_input import as_graph, check_no_nan
+from .graph_input import as_graph, check_no_nan, finite_weights
 from .paths import rows_with_cycles
 from .shortest_tree import predecessors_from_distances
 
@@ -185,8 +185,10 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
     # same pass, read back once the closure is queued (its own pass and wait held the
     # closure back ~0.2 ms at n = 4096). Any other route checks first.
     late = A is G0 and not preds and _scan_can_ride(A)
-    if not late:
-        check_no_nan(G0)
+    if not late:  # NaN and -inf: ValueError; +inf weights: no edge
+        F = finite_weights(G0)
+        if F is not G0:
+            A = _weights(F, sr)
     method = _route(A, sr, method, preds, limit, out)
     if late and method not in _LATE_CHECK_METHODS:
         check_no_nan(A)
@@ -221,6 +223,7 @@ def _solve(A: Matrix, sr: Semiring, method: str, preds: bool, block: int, bar: P
     dist = D.to_dense()  # queued behind the closure, before the checks read anything back
     if late_nan_check:
         check_no_nan(A)  # the fill's scan (the closure ran on internal buffers only)
+        finite_weights(A)  # -inf: ValueError (+inf in a dense closure is no edge already)
     if not _cycles_impossible(A, sr):
         _check_cycles(D, sr)
     del D  # the copy is the result: free the working matrix before the repair

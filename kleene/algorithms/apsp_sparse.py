@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import NegativeCycleError
 from ..ops import (
     Matrix,
     Vector,
@@ -154,7 +155,13 @@ def _reweighted(A: Matrix):
         xp.concatenate([vals, xp.zeros(n, vals.dtype)]),
         n + 1,
     )
-    h_full = sssp(ext, n, method="bellman-ford")  # NegativeCycleError propagates
+    try:
+        h_full = sssp(ext, n, method="bellman-ford")
+    except NegativeCycleError as e:  # the virtual source reaches every vertex
+        raise NegativeCycleError(
+            "apsp: the graph has a negative cycle (found by Johnson's Bellman-Ford pass, "
+            "which reaches every vertex); shortest paths through it are undefined"
+        ) from e
     h = Vector.from_dense(h_full[:n], missing=None)
     neg_h = apply(h, "ainv")
     shifted = mxm(mxm(Matrix.from_diag(h), A, "min_plus"), Matrix.from_diag(neg_h), "min_plus")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import Matrix, array_module, is_cupy_array, symmetrize
+from ..ops import Matrix, array_module, is_cupy_array, reduce, select, symmetrize
 
 
 def _is_sparse(G) -> bool:
@@ -18,24 +18,31 @@ def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "
 
     ``G`` may be a kleene Matrix, a scipy.sparse / cupyx.scipy.sparse matrix (stored
     values are weights, explicit zeros are zero-weight edges, duplicates keep the
-    minimum) or a dense NumPy/CuPy array (inf = no edge). A canonical CSR, and a
+    minimum) or a dense NumPy/CuPy array (inf = no edge), of bool, integer or float
+    values (anything else, complex included, is a TypeError naming the dtype). A
+    stored weight of +inf is no edge there too (:func:`finite_weights`); NaN and -inf
+    weights are a ValueError. A canonical CSR, and a
     C-contiguous float or bool array, is borrowed, not copied or sorted (the
     algorithms never write their input).
     ``directed=False`` adds every edge in both directions (the lighter one wins),
     unless the graph is already symmetric (``kleene.ops.is_symmetric``; with
     ``pattern=True``, for callers that read only the edges and not their weights,
     a symmetric pattern is enough).
-    ``check_nan=False`` leaves the NaN check (:func:`check_no_nan`) to the caller when
-    the matrix is returned as given (directed, ``fmt`` None or already met): a caller
-    that fills a dense copy can have that pass scan it (``Matrix.to_dense(scan=True)``).
+    ``check_nan=False`` leaves the weight checks (:func:`finite_weights`: NaN, -inf and
+    +inf) to the caller when the matrix is returned as given (directed, ``fmt`` None or
+    already met): a caller that fills a dense copy can have that pass scan it
+    (``Matrix.to_dense(scan=True)``); with ``pattern=True`` the +inf entries still go and
+    -inf is still refused (:func:`infinite_edges_dropped`), a NaN weight is an edge.
     """
     if isinstance(G, Matrix):
         A = G
     elif _is_sparse(G):
+        check_real(G.dtype, name)
         A = Matrix.from_scipy(G, copy=False)
     elif isinstance(G, np.ndarray) or is_cupy_array(G) or isinstance(G, list):
         xp = array_module(G)
         a = xp.asarray(G)
+        check_real(a.dtype, name)
         if a.dtype == np.bool_:
             A = Matrix.from_dense(a, missing=False, copy=False)
         else:  # (no copy: 0.06 ms of an H100 at 4096² float32)
@@ -50,12 +57,127 @@ def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "
         raise ValueError(f"{name} must be square (an adjacency matrix), got shape {A.shape}")
     as_given = directed and (fmt is None or A.format == fmt)
     if check_nan or not as_given:
-        check_no_nan(A, name)
+        A = finite_weights(A, name)
+    elif pattern:
+        A = infinite_edges_dropped(A, name)
     if not directed:
         A = symmetrize(A, pattern=pattern)
     if fmt is not None and A.format != fmt:
         A = A.to_format(fmt)
     return A
+
+
+def check_real(dtype, name: str = "G") -> None:
+    """TypeError unless ``dtype`` holds real numbers (bool, integer or float): complex
+    weights would lose their imaginary part, objects and strings are no weights.
+
+    >>> import numpy as np
+    >>> check_real(np.dtype(np.complex128))
+    Traceback (most recent call last):
+    ...
+    TypeError: G must hold real edge weights (bool, integer or float), got dtype complex128
+    """
+    if np.dtype(dtype).kind not in "biuf":
+        raise TypeError(
+            f"{name} must hold real edge weights (bool, integer or float), got dtype {dtype}"
+        )
+
+
+def finite_weights(A: Matrix, name: str = "G") -> Matrix:
+    """``A`` without its stored +inf weights (no edge, as inf is in a dense array), or
+    ``A`` itself when it has none; ValueError on a NaN or -inf weight (naming its edge:
+    no path length can be built from it).
+
+    One pass decides the common case: a finite sum of the stored values means none is
+    NaN or infinite. Otherwise the least and greatest values (cached on ``A``, where the
+    shortest-path checks read them too) say which. The matrix without the infinite
+    entries is cached on ``A`` as well.
+
+    >>> import numpy as np
+    >>> A = Matrix.from_edges([0, 1], [1, 2], [1.0, np.inf])
+    >>> finite_weights(A).nvals
+    1
+    >>> finite_weights(Matrix.from_edges([0, 1], [1, 2], [1.0, -np.inf]))
+    Traceback (most recent call last):
+    ...
+    ValueError: G has a -inf edge weight, at edge (1, 2): path lengths need finite weights
+    """
+    if A.dtype.kind != "f" or A.known("finite weights"):
+        return A
+    if A.known("has_nan") is None and _all_finite(A):
+        return A
+    check_no_nan(A, name)
+    least = float(A.cached("min_value", lambda: _least(A)))
+    if least == -np.inf:
+        _no_negative_infinity(*A.to_coo(), name)
+    if not _absent_is_inf(A):  # (an array taken with inf = no edge stores no inf)
+        stats = A.known("value_stats")
+        most = stats[0] if stats is not None else A.cached("max_value", lambda: reduce(A, "max"))
+        if float(most) == np.inf:
+            return A.cached("finite part", lambda: select(A, "valuene", np.inf))
+    A.cached("finite weights", lambda: True)
+    return A
+
+
+def infinite_edges_dropped(A: Matrix, name: str = "G") -> Matrix:
+    """What a search that reads only the pattern needs of :func:`finite_weights`: ``A``
+    without its +inf entries (no edge) and a ValueError on -inf, NaN left alone (an
+    edge). One sum of the stored values clears the common case.
+
+    >>> import numpy as np
+    >>> infinite_edges_dropped(Matrix.from_edges([0, 1], [1, 2], [np.nan, np.inf])).nvals
+    1
+    """
+    if A.dtype.kind != "f" or A.known("finite weights") or A.known("finite pattern"):
+        return A
+    if A.known("has_nan") is None and _all_finite(A):
+        return A
+    if not _absent_is_inf(A) or bool((A._values == -np.inf).any()):
+        rows, cols, vals = A.to_coo()
+        _no_negative_infinity(rows, cols, vals, name)
+        if bool((vals == np.inf).any()):
+            return A.cached("finite part", lambda: select(A, "valuene", np.inf))
+    A.cached("finite pattern", lambda: True)
+    return A
+
+
+def _all_finite(A: Matrix) -> bool:
+    """Whether a sum over A's value buffer (the stored values, and a dense matrix's absent
+    slots) is finite: then no value is NaN or infinite, which is cached on ``A``. (An
+    overflow of large finite values only sends the caller to its exact checks.)"""
+    with np.errstate(invalid="ignore", over="ignore"):
+        total = A._values.sum(dtype=np.float64)
+    if not bool(A.xp.isfinite(total)):
+        return False
+    A.cached("has_nan", lambda: False)
+    A.cached("finite weights", lambda: True)
+    return True
+
+
+def _no_negative_infinity(rows, cols, vals, name: str) -> None:
+    bad = vals == -np.inf
+    if bool(bad.any()):
+        at = int(bad.nonzero()[0][0])
+        raise ValueError(
+            f"{name} has a -inf edge weight, at edge ({int(rows[at])}, {int(cols[at])}): "
+            "path lengths need finite weights"
+        )
+
+
+def _least(A: Matrix):
+    """A's least stored value (+inf if none): a dense matrix whose absent slots hold +inf
+    is read whole, without the presence bitmap a reduce would build."""
+    if _absent_is_inf(A):
+        return A._values.min() if A._values.size else np.inf
+    return reduce(A, "min") if A.nvals else np.inf
+
+
+def _absent_is_inf(A: Matrix) -> bool:
+    """Whether ``A`` is a dense matrix whose absent entries are those holding +inf."""
+    store = A._store
+    if A.format != "dense" or A._window is not None or store.absent is None:
+        return False
+    return bool(np.isposinf(store.absent))
 
 
 def check_no_nan(A: Matrix, name: str = "G") -> None:
