@@ -252,6 +252,10 @@ def test_apsp_dask_array_errors(client):
     b[65, 3] = np.nan
     with pytest.raises(ValueError, match=r"NaN edge weights in rows 60\.\.89"):
         kleene.apsp(da.from_array(b, chunks=30), client=client, block_size=30)
+    b = a.copy()
+    b[65, 33] = -np.inf
+    with pytest.raises(ValueError, match=r"-inf edge weight, at edge \(65, 33\)"):
+        kleene.apsp(da.from_array(b, chunks=30), client=client, block_size=30)
     with pytest.raises(ValueError, match="square"):
         kleene.apsp(da.from_array(a[:, :80], chunks=30), client=client)
     with pytest.raises(ValueError, match="predecessors"):
@@ -319,3 +323,41 @@ def test_block_sharing_plumbing_of_the_ipc_path(monkeypatch):
         np.testing.assert_allclose(dist[i, p] + G.toarray()[p, j], dist[i, j])
         time.sleep(0.2)  # the drops run after the last fetches
         assert device_ipc._EXPORTS == {}
+
+
+def test_a_closed_client_is_named_not_a_key_error():
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                       dashboard_address=":0")  # fmt: skip
+    closed = distributed.Client(cluster)
+    closed.close()
+    cluster.close()
+    G = _graph(20, 0.2, seed=1)
+    calls = {
+        "apsp": lambda: kleene.apsp(G, client=closed),
+        "sssp": lambda: kleene.sssp(G, [0, 1], client=closed),
+        "bfs": lambda: kleene.bfs(G, [0, 1], client=closed),
+        "load_graph": lambda: kleene.distributed.load_graph(closed, G),
+    }
+    for name, call in calls.items():
+        with pytest.raises(DistributedError, match=f"^{name}: the Dask client is closed"):
+            call()
+    assert issubclass(DistributedError, RuntimeError)
+    with pytest.raises(TypeError, match="client must be a dask.distributed.Client, got str"):
+        kleene.apsp(G, client="tcp://127.0.0.1:8786")
+
+
+def test_a_client_whose_scheduler_does_not_answer_is_named():
+    from kleene.distributed.failures import worker_addresses
+
+    class Gone:  # what a client reports once its cluster went away under it
+        status = "running"
+
+        def submit(self, *a, **k):
+            raise AssertionError("no work may be sent")
+
+        def scheduler_info(self, **kw):
+            return {}  # distributed's answer without a scheduler: no "workers" key
+
+    with pytest.raises(DistributedError, match="apsp: the Dask client is closed or has no "
+                                               "workers"):  # fmt: skip
+        worker_addresses(Gone(), "apsp")

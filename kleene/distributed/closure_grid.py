@@ -44,7 +44,7 @@ from ..ops import Matrix, to_host
 from ..progress import progress_for
 from ..semiring import get_semiring
 from . import device_ipc, tasks
-from .failures import gather, settle, worker_addresses
+from .failures import check_client, gather, settle, worker_addresses
 
 _MIN_BLOCK, _MAX_BLOCK = 64, 8192
 
@@ -104,6 +104,7 @@ def apsp_on_dask(client, G, *, method: str = "auto", directed: bool = True,
     """
     if method not in ("auto", "blocked"):
         raise ValueError(f"apsp: with client=, method must be 'auto' or 'blocked', got {method!r}")
+    check_client(client, "apsp")
     preds = bool(return_predecessors)
     lazy = is_dask_array(G)
     as_dask_array = lazy if as_dask_array is None else bool(as_dask_array)

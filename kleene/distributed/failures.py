@@ -122,14 +122,48 @@ def _still_there(watch: tuple, what: str) -> None:
 _WORKER_WAIT_S = 30
 
 
+def check_client(client, what: str) -> None:
+    """TypeError unless ``client`` is a Dask client; DistributedError (a RuntimeError)
+    if it is closed, before any work or transfer starts.
+
+    >>> check_client("tcp://127.0.0.1:8786", "apsp")
+    Traceback (most recent call last):
+    ...
+    TypeError: apsp: client must be a dask.distributed.Client, got str
+    """
+    if not (hasattr(client, "scheduler_info") and hasattr(client, "submit")):
+        raise TypeError(
+            f"{what}: client must be a dask.distributed.Client, got {type(client).__name__}"
+        )
+    status = getattr(client, "status", "running")
+    if status in ("closing", "closed", "failed"):
+        raise DistributedError(
+            f"{what}: the Dask client is {status}: it has no scheduler or workers to run on; "
+            "pass an open client (dask.distributed.Client(...))"
+        )
+
+
 def worker_addresses(client, what: str) -> list[str]:
     """The addresses of the client's workers (waiting a while for one if there are none,
-    as while a cluster starts or a nanny restarts a worker); a DistributedError if none come."""
-    workers = list(client.scheduler_info(n_workers=-1)["workers"])
+    as while a cluster starts or a nanny restarts a worker); a DistributedError if none
+    come, or if the client cannot reach its scheduler (closed, or the cluster gone)."""
+    check_client(client, what)
+    workers = _workers(client, what)
     if workers:
         return workers
     try:
         client.wait_for_workers(1, timeout=_WORKER_WAIT_S)
     except TimeoutError as e:
         raise DistributedError(f"{what}: the Dask client has no workers") from e
-    return list(client.scheduler_info(n_workers=-1)["workers"])
+    return _workers(client, what)
+
+
+def _workers(client, what: str) -> list[str]:
+    try:
+        info = client.scheduler_info(n_workers=-1)
+        return list(info["workers"])
+    except (KeyError, RuntimeError, OSError) as e:  # no scheduler answered (closed client)
+        raise DistributedError(
+            f"{what}: the Dask client is closed or has no workers (its scheduler did not "
+            f"answer: {type(e).__name__}: {e}); pass an open client"
+        ) from e

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..algorithms.graph_input import as_graph
 from . import tasks
-from .failures import settle, worker_addresses
+from .failures import check_client, settle, worker_addresses
 
 
 class LoadedGraph:
@@ -61,6 +61,7 @@ def load_graph(client, G, *, directed: bool = True) -> LoadedGraph:
     >>> kleene.sssp(H, [0, 1], client=client).tolist()  # doctest: +SKIP
     [[0.0, 1.0, 3.0], [inf, 0.0, 2.0]]
     """
+    check_client(client, "load_graph")
     A = as_graph(G, directed=directed).to("cpu").to_scipy()
     workers = worker_addresses(client, "load_graph")
     shipped = client.scatter(A, broadcast=True, hash=False)

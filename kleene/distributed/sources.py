@@ -15,7 +15,7 @@ import numpy as np
 
 from ..algorithms.graph_input import as_graph, check_source
 from . import tasks
-from .failures import gather, settle
+from .failures import check_client, gather, settle
 from .loaded_graph import LoadedGraph, load_graph
 
 
@@ -58,6 +58,7 @@ def sssp_on_dask(client, G, source, *, method: str = "auto", directed: bool = Tr
 
 def _run(client, name: str, G, directed: bool, source, kwargs: dict, batches: int | None,
          as_dask_array: bool):  # fmt: skip
+    check_client(client, name)
     if batches is not None and (not isinstance(batches, (int, np.integer)) or batches < 1):
         raise ValueError(f"{name}: batches must be a positive integer, got {batches!r}")
     if isinstance(G, LoadedGraph):

@@ -48,6 +48,10 @@ def initial(sr, chunk, r0: int, c0: int, preds: bool):
     A = Matrix.from_dense(a, missing=False if a.dtype == np.bool_ else float("inf"))
     if A.has_nan():
         raise ValueError(f"G has NaN edge weights in rows {r0}..{r0 + a.shape[0] - 1}")
+    if a.dtype.kind == "f" and bool((a == -np.inf).any()):
+        i, j = (int(x[0]) for x in (a == -np.inf).nonzero())
+        raise ValueError(f"G has a -inf edge weight, at edge ({r0 + i}, {c0 + j}): path "
+                         "lengths need finite weights")  # fmt: skip
     semiring = get_semiring(sr)
     A = _weights(A, semiring)
     if r0 == c0:  # a diagonal block: the same as the whole graph's D and P
