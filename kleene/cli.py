@@ -203,7 +203,11 @@ def disk_free(folder: Path) -> int:
 
 
 def check_space(out: Path, cmd: str, shape: tuple[int, ...], preds: bool) -> None:
-    """Refuse, before computing, a result the disk under ``--out`` cannot take."""
+    """Refuse, before computing, a result the disk under ``--out`` cannot take.
+
+    A .npz is held to its size before compression: how much it shrinks is known
+    only once the result exists, and a refusal now costs less than a failure then.
+    """
     ext = out.suffix.lower()
     need = size_needed(ext, shape, _ITEMSIZE[cmd], _TEXT_CHARS[cmd], preds)
     folder = out.parent
@@ -212,10 +216,11 @@ def check_space(out: Path, cmd: str, shape: tuple[int, ...], preds: bool) -> Non
         how = {".csv": "at least ", ".txt": "at least "}.get(ext, "")
         if ext == ".npz" or cmd == "apsp":  # before compression; distances up to float64
             how = "up to "
+        why = " (before compression: by how much it shrinks is known only after the run)"
         raise CliError(
             f"--out {out}: the {'x'.join(map(str, shape))} result needs {how}{need:,} bytes "
-            f"({need / 1e6:,.1f} MB) and {folder} has {free:,} bytes ({free / 1e6:,.1f} MB) "
-            "free; free some space or write elsewhere"
+            f"({need / 1e6:,.1f} MB){why if ext == '.npz' else ''} and {folder} has "
+            f"{free:,} bytes ({free / 1e6:,.1f} MB) free; free some space or write elsewhere"
         )
 
 
