@@ -19,6 +19,7 @@ pytest.importorskip("numba", reason="the fused CPU loops are compiled with numba
 from graph_data import check_shortest_path_tree, load_scipy  # noqa: E402
 
 import kleene  # noqa: E402
+import kleene.generators  # noqa: E402
 import kleene.ops.cpu as cpu  # noqa: E402
 from kleene.ops.cpu import bfs_rows as cbm  # noqa: E402
 from kleene.ops.cpu import row_results  # noqa: E402
@@ -116,3 +117,49 @@ def test_kleene_bfs_and_sssp_refuse_before_searching(monkeypatch):
         kleene.sssp(A, [0, 1])
     assert not called
     assert kleene.bfs(A, [0]).shape == (1, 100)  # 800 bytes fit
+
+
+@needs_fused
+@pytest.mark.parametrize("method", [0, 1, 2])  # direction-optimizing, push, pull
+def test_ms_bfs_groups_give_the_levels_of_separate_searches(method):
+    from kleene.ops import direction
+    from kleene.ops.cpu import ms_bfs
+    from kleene.ops.cpu.frontier import _csr
+
+    g = kleene.generators.from_spec("rmat:12", seed=3).to_scipy().tocsr()
+    n = g.shape[0]
+    t = g.T.tocsr()
+    t.sort_indices()
+    ptr, idx = _csr("t", g.indptr, g.indices, n)
+    tptr, tidx = _csr("t", t.indptr, t.indices, n)
+    sources = np.random.default_rng(5).integers(0, n, 150)  # groups of 50 (64 at most)
+    want = shortest_path(g, unweighted=True, indices=sources)
+    want = np.where(np.isinf(want), -1, want).astype(np.int64)
+    for workers in (1, 2, 3):
+        levels = np.full((sources.size, n), -1, dtype=np.int64)
+        ms_bfs.ms_bfs_levels(ptr, idx, tptr, tidx, sources, levels, method,
+                             direction.TO_PULL_MULTI, direction.TO_PUSH, workers)  # fmt: skip
+        np.testing.assert_array_equal(levels, want)
+
+
+def test_group_starts_cover_the_sources_in_groups_of_at_most_64():
+    from kleene.ops.cpu.ms_bfs import group_starts
+
+    for k, workers in [(1, 2), (7, 2), (64, 2), (65, 1), (1500, 2), (200, 16)]:
+        starts = group_starts(k, workers)
+        sizes = np.diff(starts)
+        assert starts[0] == 0 and starts[-1] == k and sizes.min() >= 1 and sizes.max() <= 64
+    assert np.diff(group_starts(64, 2)).tolist() == [32, 32]  # both cores busy
+
+
+@needs_fused
+def test_road_and_social_graphs_take_either_path_with_the_same_levels(monkeypatch):
+    from kleene.ops.cpu import bfs_rows
+
+    g = load_scipy("rome99.gr")
+    sources = np.arange(0, 3000, 50)
+    want = shortest_path(g, unweighted=True, indices=sources)
+    want = np.where(np.isinf(want), -1, want).astype(np.int64)
+    for limit in (0, 10**6):  # never MS-BFS, always MS-BFS
+        monkeypatch.setattr(bfs_rows, "MS_MAX_LEVELS", limit)
+        np.testing.assert_array_equal(kleene.bfs(g, sources), want)

@@ -9,7 +9,9 @@ Beamer's rule, the smallest-parent rule in one state word), written straight
 into its row of the (k, n) result; the sources are shared among the threads
 with ``numba.prange``, interleaved so that sources of unequal cost spread
 evenly. A row depends on nothing but its source, so results do not depend on
-the scheduling or the thread count.
+the scheduling or the thread count. For levels alone on a low-diameter graph
+(as the first source's search tells), the other sources run bit-parallel, up
+to 64 to a word (``ms_bfs.py``): the same levels, fewer edge passes.
 
 Why not the composed form: it carries a k × n frontier matrix through a masked
 product, a sort and a merge per level, so one level costs O(k · n) bookkeeping
@@ -28,6 +30,7 @@ import numpy as np
 
 from .. import direction
 from .frontier import _METHOD, _bfs_kernel, _csr
+from .ms_bfs import ms_bfs_levels
 from .row_results import check_rows_fit
 
 try:
@@ -36,6 +39,13 @@ except ImportError:  # pragma: no cover - exercised only without numba
     numba = None
 
 HAVE_NUMBA = numba is not None
+# Levels only, from several sources: MS-BFS (``ms_bfs.py``) where the first source's
+# search ends within this many levels and reaches at least 1% of the vertices. It
+# shares edge passes where the searches' frontiers overlap (low-diameter graphs),
+# but writes each level across k rows and carries three words per vertex, which
+# loses to one search per source over a road graph's hundreds of thin levels
+# (measurements: docs/benchmarks.md, "Multi-source BFS and SSSP on the CPU").
+MS_MAX_LEVELS = 32
 
 
 def _rows_kernel(indptr, indices, t_indptr, t_indices, sources, levels, parents, want_parents,
@@ -89,11 +99,30 @@ def _bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: b
     tptr, tidx = _csr("bfs_multi", t_indptr, t_indices, n)
     levels = np.empty((k, n), dtype=np.int64)
     par = np.empty((k, n) if parents else (k, 0), dtype=np.int64)  # (k, 0): never written
-    if k and n:
-        workers = max(1, min(k, numba.get_num_threads()))
-        _rows_kernel(ptr, idx, tptr, tidx, src, levels, par, bool(parents), _METHOD[method],
-                     direction.TO_PULL, direction.TO_PUSH, workers)  # fmt: skip
-    return levels, (par if parents else None)
+    if not (k and n):
+        return levels, (par if parents else None)
+    threads = numba.get_num_threads()
+    one_by_one = (ptr, idx, tptr, tidx, src, levels, par, bool(parents), _METHOD[method],
+                  direction.TO_PULL, direction.TO_PUSH)  # fmt: skip
+    if parents or k == 1:
+        _rows_kernel(*one_by_one, max(1, min(k, threads)))
+        return levels, (par if parents else None)
+    # The first source alone tells the graph's depth from it: few levels reaching a
+    # good share of the vertices (a low-diameter graph) make the other searches'
+    # frontiers overlap, where MS-BFS shares their edge passes; else one by one.
+    _rows_kernel(ptr, idx, tptr, tidx, src[:1], levels[:1], par[:1], False, _METHOD[method],
+                 direction.TO_PULL, direction.TO_PUSH, 1)  # fmt: skip
+    first = levels[0]
+    shallow = first.max() <= MS_MAX_LEVELS and np.count_nonzero(first >= 0) * 100 >= n
+    rest = levels[1:]
+    if shallow:
+        rest[...] = -1
+        ms_bfs_levels(ptr, idx, tptr, tidx, src[1:], rest, _METHOD[method],
+                      direction.TO_PULL_MULTI, direction.TO_PUSH, threads)  # fmt: skip
+    else:
+        _rows_kernel(ptr, idx, tptr, tidx, src[1:], rest, par[1:], False, _METHOD[method],
+                     direction.TO_PULL, direction.TO_PUSH, max(1, min(k - 1, threads)))  # fmt: skip
+    return levels, None
 
 
 # None without Numba: the back end then has no such primitive (the composed form runs).
