@@ -44,10 +44,10 @@ _COLUMNS = {"bfs": ("level", "parent"), "sssp": ("distance", "predecessor")}
 _ITEMSIZE = {"bfs": 8, "sssp": 8, "apsp": 8, "closure": 1}
 _TEXT_CHARS = {"bfs": 1, "sssp": 3, "apsp": 3, "closure": 1}
 # Several sources run in chunks, each one step of the progress bar: the first of
-# FIRST_CHUNK sources (a word of a bit-packed multi-source search), then sized so a
-# chunk takes about CHUNK_S seconds.
+# FIRST_CHUNK sources, then sized so a chunk takes about CHUNK_S seconds, never
+# under MIN_CHUNK (a word of the bit-packed multi-source BFS: smaller batches waste it).
 FIRST_CHUNK = 64
-MIN_CHUNK, MAX_CHUNK = 8, 4096
+MIN_CHUNK, MAX_CHUNK = 64, 4096
 CHUNK_S = 1.0
 
 
@@ -366,7 +366,7 @@ def run_sources(fn, G, sources: np.ndarray, *, progress, label: str, **kw):
             if took < CHUNK_S / 2:
                 size = min(2 * size, MAX_CHUNK)
             elif took > 2 * CHUNK_S:
-                size = max(size // 2, MIN_CHUNK)
+                size = min(max(size // 2, MIN_CHUNK), size)
     return (result, pred) if preds else result
 
 

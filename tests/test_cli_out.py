@@ -252,6 +252,7 @@ def test_chunks_give_the_one_call_answer(monkeypatch, fn):
     sources = np.array([80, 0, 7, 7, *range(30, 66)])
     monkeypatch.setattr(kleene.cli, "FIRST_CHUNK", 5)
     monkeypatch.setattr(kleene.cli, "MAX_CHUNK", 7)
+    monkeypatch.setattr(kleene.cli, "MIN_CHUNK", 3)
     calls = []
 
     def counted(*a, **k):
@@ -276,10 +277,32 @@ def test_chunks_give_the_one_call_answer(monkeypatch, fn):
     assert max(calls) <= 7
 
 
+@pytest.mark.parametrize(
+    "per_source,sizes",
+    [
+        (0.001, [64, 128, 256, 512, 512, 512, 16]),  # grows while a chunk takes < 0.5 s
+        (0.05, [64] * 31 + [16]),  # never under a 64-bit word of sources
+    ],
+)
+def test_chunk_sizes_follow_the_clock(monkeypatch, per_source, sizes):
+    clock = [0.0]
+    monkeypatch.setattr(kleene.cli.time, "perf_counter", lambda: clock[0])
+    calls = []
+
+    def fake(G, chunk, **kw):
+        calls.append(len(chunk))
+        clock[0] += per_source * len(chunk)
+        return np.zeros((len(chunk), 3), np.int64)
+
+    out = kleene.cli.run_sources(fake, None, np.arange(2000), progress=False, label="bfs")
+    assert out.shape == (2000, 3) and calls == sizes
+
+
 def test_multi_source_run_shows_a_bar(capsys, monkeypatch):
     monkeypatch.setattr("kleene.progress.DELAY_S", 0.0)
     monkeypatch.setattr(kleene.cli, "FIRST_CHUNK", 8)
     monkeypatch.setattr(kleene.cli, "MAX_CHUNK", 8)
+    monkeypatch.setattr(kleene.cli, "MIN_CHUNK", 8)
     seen = []
     real = kleene.cli.run_sources
 
