@@ -24,23 +24,37 @@ KINDS = {"Graph": nx.Graph, "DiGraph": nx.DiGraph, "MultiGraph": nx.MultiGraph,
 
 
 @st.composite
-def graphs(draw, *, kinds=tuple(KINDS), negative=False, max_nodes=8):
-    """(G, nodes): a networkx graph on string nodes, some edges without a weight."""
+def graphs(draw, *, kinds=tuple(KINDS), negative=False, max_nodes=8, odd=False):
+    """(G, nodes): a networkx graph on string nodes, some edges without a weight.
+    ``odd``: some weights are inf, and (not in multigraphs, where NetworkX cannot take
+    the least of None and a number) some are None: edges NetworkX's Dijkstra skips."""
     kind = draw(st.sampled_from(kinds))
     n = draw(st.integers(1, max_nodes))
     names = draw(st.permutations([f"v{i}" for i in range(n)]))
     G = KINDS[kind]()
     G.add_nodes_from(names)
     lo = -3 if negative else 0
-    edges = draw(st.lists(st.tuples(st.sampled_from(names), st.sampled_from(names),
-                                    st.one_of(st.none(), st.integers(lo, 9))),
+    weights = st.one_of(st.none(), st.integers(lo, 9))
+    if odd:
+        special = ["inf"] if kind.startswith("Multi") else ["inf", "None"]
+        weights = st.one_of(weights, st.sampled_from(special))
+    edges = draw(st.lists(st.tuples(st.sampled_from(names), st.sampled_from(names), weights),
                           max_size=3 * n))  # fmt: skip
     for u, v, w in edges:
         if w is None:
             G.add_edge(u, v)
         else:
-            G.add_edge(u, v, weight=w)
+            G.add_edge(u, v, weight={"inf": math.inf, "None": None}.get(w, w))
     return G
+
+
+# Every cutoff / depth_limit NetworkX takes: negative, zero, fractional, inf, NaN.
+LIMITS = st.one_of(
+    st.none(),
+    st.integers(-2, 4),
+    st.sampled_from([-0.5, 0.5, 1.5, 2.5, math.inf, math.nan]),
+    st.floats(-3, 12, allow_nan=False),
+)
 
 
 def kl(name, G, *args, weight="weight", preserve=False, **kw):
@@ -124,6 +138,137 @@ def test_unweighted_paths_match_networkx(G, data):
     else:
         with pytest.raises(nx.NetworkXNoPath):
             kl("shortest_path", G, s, t, weight=None)
+
+
+@given(graphs(), st.data())
+def test_every_depth_limit_and_cutoff_matches_networkx(G, data):
+    s = data.draw(st.sampled_from(list(G)))
+    limit = data.draw(LIMITS, label="limit")
+    for name in ("bfs_edges", "bfs_predecessors", "bfs_successors"):
+        assert list(kl(name, G, s, depth_limit=limit)) == list(ref(name, G, s, depth_limit=limit))
+    T = kl("bfs_tree", G, s, depth_limit=limit)
+    assert nx.utils.graphs_equal(T, ref("bfs_tree", G, s, depth_limit=limit))
+    assert list(T) == list(ref("bfs_tree", G, s, depth_limit=limit))
+    for name in ("single_source_shortest_path", "single_source_shortest_path_length",
+                 "single_target_shortest_path", "single_target_shortest_path_length"):  # fmt: skip
+        got, want = kl(name, G, s, cutoff=limit), ref(name, G, s, cutoff=limit)
+        assert got == want and list(got) == list(want)
+    for name in ("all_pairs_shortest_path", "all_pairs_shortest_path_length"):
+        got, want = dict(kl(name, G, cutoff=limit)), dict(ref(name, G, cutoff=limit))
+        assert got == want
+
+
+def _same_or_same_error(got, want):
+    """Call both; equal answers (in any order: Bellman-Ford's is kleene's), or both a
+    TypeError (a None weight that NetworkX adds)."""
+    try:
+        expected = want()
+    except TypeError:
+        with pytest.raises(TypeError, match="None"):
+            got()
+        return None
+    answer = got()
+    assert answer == expected
+    return answer
+
+
+@given(graphs(odd=True), st.data())
+def test_dijkstra_cutoffs_inf_and_none_weights_match_networkx(G, data):
+    s = data.draw(st.sampled_from(list(G)))
+    cutoff = data.draw(LIMITS, label="cutoff")
+    sources = list(dict.fromkeys(data.draw(st.lists(st.sampled_from(list(G)), min_size=1,
+                                                    max_size=3))))  # fmt: skip
+    for name, args in [("single_source_dijkstra", (s,)),
+                       ("single_source_dijkstra_path_length", (s,)),
+                       ("multi_source_dijkstra", (sources,)),
+                       ("multi_source_dijkstra_path", (sources,))]:  # fmt: skip
+        got, want = kl(name, G, *args, cutoff=cutoff), ref(name, G, *args, cutoff=cutoff)
+        assert got == want  # distances, paths (NetworkX's among ties) and their order
+        d = got[0] if isinstance(got, tuple) else got
+        assert list(d) == list(want[0] if isinstance(want, tuple) else want)
+    pred, dist = kl("dijkstra_predecessor_and_distance", G, s, cutoff=cutoff)
+    wpred, wdist = ref("dijkstra_predecessor_and_distance", G, s, cutoff=cutoff)
+    assert dist == wdist and {k: set(v) for k, v in pred.items()} == {
+        k: set(v) for k, v in wpred.items()
+    }
+    got = {u: (list(d.items()), p) for u, (d, p) in kl("all_pairs_dijkstra", G, cutoff=cutoff)}
+    want = {u: (list(d.items()), p) for u, (d, p) in ref("all_pairs_dijkstra", G, cutoff=cutoff)}
+    assert got == want
+    t = data.draw(st.sampled_from(list(G)))
+    for name in ("dijkstra_path_length", "dijkstra_path", "bidirectional_dijkstra"):
+        try:
+            want = ref(name, G, s, t)
+        except nx.NetworkXNoPath:
+            with pytest.raises(nx.NetworkXNoPath):
+                kl(name, G, s, t)
+            continue
+        got = kl(name, G, s, t)
+        if name == "bidirectional_dijkstra":  # (its path among ties: NetworkX's search
+            got, want = got[0], want[0]  # from both ends; kleene's is Dijkstra's)
+        assert got == want
+
+
+@given(graphs(odd=True), st.data())
+def test_other_weighted_functions_with_inf_and_none_weights(G, data):
+    s = data.draw(st.sampled_from(list(G)))
+    _same_or_same_error(lambda: kl("single_source_bellman_ford_path_length", G, s),
+                        lambda: ref("single_source_bellman_ford_path_length", G, s))  # fmt: skip
+    try:
+        wpred, wdist = ref("bellman_ford_predecessor_and_distance", G, s)
+    except TypeError:
+        with pytest.raises(TypeError, match="None"):
+            kl("bellman_ford_predecessor_and_distance", G, s)
+    else:
+        pred, dist = kl("bellman_ford_predecessor_and_distance", G, s)
+        assert dist == wdist
+        assert {k: set(v) for k, v in pred.items()} == {k: set(v) for k, v in wpred.items()}
+    _same_or_same_error(lambda: kl("negative_edge_cycle", G), lambda: ref("negative_edge_cycle", G))
+    _same_or_same_error(lambda: dict(kl("all_pairs_bellman_ford_path_length", G)),
+                        lambda: dict(ref("all_pairs_bellman_ford_path_length", G)))  # fmt: skip
+    jp = _same_or_same_error(lambda: {u: set(p) for u, p in kl("johnson", G).items()},
+                             lambda: {u: set(p) for u, p in ref("johnson", G).items()})  # fmt: skip
+    if jp is None:
+        return  # a None weight: NetworkX's Floyd-Warshall raises TypeError too
+    fw = _same_or_same_error(
+        lambda: {u: dict(d) for u, d in kl("floyd_warshall", G).items()},
+        lambda: {u: dict(d) for u, d in ref("floyd_warshall", G).items()},
+    )
+    assert fw is not None
+    pred, _ = kl("floyd_warshall_predecessor_and_distance", G)
+    wpred, _ = ref("floyd_warshall_predecessor_and_distance", G)
+    assert {u: set(d) for u, d in pred.items()} == {u: set(d) for u, d in wpred.items()}
+    np.testing.assert_array_equal(kl("floyd_warshall_numpy", G), ref("floyd_warshall_numpy", G))
+
+
+def test_none_weights_named_and_round_tripped():
+    G = nx.DiGraph(
+        [("a", "b", {"weight": None}), ("b", "c", {"weight": 2}), ("a", "c", {"weight": 7})]
+    )
+    assert kl("single_source_dijkstra_path_length", G, "a") == {"a": 0, "c": 7}
+    assert type(kl("dijkstra_path_length", G, "a", "c")) is int  # the others are integers
+    with pytest.raises(TypeError, match=r"edge \('a', 'b'\) has weight attribute 'weight' None"):
+        kl("single_source_bellman_ford", G, "a")
+    assert kl("single_source_bellman_ford", G, "b") == (
+        {"b": 0, "c": 2},
+        {"b": ["b"], "c": ["b", "c"]},
+    )
+    KG = kgraph.convert_from_nx(G, edge_attrs={"weight": 1})
+    back = kgraph.convert_to_nx(KG)
+    assert back["a"]["b"]["weight"] is None and back["b"]["c"]["weight"] == 2
+    M = nx.MultiDiGraph([("a", "b", {"weight": None}), ("a", "b", {"weight": 3})])
+    with pytest.raises(TypeError, match=r"parallel edges \('a', 'b'\) have weight attribute"):
+        kl("single_source_dijkstra", M, "a")
+    with pytest.raises(ValueError, match="holds NaN"):  # a NaN weight is no weight
+        kl("single_source_dijkstra", nx.DiGraph([(0, 1, {"weight": math.nan})]), 0)
+
+
+def test_weight_none_argument_means_unweighted():
+    G = nx.DiGraph([("a", "b", {"weight": None}), ("b", "c", {"weight": 9.5})])
+    for name in ("single_source_dijkstra_path_length", "single_source_bellman_ford_path_length"):
+        assert kl(name, G, "a", weight=None) == {"a": 0, "b": 1, "c": 2}
+    assert kl("floyd_warshall", G, weight=None)["a"]["c"] == 2
+    got = nx.single_source_dijkstra_path_length(G, "a", weight=None, backend="kleene")
+    assert got == {"a": 0, "b": 1, "c": 2}
 
 
 # -- weighted: distances exact, paths shortest ------------------------------------

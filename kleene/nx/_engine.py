@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import math
+
 import networkx as nx
 import numpy as np
 
@@ -35,13 +37,34 @@ def number(x, integral: bool):
     return int(x) if integral else float(x)
 
 
+def level_count(limit) -> int | None:
+    """How many levels past the sources NetworkX's BFS expands for a ``cutoff`` or
+    ``depth_limit`` (None: all). It expands level d while ``d < limit``: ceil(limit)
+    levels for a limit > 0, none for a limit <= 0 or NaN, all for None or inf.
+
+    >>> [level_count(x) for x in (None, -1, 0, 0.5, 1, 1.5, float("inf"))]
+    [None, 0, 0, 1, 1, 2, None]
+    """
+    if limit is None:
+        return None
+    if not limit > 0:  # (NaN too: NetworkX's ``0 < nan`` is False)
+        return 0
+    if limit == math.inf:
+        return None
+    return min(math.ceil(limit), _ALL_LEVELS)
+
+
+_ALL_LEVELS = 1 << 62  # more levels than any graph has (a bound the compiled walk takes)
+
+
 def bfs_levels(G: KleeneGraph, sources, *, reverse: bool = False, depth_limit=None):
     """Yield (vertices, parents) per BFS level, vertices in NetworkX's queue order.
 
     ``sources``: vertex ids (level 0, in the given order, repeats dropped).
     ``parents[i]`` is the parent of ``vertices[i]`` (-1 at level 0). Levels stop
-    after ``depth_limit`` (None: none).
+    after ``depth_limit``, read as NetworkX reads it (:func:`level_count`).
     """
+    depth_limit = level_count(depth_limit)
     n = G.n
     first = list(dict.fromkeys(int(s) for s in sources))
     level = np.asarray(first, dtype=np.int64)
@@ -107,24 +130,40 @@ def bfs_reach(G: KleeneGraph, source: int, *, reverse: bool = False) -> np.ndarr
 
 
 def bfs_levels_many(G: KleeneGraph, sources, cutoff=None):
-    """Levels (k, n) from each of ``sources`` (``kleene.bfs`` with a list of sources)."""
+    """Levels (k, n) from each of ``sources`` (``kleene.bfs`` with a list of sources),
+    -1 past ``cutoff`` (read as NetworkX reads it: :func:`level_count`)."""
     A = G.matrix(None)
     lv = host(bfs(A, [int(s) for s in sources]))
     lv = np.atleast_2d(lv)
-    if cutoff is not None:
-        lv = np.where(lv > cutoff, -1, lv)
+    levels = level_count(cutoff)
+    if levels is not None:
+        lv = np.where(lv > levels, -1, lv)
     return lv
 
 
+def beyond_cutoff(dist: np.ndarray, cutoff, sources) -> np.ndarray:
+    """``dist`` (one row per source in ``sources``, or one row for them all) with NaN
+    where NetworkX's Dijkstra prunes (a distance > ``cutoff``; never a source, at 0
+    whatever the cutoff). NaN equals no sum: ``settle`` reaches none of them."""
+    if cutoff is None:
+        return dist
+    with np.errstate(invalid="ignore"):
+        far = dist > cutoff
+    if dist.ndim == 1:
+        far[np.asarray(sources, np.int64)] = False
+    else:
+        far[np.arange(dist.shape[0]), np.asarray(sources, np.int64)] = False
+    return np.where(far, np.nan, dist)
+
+
 def distances_many(G: KleeneGraph, sources, weight, cutoff=None) -> np.ndarray:
-    """Distances (k, n) from each of ``sources`` (inf where unreachable or past
-    ``cutoff``): ``kleene.sssp`` with a list of sources, one batched search (on the
-    CPU a compiled Dijkstra per source over the cores). Weights must be >= 0."""
+    """Distances (k, n) from each of ``sources`` (inf where unreachable, NaN past
+    ``cutoff``: :func:`beyond_cutoff`): ``kleene.sssp`` with a list of sources, one
+    batched search (on the CPU a compiled Dijkstra per source over the cores).
+    Weights must be >= 0."""
     A = G.matrix(weight, unit=True)
     dist = np.atleast_2d(host(sssp(A, [int(s) for s in sources])))
-    if cutoff is not None:
-        dist = np.where(dist > cutoff, np.inf, dist)
-    return dist
+    return beyond_cutoff(dist, cutoff, sources)
 
 
 def shortest_tree(G: KleeneGraph, sources, weight, *, reverse: bool = False):
@@ -144,6 +183,9 @@ def shortest_tree(G: KleeneGraph, sources, weight, *, reverse: bool = False):
             return host(dist), host(pred)
         w = G.arc_weights(weight)
         s, d = (G.dst, G.src) if reverse else (G.src, G.dst)
+        hidden = G.hidden_arcs(weight)
+        if hidden is not None:  # (None weights: skipped)
+            s, d, w = s[~hidden], d[~hidden], w[~hidden]
         src = np.concatenate((s, np.full(len(sources), n, np.int64)))
         dst = np.concatenate((d, np.asarray(sources, np.int64)))
         if w is None:
@@ -186,7 +228,8 @@ def _dijkstra_adjacency(G: KleeneGraph, weight, reverse: bool):
     if cached is None:
         R, _ = G.rank_matrix(reverse=reverse, device="cpu")
         indptr, adj = ordered_adjacency(R)
-        W = G.matrix(weight, reverse=reverse and G.directed, unit=True, device="cpu")
+        W = G.matrix(weight, reverse=reverse and G.directed, unit=True, device="cpu",
+                     keep_hidden=True)  # NaN weights: never a tight arc  # fmt: skip
         cached = G._matrices[key] = (indptr, adj, ordered_weights(R, W))
     return cached
 

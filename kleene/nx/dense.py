@@ -29,6 +29,7 @@ __all__ = [
 
 
 def _apsp(G: KleeneGraph, weight, *, preds: bool, drop_loops: bool = False, method="auto"):
+    G.no_hidden_arcs(weight, "Floyd-Warshall")
     A = G.matrix(weight, unit=True)
     if drop_loops and G.src.size and bool((G.src == G.dst).any()):
         from ..ops import select
@@ -67,7 +68,21 @@ def floyd_warshall_predecessor_and_distance(G, weight="weight"):
         if i in loops:
             d[nodes[i]] = nodes[i]
         pred[nodes[i]] = d
+    _infinite_edges_as_predecessors(G, weight, pred)
     return pred, dist
+
+
+def _infinite_edges_as_predecessors(G: KleeneGraph, weight, pred: dict) -> None:
+    """NetworkX's Floyd-Warshall starts pred[u][v] = u on every edge, an inf-weight one
+    too (never improved: nothing beats inf by more than nothing); kleene's closure
+    takes an inf weight as no edge, so those entries are added here."""
+    w = G.arc_weights(weight)
+    if w is None or w.dtype.kind != "f":
+        return
+    nodes = G.nodes
+    for e in np.flatnonzero(np.isposinf(w)).tolist():
+        u, v = nodes[int(G.src[e])], nodes[int(G.dst[e])]
+        pred.setdefault(u, {}).setdefault(v, u)
 
 
 def floyd_warshall(G, weight="weight"):
@@ -92,7 +107,20 @@ def floyd_warshall_numpy(G, nodelist=None, weight="weight"):
 
 def johnson(G, weight="weight"):
     """{u: {v: shortest path}} for the reachable pairs; NetworkXUnbounded on a negative
-    cycle."""
+    cycle. With an inf weight, NetworkX's Dijkstra passes also reach, at inf, what only
+    an inf edge leads to: without negative weights its answer is then exactly
+    ``all_pairs_dijkstra_path`` (the potentials are all 0), with them NetworkX runs
+    (NotImplementedError)."""
+    G.no_hidden_arcs(weight, "Johnson's Bellman-Ford pass")
+    if G.has_infinite_weight(weight):
+        if G.has_negative_weight(weight):
+            raise NotImplementedError(
+                "kleene: johnson with both negative and inf edge weights (NetworkX "
+                "reaches vertices at inf distance there)"
+            )
+        from .weighted import all_pairs_dijkstra_path
+
+        return dict(all_pairs_dijkstra_path(G, weight=weight))
     A = G.matrix(weight, unit=True)
     try:
         D, P = apsp(A, method="auto", return_predecessors=True)

@@ -40,7 +40,7 @@ class KleeneGraph:
 
     def __init__(self, nodes, directed: bool, multigraph: bool, src, dst, rank, *,
                  pred_arcs=None, weights=None, graph_attrs=None, node_attrs=None,
-                 edges=None):  # fmt: skip
+                 edges=None, hidden=None):  # fmt: skip
         self.nodes = list(nodes)
         self.directed = bool(directed)
         self.multigraph = bool(multigraph)
@@ -49,6 +49,11 @@ class KleeneGraph:
         self.rank = np.asarray(rank, dtype=np.int64)
         self._pred_arcs = pred_arcs  # (src, dst, rank) in G._pred order (directed only)
         self.weights: dict[Any, np.ndarray] = dict(weights or {})
+        # attributes that are None on some edge ({attribute: whether the others are all
+        # integers}): NaN in ``weights`` there. NetworkX's Dijkstra skips such an edge
+        # (its weight function returns None: "hidden"); its other algorithms cannot add
+        # None and raise TypeError, and so does kleene (``hidden_arcs``).
+        self.hidden: dict[Any, bool] = dict(hidden or {})
         self.graph_attrs = graph_attrs
         self.node_attrs = node_attrs
         self.edges = edges  # [(u, v, key, data)] when edge attributes were preserved
@@ -104,24 +109,64 @@ class KleeneGraph:
                     f"edge attribute {weight!r} was not converted to the kleene graph; "
                     "convert with edge_attrs={%r: default}" % (weight,)
                 )
-            self.weights[weight] = _weights_from_edges(self, weight, 1)
+            self.weights[weight], rest = _weights_from_edges(self, weight, 1)
+            if rest is not None:
+                self.hidden[weight] = rest
         return self.weights[weight]
 
+    def hidden_arcs(self, weight) -> np.ndarray | None:
+        """Which arcs have ``weight`` None (a boolean mask), or None when no arc has."""
+        if weight is None:
+            return None
+        w = self.arc_weights(weight)
+        return np.isnan(w) if weight in self.hidden else None
+
+    def no_hidden_arcs(self, weight, what: str, tails=None, arcs=None) -> None:
+        """TypeError if an arc whose ``weight`` is None starts at a vertex of ``tails``
+        (a boolean mask over vertices; None: any vertex) and is among ``arcs`` (a mask
+        over arcs; None: any), as NetworkX's ``what`` raises there when it adds or
+        compares the None weight (its Dijkstra alone skips such an edge)."""
+        hidden = self.hidden_arcs(weight)
+        if hidden is None:
+            return
+        if tails is not None:
+            hidden = hidden & tails[self.src]
+        if arcs is not None:
+            hidden = hidden & arcs
+        if hidden.any():
+            e = int(np.flatnonzero(hidden)[0])
+            u, v = self.nodes[int(self.src[e])], self.nodes[int(self.dst[e])]
+            raise TypeError(
+                f"edge ({u!r}, {v!r}) has weight attribute {weight!r} None: {what} cannot "
+                "add it (NetworkX's Dijkstra functions skip such an edge)"
+            )
+
+    def has_infinite_weight(self, weight) -> bool:
+        w = self.arc_weights(weight)
+        return w is not None and w.dtype.kind == "f" and bool(np.isinf(w).any())
+
     def matrix(self, weight=None, *, reverse: bool = False, unit: bool = False,
-               device: str | None = None) -> Matrix:  # fmt: skip
+               device: str | None = None, keep_hidden: bool = False) -> Matrix:  # fmt: skip
         """The adjacency ``kleene.Matrix`` (entry (i, j): weight of arc i -> j).
 
         ``weight=None``: the Boolean pattern, or int64 ones with ``unit=True`` (for
-        the weighted algorithms). ``reverse``: the transpose (arcs j -> i).
+        the weighted algorithms). ``reverse``: the transpose (arcs j -> i). Arcs whose
+        weight is None are left out (the edges NetworkX's Dijkstra skips), or kept
+        with a NaN weight with ``keep_hidden=True``; an inf weight is stored, and the
+        kleene algorithms take it as no edge.
         """
         from .config import device as config_device
 
         dev = config_device() if device is None else device
         unit = unit and weight is None
-        key = (weight, reverse, unit, dev)
+        keep_hidden = keep_hidden and weight in self.hidden
+        key = (weight, reverse, unit, dev, keep_hidden)
         if key not in self._matrices:
             w = self.arc_weights(weight)
             s, d = (self.dst, self.src) if reverse else (self.src, self.dst)
+            hidden = self.hidden_arcs(weight)
+            if hidden is not None and not keep_hidden:
+                s, d, w = s[~hidden], d[~hidden], w[~hidden]
             if unit:
                 A = Matrix.from_edges(s, d, np.ones(s.size, np.int64), self.n, dup="min")
             elif w is None:
@@ -160,10 +205,21 @@ class KleeneGraph:
     def integral(self, weight) -> bool:
         """Whether distances under ``weight`` are integers (int weights or unweighted)."""
         w = self.arc_weights(weight)
-        return w is None or w.dtype.kind in "biu"
+        return w is None or w.dtype.kind in "biu" or self.hidden.get(weight, False)
 
 
-def _as_weights(values: list, attr) -> np.ndarray:
+def _as_weights(values: list, attr) -> tuple[np.ndarray, bool | None]:
+    """(weights, None), or where some are None (edges NetworkX's Dijkstra skips):
+    (float weights with NaN there, whether the others are all integers)."""
+    if any(v is None for v in values):
+        rest = _numbers([v for v in values if v is not None], attr)
+        out = np.full(len(values), np.nan)
+        out[[i for i, v in enumerate(values) if v is not None]] = rest
+        return out, rest.dtype.kind in "biu"
+    return _numbers(values, attr), None
+
+
+def _numbers(values: list, attr) -> np.ndarray:
     if not values:
         return np.zeros(0, np.int64)
     try:
@@ -188,18 +244,32 @@ def _as_weights(values: list, attr) -> np.ndarray:
     return a
 
 
-def _weights_from_edges(KG: KleeneGraph, attr, default) -> np.ndarray:
-    best: dict = {}
+def _weights_from_edges(KG: KleeneGraph, attr, default):
+    """``_as_weights`` of each arc's lightest edge, from the preserved edges."""
+    parallel: dict = {}
     for u, v, _key, data in KG.edges:
         w = data.get(attr, default)
         pairs = ((u, v),) if KG.directed or u == v else ((u, v), (v, u))
         for p in pairs:
-            if p not in best or w < best[p]:
-                best[p] = w
+            parallel.setdefault(p, []).append(w)
+    best = {p: _least(ws, attr, p) for p, ws in parallel.items()}
     nodes = KG.nodes
     arcs = zip(KG.src.tolist(), KG.dst.tolist(), strict=True)
     vals = [best[(nodes[s], nodes[d])] for s, d in arcs]
     return _as_weights(vals, attr)
+
+
+def _least(weights: list, attr, arc):
+    """The weight of an arc of parallel edges: the least, as NetworkX's weight function
+    takes it (one edge's None stays None; None among several is NetworkX's TypeError)."""
+    if len(weights) == 1:
+        return weights[0]
+    if any(w is None for w in weights):
+        raise TypeError(
+            f"the parallel edges {arc!r} have weight attribute {attr!r} None on some: "
+            "no least weight (NetworkX cannot compare None either)"
+        )
+    return min(weights)
 
 
 def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False,
@@ -235,7 +305,7 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
             rank.append(pos)
             for a, lst in vals.items():
                 if multigraph:
-                    lst.append(min(d.get(a, defaults[a]) for d in data.values()))
+                    lst.append(_least([d.get(a, defaults[a]) for d in data.values()], a, (u, v)))
                 else:
                     lst.append(data.get(a, defaults[a]))
     pred_arcs = None
@@ -250,7 +320,9 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
                 pd.append(index[v])
                 pr.append(pos)
         pred_arcs = tuple(np.asarray(x, dtype=np.int64) for x in (ps, pd, pr))
-    weights = {a: _as_weights(lst, a) for a, lst in vals.items()}
+    converted = {a: _as_weights(lst, a) for a, lst in vals.items()}
+    weights = {a: w for a, (w, _) in converted.items()}
+    hidden = {a: rest for a, (_, rest) in converted.items() if rest is not None}
     edges = None
     if preserve_edge_attrs is True or isinstance(preserve_edge_attrs, dict):
         if multigraph:
@@ -263,7 +335,7 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     graph_attrs = dict(G.graph) if preserve_graph_attrs else None
     return KleeneGraph(nodes, directed, multigraph, src, dst, rank, pred_arcs=pred_arcs,
                        weights=weights, graph_attrs=graph_attrs, node_attrs=node_data,
-                       edges=edges)  # fmt: skip
+                       edges=edges, hidden=hidden)  # fmt: skip
 
 
 def empty_nx_like(KG: KleeneGraph):
@@ -298,9 +370,17 @@ def convert_to_nx(obj, *, name: str | None = None):
         else:
             G.add_edges_from((u, v, dict(d)) for u, v, _k, d in obj.edges)
         return G
-    cols = {a: w.tolist() for a, w in obj.weights.items()}
+    cols = {a: _as_values(w, obj.hidden.get(a)) for a, w in obj.weights.items()}
     for e, (s, d) in enumerate(zip(obj.src.tolist(), obj.dst.tolist(), strict=True)):
         if not obj.directed and s > d:
             continue
         G.add_edge(nodes[s], nodes[d], **{a: c[e] for a, c in cols.items()})
     return G
+
+
+def _as_values(w: np.ndarray, hidden: bool | None) -> list:
+    """Python numbers, for a networkx graph. ``hidden``: None, or the attribute was None
+    on some edges (NaN here: None again) and whether the others are integers."""
+    if hidden is None:
+        return w.tolist()
+    return [None if x != x else int(x) if hidden else x for x in w.tolist()]

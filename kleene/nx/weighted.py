@@ -20,6 +20,7 @@ import networkx as nx
 import numpy as np
 
 from ._engine import (
+    beyond_cutoff,
     dijkstra_order,
     dijkstra_orders,
     dist_dict,
@@ -59,7 +60,14 @@ __all__ = [
 
 
 class _Search:
-    """One shortest-path search: distances, tree and settle order, as vertex ids."""
+    """One shortest-path search: distances, tree and settle order, as vertex ids.
+
+    What it reaches is what NetworkX's search reaches: Dijkstra (``dijkstra=True``)
+    also reaches, at distance inf, the vertices only an inf-weight edge leads to (its
+    sums are inf, never above inf) and keeps every source whatever the ``cutoff``;
+    Bellman-Ford reaches only finite distances (inf is never below inf). An edge whose
+    weight is None is skipped by Dijkstra, a TypeError for Bellman-Ford (as in NetworkX,
+    where it is reached)."""
 
     def __init__(self, G: KleeneGraph, sources, weight, *, cutoff=None, dijkstra=True,
                  reverse=False):  # fmt: skip
@@ -67,18 +75,20 @@ class _Search:
             _no_negative_weights(G, weight)
         self.G = G
         self.weight = weight
+        self.cutoff = cutoff
         self.sources = [G.index[s] for s in sources]
         dist, pred = shortest_tree(G, self.sources, weight, reverse=reverse)
-        if cutoff is not None:
-            far = dist > cutoff
-            dist = np.where(far, np.inf, dist)
-            pred = np.where(far, -1, pred)
-        self.dist, self.pred = dist, pred
         if dijkstra:  # NetworkX's settle order and tie-breaking among equal paths
-            self.order, self.pred = dijkstra_order(G, dist, self.sources, weight,
-                                                   reverse=reverse)  # fmt: skip
+            dist = beyond_cutoff(dist, cutoff, self.sources)
+            self.order, pred = dijkstra_order(G, dist, self.sources, weight,
+                                              reverse=reverse)  # fmt: skip
         else:
+            G.no_hidden_arcs(weight, "Bellman-Ford", tails=np.isfinite(dist))
             self.order = settle_order(dist, self.sources)
+        self.reach = np.zeros(G.n, bool)
+        self.reach[self.order] = True
+        self.dist = np.where(self.reach, dist, np.inf)
+        self.pred = np.where(self.reach, pred, -1)
 
     def lengths(self) -> dict:
         return dist_dict(self.G, self.dist, self.order, self.weight)
@@ -87,7 +97,7 @@ class _Search:
         return paths_from_tree(self.G.nodes, self.pred, self.order)
 
     def reached(self, target) -> bool:
-        return target in self.G and np.isfinite(self.dist[self.G.index[target]])
+        return target in self.G and bool(self.reach[self.G.index[target]])
 
     def length(self, target):
         return number(self.dist[self.G.index[target]], self.G.integral(self.weight))
@@ -245,7 +255,10 @@ def _all_predecessors(S: _Search) -> dict:
     w = G.arc_weights(S.weight)
     w = np.ones(G.src.size, np.int64) if w is None else w
     du, dv = dist[G.src], dist[G.dst]
-    tight = np.isfinite(du) & (du + w == dv)
+    tight = S.reach[G.src] & S.reach[G.dst] & (du + w == dv)  # (None weights: NaN, never)
+    if S.cutoff is not None:  # NetworkX relaxes no arc past the cutoff (into a source
+        with np.errstate(invalid="ignore"):  # at 0 with a cutoff < 0, say)
+            tight &= ~(du + w > S.cutoff)
     rank = np.empty(G.n, np.int64)
     rank[S.order] = np.arange(S.order.size)
     us, vs = G.src[tight], G.dst[tight]
@@ -274,6 +287,7 @@ def bellman_ford_predecessor_and_distance(G, source, target=None, weight="weight
     """({node: [predecessors]}, {node: distance}); NetworkXUnbounded on a negative cycle."""
     if source not in G:
         raise nx.NodeNotFound(f"Node {source} is not found in the graph")
+    G.no_hidden_arcs(weight, "Bellman-Ford's self-loop check", arcs=G.src == G.dst)
     if _negative_selfloop(G, weight):
         raise nx.NetworkXUnbounded("Negative cycle detected.")
     if len(G) == 1:
@@ -326,12 +340,20 @@ def single_source_bellman_ford(G, source, target=None, weight="weight"):
     return S.length(target), S.path(target)
 
 
+def _as_dijkstra(G, weight) -> bool:
+    """Whether every Bellman-Ford search of the graph gives Dijkstra's answers: no
+    negative weight and no inf one (Dijkstra reaches vertices at inf, Bellman-Ford
+    does not). A None weight is a TypeError (every vertex is a source)."""
+    G.no_hidden_arcs(weight, "Bellman-Ford")
+    return not G.has_negative_weight(weight) and not G.has_infinite_weight(weight)
+
+
 def all_pairs_bellman_ford_path_length(G, weight="weight"):
     """(node, {target: distance}) for every node (a generator). Without negative
-    weights the distances are Dijkstra's: the sources go in batches; with them, one
-    Bellman-Ford per source (a negative cycle raises at the first source reaching it,
-    as in NetworkX)."""
-    if not G.has_negative_weight(weight):
+    (or inf) weights the distances are Dijkstra's: the sources go in batches; with
+    them, one Bellman-Ford per source (a negative cycle raises at the first source
+    reaching it, as in NetworkX)."""
+    if _as_dijkstra(G, weight):
         yield from all_pairs_dijkstra_path_length(G, weight=weight)
         return
     for v in G.nodes:
@@ -340,7 +362,7 @@ def all_pairs_bellman_ford_path_length(G, weight="weight"):
 
 def all_pairs_bellman_ford_path(G, weight="weight"):
     """(node, {target: path}) for every node (a generator); batched as the lengths."""
-    if not G.has_negative_weight(weight):
+    if _as_dijkstra(G, weight):
         yield from all_pairs_dijkstra_path(G, weight=weight)
         return
     for v in G.nodes:
@@ -351,6 +373,7 @@ def negative_edge_cycle(G, weight="weight", heuristic=True):
     """Whether any negative cycle exists: Bellman-Ford from a virtual source to all nodes."""
     if G.src.size == 0:
         return False
+    G.no_hidden_arcs(weight, "Bellman-Ford")
     try:
         shortest_tree(G, range(G.n), weight)
     except nx.NetworkXUnbounded:
