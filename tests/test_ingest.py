@@ -195,3 +195,23 @@ def test_float32_bellman_ford_composed_equals_fused():
     composed = kleene.ops.frontier_bellman_ford(A, 0, fused=False).to_dense()
     np.testing.assert_array_equal(kleene.ops.frontier_bellman_ford(A, 0).to_dense(), composed)
     np.testing.assert_allclose(composed, dijkstra(g.astype(np.float64), indices=0))
+
+
+def test_edges_of_many_empty_rows_cost_one_row_array():
+    # A header may declare millions of vertices for a few edges: the row pointers
+    # are built in place, not from a bincount plus its cumulative sum.
+    import tracemalloc
+
+    n = 2_000_000
+    tracemalloc.start()
+    try:
+        A = Matrix.from_edges([5, n - 1, 5], [0, 3, 0], [2.0, 1.0, 7.0], n=n)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert 8 * n <= peak < 1.25 * 8 * n, peak
+    rows, cols, vals = A.to_coo()
+    assert rows.tolist() == [5, n - 1] and cols.tolist() == [0, 3] and vals.tolist() == [2.0, 1.0]
+    indptr = layout._sorted_rows_to_offsets(np.array([0, 0, 2, 4, 4, 4]), 6)
+    assert indptr.tolist() == [0, 2, 2, 3, 3, 6, 6]
+    assert layout._sorted_rows_to_offsets(np.zeros(0, np.int64), 3).tolist() == [0, 0, 0, 0]
