@@ -439,3 +439,13 @@ def test_float_and_int_results_are_python_numbers():
     d = kl("single_source_dijkstra_path_length", nx.path_graph(3), 0)
     assert d == {0: 0, 1: 1, 2: 2} and all(type(x) is int for x in d.values())
     assert math.isinf(kl("floyd_warshall", nx.empty_graph(2))[0][1])
+
+
+def test_negative_cycle_errors_name_no_inner_kleene_call():
+    C = nx.DiGraph([(0, 1, {"weight": 1}), (1, 0, {"weight": -3})])
+    for name, args in [("single_source_bellman_ford", (0,)), ("johnson", ()),
+                       ("floyd_warshall", ())]:  # fmt: skip
+        with pytest.raises((nx.NetworkXUnbounded, NotImplementedError)) as err:
+            kl(name, C, *args)
+        assert err.value.__cause__ is None and err.value.__suppress_context__
+        assert "sssp" not in str(err.value) and "apsp" not in str(err.value)

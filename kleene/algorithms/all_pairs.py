@@ -59,6 +59,8 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
     Parameters
     ----------
     G : kleene.Matrix, scipy/cupyx sparse matrix, or dense array (inf = no edge)
+        Real weights (bool, integer, float; else TypeError). A stored +inf weight is
+        no edge too; a NaN or -inf weight is a ValueError (the -inf one names its edge).
     method : str
         - "floyd-warshall": n rank-1 updates D ⊕= D(:,k) ⊗ D(k,:) (the baseline);
         - "blocked": Katz & Kider's blocked Floyd-Warshall (``block_size``);

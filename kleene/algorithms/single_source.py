@@ -31,6 +31,8 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
     Parameters
     ----------
     G : kleene.Matrix, scipy/cupyx sparse matrix, or dense array (inf = no edge)
+        Real weights (bool, integer, float; else TypeError). A stored +inf weight is
+        no edge too; a NaN or -inf weight is a ValueError (the -inf one names its edge).
     source : int or sequence of int
         A list runs all sources together as min-plus products of a (k, n)
         frontier matrix and returns (k, n) results.

@@ -198,8 +198,8 @@ def shortest_tree(G: KleeneGraph, sources, weight, *, reverse: bool = False):
         dist, pred = host(dist)[:n], host(pred)[:n].copy()
         pred[pred == n] = -1
         return dist, pred
-    except NegativeCycleError as e:
-        raise nx.NetworkXUnbounded(NEGATIVE_CYCLE) from e
+    except NegativeCycleError:
+        raise nx.NetworkXUnbounded(NEGATIVE_CYCLE) from None  # (not kleene's call)
 
 
 def dijkstra_order(G: KleeneGraph, dist: np.ndarray, sources, weight, *,

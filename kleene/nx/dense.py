@@ -37,11 +37,11 @@ def _apsp(G: KleeneGraph, weight, *, preds: bool, drop_loops: bool = False, meth
         A = select(A, "offdiag")
     try:
         out = apsp(A, method=method, return_predecessors=preds)
-    except NegativeCycleError as e:
+    except NegativeCycleError:
         raise NotImplementedError(
             "kleene: the graph has a negative cycle, where NetworkX's Floyd-Warshall "
             "returns undefined values"
-        ) from e
+        ) from None  # (the kleene call inside is not the user's)
     if preds:
         return host(out[0]), host(out[1])
     return host(out)
@@ -124,8 +124,8 @@ def johnson(G, weight="weight"):
     A = G.matrix(weight, unit=True)
     try:
         D, P = apsp(A, method="auto", return_predecessors=True)
-    except NegativeCycleError as e:
-        raise nx.NetworkXUnbounded(NEGATIVE_CYCLE) from e
+    except NegativeCycleError:
+        raise nx.NetworkXUnbounded(NEGATIVE_CYCLE) from None  # (not kleene's call)
     D, P = host(D), host(P)
     out = {}
     for i, u in enumerate(G.nodes):
