@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from kleene.ops.cuda import codegen
+from kleene.ops.cuda import units as cuda_units
 
 NVCC = shutil.which("nvcc")
 ARCH = os.environ.get("KLEENE_CUDA_ARCH", "sm_90")
@@ -154,3 +155,72 @@ def test_broken_template_fails(tmp_path: Path) -> None:
     bad = Monoid(BinaryOp("bad", np.add, "x +* y"), 0)
     with pytest.raises(AssertionError, match="failed to compile"):
         _compile_all([codegen.segment_reduce_spec(bad, np.int32)], tmp_path)
+
+
+# ---- compile units (kleene.ops.cuda.units): one kernel per NVRTC run ------------------
+
+
+def test_unit_names_alone_unless_together() -> None:
+    names = ("kl_a<1>", "kl_a<2>", "kl_b")
+    assert cuda_units.unit_names(names, "kl_a<2>", together=False) == ("kl_a<2>",)
+    assert cuda_units.unit_names(names, "kl_b", together=True) == names
+    # a name the spec does not list is compiled alone either way
+    assert cuda_units.unit_names(names, "kl_c", together=True) == ("kl_c",)
+
+
+def test_unit_source_is_distinct_per_unit_and_defines_only_for_one() -> None:
+    spec = codegen.frontier_spec(False)
+    code = codegen.render(spec)
+    one = cuda_units.unit_source(code, ("kl_bfs_init",))
+    other = cuda_units.unit_source(code, ("kl_nf_init",))
+    both = cuda_units.unit_source(code, ("kl_bfs_init", "kl_nf_init"))
+    assert one.startswith("#define KL_ONLY 1\n#define KL_ONLY_kl_bfs_init 1\n")
+    assert "KL_ONLY" not in both.split(code)[0]  # several kernels: nothing left out
+    assert len({one, other, both}) == 3  # each unit its own entry in CuPy's cache
+
+
+def _plain_kernels(text: str) -> list[tuple[str, str]]:
+    """(kernel name, the line before its __global__ line) for each non-template kernel."""
+    lines = text.splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        if line.startswith("__global__") and not lines[i - 1].startswith("template"):
+            m = re.search(r"\b(kl_\w+)\(", line + " " + lines[i + 1])
+            found.append((m.group(1), lines[i - 1]))
+    return found
+
+
+def test_plain_kernels_are_guarded_where_kernels_compile_alone() -> None:
+    """NVRTC compiles a kernel that is not a template whether it is asked for or not:
+    in a file whose kernels compile one per unit, each such kernel sits behind its
+    KL_ONLY guard, so that the other kernels' units do not compile it too."""
+    files = {b for s in codegen.builtin_specs() if not s.together and len(s.names) > 1
+             for b in s.bodies}  # fmt: skip
+    checked = 0
+    for body in sorted(files):
+        for name, before in _plain_kernels((codegen.KERNEL_DIR / body).read_text()):
+            want = f"#if !defined(KL_ONLY) || defined({cuda_units.only_macro(name)})"
+            assert before.startswith(want), f"{body}: kernel {name} is not guarded"
+            checked += 1
+    assert checked >= 4  # kl_bfs_init, kl_bfs_rounds, kl_nf_init, kl_reduce_small
+
+
+def _ptx_entries(source: str, tmp_path: Path, name: str) -> list[str]:
+    cu = tmp_path / f"{name}.cu"
+    cu.write_text(source)
+    ptx = cu.with_suffix(".ptx")
+    cmd = [NVCC, f"-arch={ARCH}", "-std=c++17", "-Xcicc", "-O0", "-ptx", str(cu), "-o", str(ptx)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return re.findall(r"^\.visible \.entry (\w+)\(", ptx.read_text(), re.M)
+
+
+@needs_nvcc
+def test_one_kernel_unit_compiles_one_kernel(tmp_path: Path) -> None:
+    """A unit of one template instance or one guarded plain kernel holds that kernel
+    alone (what a first call pays for), from the frontier file, which has both kinds."""
+    code = codegen.render(codegen.frontier_spec(False))
+    for k, name in enumerate(("kl_bfs_step<false, false>", "kl_bfs_init")):
+        source = cuda_units.unit_source(code, (name,)) + f"void* kl_force = (void*)&{name};\n"
+        entries = _ptx_entries(source, tmp_path, f"unit{k}")
+        assert len(entries) == 1 and name.split("<")[0] in entries[0], entries

@@ -25,6 +25,7 @@ from .matrix import Matrix
 from .multiply import mxm, transpose_at_hand, transposed_pattern, vxm
 from .strict_sums import strict_sums
 from .structure import reduce
+from .symmetry import scan_csr
 from .vector import Vector
 
 BFS_METHODS = ("auto", "push", "pull", "direction-optimizing")
@@ -429,6 +430,8 @@ def _weight_summary(A: Matrix) -> tuple[float, float]:
 
     # (greatest, positive sum, positive count): the GPU's input scan leaves them here
     # (kleene.ops.symmetry.scan_csr), so a graph passed per call is not read again.
+    if A.xp is not np and A.known("value_stats") is None:
+        scan_csr(A)  # one kernel pass; CuPy's reductions compile CUB's headers (seconds)
     most, total, count = A.cached("value_stats", stats)
     return most, (total / count if count else 1.0)
 

@@ -146,8 +146,11 @@ def _csr_transpose_sorted(xp, indptr, indices, values, shape):
     else:
         rows = offsets_to_rows(xp, indptr)
     order = xp.argsort(indices, kind="stable")
-    # Sliced: CuPy's bincount of an empty array has length 1 even for minlength=0.
-    counts = xp.bincount(indices, minlength=ncols)[:ncols]
+    count = getattr(backend(xp), "count_ids", None)  # no bincount range check (compiled)
+    if count is not None:
+        counts = count(indices, ncols)
+    else:  # sliced: CuPy's bincount of an empty array has length 1 even for minlength=0
+        counts = xp.bincount(indices, minlength=ncols)[:ncols]
     t_indptr = counts_to_offsets(xp, counts)
     t_indices = rows[order].astype(INDEX, copy=False)
     del rows

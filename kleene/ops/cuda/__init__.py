@@ -7,6 +7,7 @@ otherwise): ``mxm_dense_acc``, ``closure_dense`` and ``closure_base_block`` (use
 :mod:`kleene.ops.closure`),
 ``bfs_levels``, ``bellman_ford`` and ``bfs_multi`` (:mod:`kleene.ops.frontier`),
 ``sssp_rows`` (:mod:`kleene.ops.sources`), and the structure kernels ``expand_rows``,
+``count_ids``,
 ``symmetry_sums`` and ``union_min`` (:mod:`kleene.ops.layout`, :mod:`kleene.ops.symmetry`)
 and ``dense_scan`` (``Matrix.has_nan`` on a dense matrix), ``dense_fill`` and
 ``dense_fill_scan`` (``Matrix.to_dense``),
@@ -45,6 +46,7 @@ _HOME = {
     "tight_parents": "near_far",
     "sssp_rows": "sources",
     "expand_rows": "structure",
+    "count_ids": "structure",
     "symmetry_sums": "structure",
     "dense_scan": "structure",
     "dense_fill": "structure",

@@ -1,11 +1,17 @@
 """Compile generated CUDA sources with CuPy (NVRTC) and cache the results.
 
-Raw modules are cached per (device, specialisation key, cooperative): the key is
+Kernels are cached per (device, specialisation key, cooperative, name): the key is
 built from the algebra objects' ``.key`` (operator names and CUDA expressions), the
-dtypes and the flags, so equal user-defined algebra shares compiled code. A spec
-marked ``cooperative`` is compiled for, and launched by, cooperative launches
-(``RawModule(enable_cooperative_groups=True)``). CuPy's own on-disk cache then makes
-a later process skip NVRTC too.
+dtypes and the flags, so equal user-defined algebra shares compiled code. A kernel is
+compiled on first use in a unit of its own (or with the rest of its specialisation's
+kernels where ``Spec.together``): a call pays only for the kernels it runs, not for
+every instance of a template file (:mod:`kleene.ops.cuda.units`). CuPy's on-disk cache
+keeps each unit, so a later process loads it without NVRTC.
+
+A spec marked ``cooperative`` holds kernels with kleene's own grid barrier
+(kernels/grid.cuh), which only needs every block resident: they are compiled like any
+other (no relocatable device code, no cudadevrt link, which cost seconds) and launched
+with ``cuLaunchCooperativeKernel``, which refuses a grid that cannot be resident.
 """
 
 from __future__ import annotations
@@ -16,12 +22,13 @@ from functools import cache
 import cupy
 import numpy as np
 
-from . import codegen
+from . import codegen, units
 
 OPTIONS = ("-std=c++17",)
 
 _lock = threading.Lock()
-_modules: dict[tuple, cupy.RawModule] = {}
+_unit_locks: dict[tuple, threading.Lock] = {}
+_units: dict[tuple, dict[str, object]] = {}
 _functions: dict[tuple, object] = {}
 _elementwise: dict[tuple, cupy.ElementwiseKernel] = {}
 
@@ -30,50 +37,82 @@ def device_id() -> int:
     return cupy.cuda.Device().id
 
 
+class Cooperative:
+    """A compiled kernel launched cooperatively (all blocks resident, or the launch is
+    refused with a CUDA driver error). Attributes are the wrapped ``RawKernel``'s."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw) -> None:
+        object.__setattr__(self, "raw", raw)
+
+    def __call__(self, grid, block, args, *, shared_mem: int = 0) -> None:
+        self.raw.kernel(tuple(grid), tuple(block), args, shared_mem=shared_mem,
+                        enable_cooperative_groups=True)  # fmt: skip
+
+    def __getattr__(self, name: str):
+        return getattr(self.raw, name)
+
+    def __setattr__(self, name: str, value) -> None:
+        setattr(self.raw, name, value)
+
+
 def function(spec: codegen.Spec, name: str):
     """The compiled kernel ``name`` (one of ``spec.names``) for the current device."""
     fkey = (device_id(), spec.key, spec.cooperative, name)
     fn = _functions.get(fkey)
     if fn is None:
-        fn = _functions[fkey] = _module(spec).get_function(name)
+        names = units.unit_names(spec.names, name, spec.together)
+        kernels = _unit(fkey[0], spec, names)
+        fn = kernels[name]
+        if spec.cooperative:
+            fn = Cooperative(fn)
+        _functions[fkey] = fn
     return fn
 
 
-def _module(spec: codegen.Spec) -> cupy.RawModule:
-    mkey = (device_id(), spec.key, spec.cooperative)
-    mod = _modules.get(mkey)
-    if mod is None:
-        with _lock:  # one RawModule object per key (compiled lazily, outside the lock)
-            mod = _modules.get(mkey)
-            if mod is None:
-                mod = _modules[mkey] = _raw_module(
-                    codegen.render(spec), spec.names, spec.cooperative
-                )
-    return mod
+def _unit(dev: int, spec: codegen.Spec, names: tuple[str, ...]) -> dict[str, object]:
+    """The kernels ``names`` of ``spec`` on ``dev``, compiled once (one lock per unit:
+    other units compile meanwhile)."""
+    ukey = (dev, spec.key, names)
+    kernels = _units.get(ukey)
+    if kernels is None:
+        with _lock:
+            lock = _unit_locks.setdefault(ukey, threading.Lock())
+        with lock:
+            kernels = _units.get(ukey)
+            if kernels is None:
+                kernels = _units[ukey] = load_unit(codegen.render(spec), names)
+    return kernels
 
 
-def _raw_module(code: str, names, cooperative: bool) -> cupy.RawModule:
-    return cupy.RawModule(
-        code=code,
-        options=OPTIONS,
-        name_expressions=list(names),
-        enable_cooperative_groups=cooperative,
-    )
+def load_unit(code: str, names: tuple[str, ...]) -> dict[str, object]:
+    """{name: RawKernel} for the unit ``names`` of ``code`` on the current device,
+    compiled by NVRTC or loaded from CuPy's disk cache (which CuPy 14 keys by the source,
+    the options and the name expressions: a later process loads the unit in
+    milliseconds)."""
+    source = units.unit_source(code, names)
+    mod = cupy.RawModule(code=source, options=OPTIONS, name_expressions=list(names))
+    return {n: mod.get_function(n) for n in names}
 
 
 def precompile(specs: list[codegen.Spec], processes: int | None = None) -> list[str]:
-    """Compile ``specs`` into CuPy's on-disk kernel cache on worker processes.
+    """Compile every kernel of ``specs`` into the on-disk caches on worker processes.
 
-    Optional: kernels compile on first use anyway. Tests and benchmarks call
-    this to compile many specialisations at once on all cores; the RawModules
-    built afterwards in this process then load the cached binaries. Returns the
-    compile errors (a failing spec fails again, with its log, when used).
+    Optional: kernels compile on first use anyway. Tests and benchmarks call this to
+    compile many specialisations at once on all cores; kernels used afterwards, in this
+    process or a later one, load the cached binaries.
+    Returns the compile errors (a failing kernel fails again, with its log, when used).
     """
     import multiprocessing
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    jobs = [(codegen.render(s), tuple(s.names), s.cooperative) for s in specs if s.bodies]
+    jobs = []
+    for s in specs:
+        if s.bodies:
+            code = codegen.render(s)
+            jobs += sorted({(code, units.unit_names(s.names, n, s.together)) for n in s.names})
     if not jobs:
         return []
     n = processes or max(1, min(len(jobs), (os.cpu_count() or 2) - 1))
@@ -83,10 +122,10 @@ def precompile(specs: list[codegen.Spec], processes: int | None = None) -> list[
         return [e for e in errors if e]
 
 
-def _compile_job(job: tuple[str, tuple[str, ...], bool]) -> str:
-    code, names, cooperative = job
-    try:  # the same options as _module, so the module built there loads this binary
-        _raw_module(code, names, cooperative).compile()
+def _compile_job(job: tuple[str, tuple[str, ...]]) -> str:
+    code, names = job
+    try:  # the same path as function(), so the unit lands in CuPy's disk cache
+        load_unit(code, names)
     except Exception as e:  # reported to the caller, not raised in the pool
         return f"{names[0]}: {type(e).__name__}: {str(e)[:2000]}"
     return ""

@@ -1,10 +1,12 @@
 """Structure kernels on the GPU (kernels/structure.cu): CSR row ids and symmetry sums.
 
 ``expand_rows`` replaces a binary search per entry (``searchsorted`` over the row
-pointers) by one coalesced write per entry. ``symmetry_sums`` is the one pass
-behind :func:`kleene.ops.is_symmetric`; ``dense_scan`` the one behind a dense
-matrix's ``has_nan``; ``dense_fill`` its dense form (``Matrix.to_dense``), and
-``dense_fill_scan`` both in one pass (``Matrix.to_dense(scan=True)``).
+pointers) by one coalesced write per entry; ``count_ids`` is ``bincount`` without its
+range check (a CuPy reduction compiled with CUB's headers on first use).
+``symmetry_sums`` is the one pass behind :func:`kleene.ops.is_symmetric`;
+``dense_scan`` the one behind a dense matrix's ``has_nan``; ``dense_fill`` its dense
+form (``Matrix.to_dense``), and ``dense_fill_scan`` both in one pass
+(``Matrix.to_dense(scan=True)``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,21 @@ def expand_rows(offsets, total: int | None = None, dtype=np.int64):
         fn = jit.function(codegen.structure_spec(), name)
         fn((_blocks(n),), (_THREADS,), (offsets, np.int64(n), rows))
     return rows
+
+
+def count_ids(ids, n: int):
+    """int64 counts of each id in [0, n) among ``ids`` (int32 or int64, every one in
+    range: the caller checks), as ``bincount(ids, minlength=n)`` gives them."""
+    ids = jit.contiguous(ids)
+    if ids.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        ids = ids.astype(np.int64)
+    counts = cupy.zeros(n, dtype=np.uint64)
+    if ids.size and n:
+        name = "kl_count_ids<int>" if ids.dtype == np.int32 else "kl_count_ids<long long>"
+        fn = jit.function(codegen.structure_spec(), name)
+        grid = jit.blocks_for(int(ids.size), _THREADS, cap=jit.sm_count(jit.device_id()) * 16)
+        fn((grid,), (_THREADS,), (ids, np.int64(ids.size), counts))
+    return counts.view(np.int64)
 
 
 def symmetry_sums(indptr, indices, values, salt: int, stats: dict | None = None):

@@ -34,8 +34,11 @@ class Spec:
     """One kernel specialisation: generated prelude + template files + instances.
 
     ``names`` are the C++ name expressions to instantiate (``kl_x<8>``);
-    ``key`` identifies the specialisation for caching. ``cooperative``: compiled
-    for cooperative launches (grid-wide residency; ``jit`` keys and builds on it).
+    ``key`` identifies the specialisation for caching. ``cooperative``: launched
+    cooperatively (grid-wide residency; the kernels' own grid barrier needs no
+    cooperative-groups compile). ``together``: the kernels are used together, so one
+    NVRTC run compiles them all (else each kernel is compiled on first use, alone;
+    see :mod:`kleene.ops.cuda.units`).
     """
 
     kind: str
@@ -45,6 +48,7 @@ class Spec:
     macros: tuple[str, ...]
     names: tuple[str, ...]
     cooperative: bool = False
+    together: bool = False
 
 
 def ctype(dtype) -> str:

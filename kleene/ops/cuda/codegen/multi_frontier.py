@@ -25,9 +25,11 @@ MULTI_FRONTIER = (
 @cache
 def multi_frontier_spec() -> Spec:
     """The MS-BFS level kernels: fixed types (int32 ids, uint64 words, int64 results),
-    one launch per kernel and level (the host picks push or pull between levels)."""
+    one launch per kernel and level (the host picks push or pull between levels). A
+    search uses most of them, so they are compiled together."""
     p = Prelude()
     key = ("multi_frontier",)
     return Spec(
-        "multi_frontier", key, p.text(), ("grid.cuh", "multi_frontier.cu"), (), MULTI_FRONTIER
-    )
+        "multi_frontier", key, p.text(), ("grid.cuh", "multi_frontier.cu"), (), MULTI_FRONTIER,
+        together=True,
+    )  # fmt: skip

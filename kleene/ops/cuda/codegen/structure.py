@@ -1,4 +1,4 @@
-"""Structure kernels (kernels/structure.cu): CSR row expansion, symmetry sums, the
+"""Structure kernels (kernels/structure.cu): CSR row expansion, column counts, symmetry sums, the
 row-wise union of a CSR with its transpose, the value scan of a dense matrix and its
 fill (a bitmap matrix's dense form)."""
 
@@ -18,6 +18,8 @@ MARKED_VALUE_TYPES = ("float", "double")
 STRUCTURE_NAMES = (
     "kl_expand_rows<int>",
     "kl_expand_rows<long long>",
+    "kl_count_ids<int>",
+    "kl_count_ids<long long>",
     "kl_symmetry_sums<bool, false>",
     *(f"kl_symmetry_sums<{t}, true>" for t in SYMMETRY_VALUE_TYPES),
     "kl_union_min<bool, false>",

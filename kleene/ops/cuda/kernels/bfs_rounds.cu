@@ -174,6 +174,7 @@ __device__ __forceinline__ void kl_rounds_vertex(const long long* __restrict__ i
 // BFS levels (no parents) in one cooperative launch, k levels a round, after kl_bfs_init
 // with levels at INT_MAX and stamp at 0; counters, queues, row lists and heavy lists as
 // kl_bfs_run. On exit state[0] = rounds.
+#if !defined(KL_ONLY) || defined(KL_ONLY_kl_bfs_rounds)  // not a template: see units.py
 __global__ void __launch_bounds__(KL_BR_THREADS, 2)
 kl_bfs_rounds(const long long* __restrict__ indptr, const int* __restrict__ indices, int k,
               long long heavy, int* levels, int* stamp, int* qa, int* qb, long long* ra,
@@ -222,6 +223,7 @@ kl_bfs_rounds(const long long* __restrict__ indptr, const int* __restrict__ indi
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) state[0] = round;
 }
+#endif  // KL_ONLY_kl_bfs_rounds
 
 #undef KL_BR_THREADS
 #undef KL_BR_SLOT_BITS

@@ -242,6 +242,7 @@ __device__ __forceinline__ void kl_bfs_pull(const long long* __restrict__ indptr
 }
 
 // Level 0: the source alone (and on the heavy list if its degree says so).
+#if !defined(KL_ONLY) || defined(KL_ONLY_kl_bfs_init)  // not a template: see units.py
 __global__ void kl_bfs_init(const long long* __restrict__ indptr, int source, long long heavy,
                             int want_parents, int* levels, int* parents, int* q, long long* rows,
                             int* count, int* hv, long long* ho, unsigned long long* hcount,
@@ -261,6 +262,7 @@ __global__ void kl_bfs_init(const long long* __restrict__ indptr, int source, lo
     *hcount = ((unsigned long long)deg << KL_SLOT_BITS) + 1ull;
   }
 }
+#endif  // KL_ONLY_kl_bfs_init
 
 // The whole BFS in one cooperative launch, after kl_bfs_init. Per-level counters
 // (count, hcount, edges: 3 each) rotate by depth % 3; queues (with their row lists)

@@ -297,6 +297,7 @@ __device__ __forceinline__ void kl_tp_heavy(const long long* __restrict__ indptr
 
 // The search's start, queued before it (no host read): the source at distance 0 on the
 // frontier (and on the heavy list if its degree says so), no least far distance yet.
+#if !defined(KL_ONLY) || defined(KL_ONLY_kl_nf_init)  // not a template: see units.py
 __global__ void kl_nf_init(const long long* __restrict__ indptr, int source, long long heavy,
                            double* dist, int* q, long long* rows, int* hv, long long* ho,
                            unsigned long long* hcount, long long* least) {
@@ -312,6 +313,7 @@ __global__ void kl_nf_init(const long long* __restrict__ indptr, int source, lon
     *hcount = ((unsigned long long)deg << KL_SLOT_BITS_NF) + 1ull;
   }
 }
+#endif  // KL_ONLY_kl_nf_init
 
 // The whole search after kl_nf_init: dist inf but dist[source] = 0, stamp and fstamp
 // all -1, qa[0] = source and ra[0..2) its row bounds (and hva/hoa[0], hcounts[0] if the source is heavy), other

@@ -43,6 +43,7 @@ kl_segment_reduce(const kl_c_t* __restrict__ values, const long long* __restrict
 // out[0] = ADD over values[0 : n] (identity if empty) by one block: the last level of
 // reduce_all, and all of it for a short array (a closure's diagonal), where a group of
 // 32 lanes per segment would walk it one load after another.
+#if !defined(KL_ONLY) || defined(KL_ONLY_kl_reduce_small)  // not a template: see units.py
 __global__ void __launch_bounds__(KL_BLOCK)
 kl_reduce_small(const kl_c_t* __restrict__ values, long long n, kl_c_t* __restrict__ out) {
 #if KL_STOPS_AT_FIRST
@@ -67,3 +68,4 @@ kl_reduce_small(const kl_c_t* __restrict__ values, long long n, kl_c_t* __restri
   if (threadIdx.x == 0) out[0] = has ? acc : kl_identity();
 #endif
 }
+#endif  // KL_ONLY_kl_reduce_small

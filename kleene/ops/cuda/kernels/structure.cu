@@ -18,6 +18,19 @@ __global__ void kl_expand_rows(const long long* __restrict__ offsets, long long 
   }
 }
 
+// counts[ids[e]] += 1 for every e in [0, m) (ids in range, checked by the caller): a
+// CSR's column counts (its transpose's row lengths) without CuPy's bincount, whose range
+// check is a reduction that CuPy compiles with CUB's headers, seconds on a first call.
+// Integer atomics: the counts do not depend on the order of arrival.
+template <typename I>
+__global__ void kl_count_ids(const I* __restrict__ ids, long long m,
+                             unsigned long long* __restrict__ counts) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < m; e += stride) {
+    atomicAdd(counts + ids[e], 1ull);
+  }
+}
+
 // splitmix64's finaliser: a bijection on 64-bit words that mixes every input bit.
 __device__ __forceinline__ unsigned long long kl_mix(unsigned long long z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
