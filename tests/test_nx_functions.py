@@ -449,3 +449,14 @@ def test_negative_cycle_errors_name_no_inner_kleene_call():
             kl(name, C, *args)
         assert err.value.__cause__ is None and err.value.__suppress_context__
         assert "sssp" not in str(err.value) and "apsp" not in str(err.value)
+
+
+def test_negative_infinite_weight_is_declined_naming_the_edge():
+    G = nx.DiGraph([("a", "b", {"weight": 1}), ("b", "c", {"weight": -math.inf})])
+    calls = [("single_source_bellman_ford_path_length", ("a",)), ("floyd_warshall", ()),
+             ("johnson", ()), ("negative_edge_cycle", ())]  # fmt: skip
+    for name, args in calls:
+        with pytest.raises(NotImplementedError, match=r"edge \('b', 'c'\) has weight .* -inf"):
+            kl(name, G, *args)
+    with pytest.raises(NotImplementedError, match="negative"):  # Dijkstra: negative already
+        kl("single_source_dijkstra", G, "a")

@@ -112,6 +112,7 @@ def johnson(G, weight="weight"):
     ``all_pairs_dijkstra_path`` (the potentials are all 0), with them NetworkX runs
     (NotImplementedError)."""
     G.no_hidden_arcs(weight, "Johnson's Bellman-Ford pass")
+    G.no_negative_infinity(weight)
     if G.has_infinite_weight(weight):
         if G.has_negative_weight(weight):
             raise NotImplementedError(

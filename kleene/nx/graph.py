@@ -143,7 +143,7 @@ class KleeneGraph:
 
     def has_infinite_weight(self, weight) -> bool:
         w = self.arc_weights(weight)
-        return w is not None and w.dtype.kind == "f" and bool(np.isinf(w).any())
+        return w is not None and w.dtype.kind == "f" and bool(np.isposinf(w).any())
 
     def matrix(self, weight=None, *, reverse: bool = False, unit: bool = False,
                device: str | None = None, keep_hidden: bool = False) -> Matrix:  # fmt: skip
@@ -163,6 +163,7 @@ class KleeneGraph:
         key = (weight, reverse, unit, dev, keep_hidden)
         if key not in self._matrices:
             w = self.arc_weights(weight)
+            self.no_negative_infinity(weight)
             s, d = (self.dst, self.src) if reverse else (self.src, self.dst)
             hidden = self.hidden_arcs(weight)
             if hidden is not None and not keep_hidden:
@@ -175,6 +176,21 @@ class KleeneGraph:
                 A = Matrix.from_edges(s, d, w, self.n, dup="min")
             self._matrices[key] = A if dev == "cpu" else A.to(dev)
         return self._matrices[key]
+
+    def no_negative_infinity(self, weight) -> None:
+        """NotImplementedError naming an edge of weight -inf: kleene takes none (its
+        sums would meet +inf in NaN); NetworkX runs the call instead with fallback on."""
+        w = self.arc_weights(weight)
+        if w is None or w.dtype.kind != "f":
+            return
+        bad = np.flatnonzero(w == -np.inf)
+        if bad.size:
+            e = int(bad[0])
+            u, v = self.nodes[int(self.src[e])], self.nodes[int(self.dst[e])]
+            raise NotImplementedError(
+                f"kleene: edge ({u!r}, {v!r}) has weight attribute {weight!r} -inf; kleene "
+                "takes no -inf weight (NetworkX runs the call with fallback on)"
+            )
 
     def rank_matrix(self, *, reverse: bool = False,
                     device: str | None = None) -> tuple[Matrix, int]:  # fmt: skip
