@@ -91,10 +91,13 @@ class Matrix(OperationMethods):
         missing = default_missing(d) if missing is _DEFAULT else missing
         mark = layout.absent_marker(missing, a.dtype, d)
         present = None if mark is not None else layout.present_mask(xp, a, missing)
-        if copy:
-            values = xp.array(a, dtype=d, order="C", copy=True)
-        else:
-            values = xp.ascontiguousarray(a, dtype=d)
+        # A finite value beyond a narrower dtype's range becomes ±inf in the cast, as a
+        # cast does; the entry stays present (its bitmap comes from ``a`` above).
+        with np.errstate(over="ignore"):
+            if copy:
+                values = xp.array(a, dtype=d, order="C", copy=True)
+            else:
+                values = xp.ascontiguousarray(a, dtype=d)
         if mark is not None:  # the bitmap is built only if something asks for it
             return cls._on(Storage(xp, d, values.shape, "dense", values, absent=mark))
         return cls._from_bitmap(xp, values, present)
