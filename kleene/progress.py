@@ -38,6 +38,7 @@ _LINE_S = 5.0  # elsewhere (logs, pipes), one line at most this often
 #: still sparse matrix, are the cheapest.
 ETA_STEPS = 2
 ETA_MIN_S = 1.0
+_POINTS = 1000  # timed points kept about this far apart: 1/_POINTS of the time since the mark
 
 _clock = time.perf_counter  # the bar's clock (tests put a fake one here)
 
@@ -195,7 +196,12 @@ class Progress:
             self._steps, self._once, self._mark = 0, once, now
         else:
             self._steps += 1
-        self._timed.append((now, self.done))
+        timed = self._timed
+        if len(timed) > 2 and now - timed[-2][0] < (now - self._mark) / _POINTS:
+            timed[-1] = (now, self.done)  # close to the one before: move it instead
+        else:
+            timed.append((now, self.done))
+        self._prune(now)
         if self.done < self.total:  # 100% belongs to finish(): once, after all the work
             self._report(final=False)
 
@@ -279,13 +285,18 @@ class Progress:
         now = _clock() if now is None else now
         if now - self._mark < ETA_MIN_S or _one_time.total() > self._once:
             return None  # too little timed, or compiling now
-        half = (now + self._mark) / 2  # only grows: the points before it are not needed
-        while len(timed) > 2 and timed[1][0] <= half:
-            timed.popleft()
+        self._prune(now)
         t0, done0 = timed[0]
         if self.done <= done0:
             return None
         return (now - t0) * (self.total - self.done) / (self.done - done0)
+
+    def _prune(self, now: float) -> None:
+        """Keep the timed points from the last one at or before the middle of the time
+        since the mark: that middle only moves on, so the points before it are done."""
+        timed, half = self._timed, (now + self._mark) / 2
+        while len(timed) > 2 and timed[1][0] <= half:
+            timed.popleft()
 
 
 def _is_tty() -> bool:

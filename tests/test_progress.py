@@ -217,3 +217,14 @@ def test_numba_compiles_count_as_one_time_work():
 
     assert twice(21) == 42
     assert kleene.progress.one_time_seconds() > before
+
+
+def test_the_timed_points_stay_few(monkeypatch):
+    clock = _Clock()
+    monkeypatch.setattr(kleene.progress, "_clock", clock)
+    bar = Progress(None, total=10**6)
+    for _ in range(100_000):  # a Floyd-Warshall of n = 100 000: one step a row
+        clock.now += 0.001
+        bar.step(1)
+    assert len(bar._timed) <= 2 * kleene.progress._POINTS
+    assert bar.seconds_left() == pytest.approx(900_000 * 0.001, rel=1e-3)
