@@ -206,3 +206,18 @@ def test_agrees_rules():
     assert _agrees("apsp: a negative cycle\n", "sssp: a negative cycle", True) is False
     assert _agrees("[[0. 1.]\n [1. 0.]]\n", "one row per source", False) is None
     assert _agrees("2\n", "20", False) is False  # a prefix of a number is not the number
+
+
+def test_blocks_skip_marked_and_gpu_blocks(tmp_path):
+    md = tmp_path / "page.md"
+    md.write_text(
+        "text\n\n```python\nprint(1)  # 1\n```\n\n<!-- skip-test: reads a file we lack -->\n"
+        '```python\nopen("x")\n```\n\n```python\nA = A.to("gpu")\n```\n'
+    )
+    blocks = _blocks(md)
+    assert [(first, why) for first, _, why in blocks] == [
+        (4, None),
+        (9, "reads a file we lack"),
+        (13, "needs a GPU"),
+    ]
+    assert blocks[0][1] == "print(1)  # 1\n"
