@@ -87,5 +87,7 @@ def test_union_of_rows():
     assert idx.tolist() == [1, 3, 2, 3] and val is None
     with pytest.raises(ValueError, match="indptr"):
         cs.union_min(a, b, 4)
+    ptr, idx = cs.union_pattern(np.array([0, 1, 1, 2]), np.array([1, 0], np.int32), 3)
+    assert ptr.tolist() == [0, 2, 3, 4] and idx.tolist() == [1, 2, 0, 0]  # (0,1) (2,0) + mirrors
     with pytest.raises(TypeError, match="complex"):
         cs.symmetry_sums(a[0], a[1], a[2].astype(complex), 1)

@@ -11,6 +11,7 @@ import numpy as np
 from .checks import as_container
 from .cpu.symmetry import symmetry_sums as host_symmetry_sums
 from .cpu.symmetry import union_min as host_union_min
+from .cpu.symmetry import union_pattern as host_union_pattern
 from .device import backend
 from .matrix import Matrix
 from .value_scan import keep_value_stats
@@ -112,6 +113,10 @@ def symmetrize(A: Matrix, *, pattern: bool = False) -> Matrix:
         raise ValueError(f"symmetrize: A must be square, got shape {A.shape}")
     if is_symmetric(A, values=not pattern):
         return A
+    if pattern and A.xp is np and host_union_pattern is not None and A._fmt == "csr":
+        # Aᵀ's pattern only (no values moved), merged: the pattern is all a caller reads
+        ptr, idx = host_union_pattern(*A._csr()[:2], A.nrows)
+        return Matrix._from_csr(np, ptr, idx, np.ones(idx.size, dtype=np.bool_), A.shape)
     merge = getattr(backend(A.xp), "union_min", None)
     if merge is None and A.xp is np:
         merge = host_union_min  # cpu/symmetry.py (None without Numba)

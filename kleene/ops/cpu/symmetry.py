@@ -102,12 +102,30 @@ def _union_write(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, out_ptr, out_idx, out
             k += 1
 
 
+def _transpose_pattern(indptr, indices, t_ptr, t_idx):
+    """Aᵀ's pattern by a counting sort: rows come out sorted (A's rows are walked in
+    order); no values moved."""
+    n = indptr.size - 1
+    t_ptr[:] = 0
+    for e in range(indices.size):
+        t_ptr[indices[e] + 1] += 1
+    for j in range(n):
+        t_ptr[j + 1] += t_ptr[j]
+    cursor = t_ptr[:-1].copy()
+    for i in range(n):
+        for e in range(indptr[i], indptr[i + 1]):
+            j = indices[e]
+            t_idx[cursor[j]] = i
+            cursor[j] += 1
+
+
 _ENABLED = numba is not None and os.environ.get("KLEENE_CPU", "").lower() != "numpy"
 if _ENABLED:  # compiled on first call (per argument types), then loaded from the disk cache
     _jit = numba.njit(cache=True, nogil=True)
     _mix = _jit(_mix)
     _pattern_sum, _value_sum = _jit(_pattern_sum), _jit(_value_sum)
     _union_count, _union_write = _jit(_union_count), _jit(_union_write)
+    _transpose_pattern = _jit(_transpose_pattern)
 
 
 def value_bits(values) -> np.ndarray:
@@ -155,6 +173,21 @@ def _union_min(a, b, n: int, values: bool = True):
     return out_ptr, out_idx, (out_val if values else None)
 
 
+def _union_pattern(indptr, indices, n: int):
+    """(indptr, indices) of the pattern of A ∪ Aᵀ for a square CSR with sorted rows and
+    no duplicates: Aᵀ's pattern built here (no values moved), then the row merge."""
+    ptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    idx = np.ascontiguousarray(indices, dtype=np.int32)
+    if ptr.size != n + 1:
+        raise ValueError(f"union_pattern: indptr must have {n + 1} entries")
+    t_ptr = np.empty(n + 1, dtype=np.int64)
+    t_idx = np.empty(idx.size, dtype=np.int32)
+    _transpose_pattern(ptr, idx, t_ptr, t_idx)
+    out_ptr, out_idx, _ = _union_min((ptr, idx, None), (t_ptr, t_idx, None), n, values=False)
+    return out_ptr, out_idx
+
+
 # None without Numba (or under KLEENE_CPU=numpy): kleene.ops.symmetry's NumPy forms run.
 symmetry_sums = _symmetry_sums if _ENABLED else None
 union_min = _union_min if _ENABLED else None
+union_pattern = _union_pattern if _ENABLED else None
