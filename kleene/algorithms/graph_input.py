@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import Matrix, array_module, is_cupy_array, reduce, select, symmetrize
+from ..ops import (
+    Matrix,
+    all_finite,
+    array_module,
+    first_stored,
+    is_cupy_array,
+    select,
+    stored_min,
+    stores,
+    symmetrize,
+)
 
 
 def _is_sparse(G) -> bool:
@@ -88,10 +98,10 @@ def finite_weights(A: Matrix, name: str = "G") -> Matrix:
     ``A`` itself when it has none; ValueError on a NaN or -inf weight (naming its edge:
     no path length can be built from it).
 
-    One pass decides the common case: a finite sum of the stored values means none is
-    NaN or infinite. Otherwise the least and greatest values (cached on ``A``, where the
-    shortest-path checks read them too) say which. The matrix without the infinite
-    entries is cached on ``A`` as well.
+    One sum of the stored values decides the common case (``kleene.ops.all_finite``);
+    otherwise the least value (cached on ``A``, where the shortest-path checks read it
+    too) and one more pass say which. The matrix without the infinite entries is cached
+    on ``A`` as well.
 
     >>> import numpy as np
     >>> A = Matrix.from_edges([0, 1], [1, 2], [1.0, np.inf])
@@ -104,17 +114,13 @@ def finite_weights(A: Matrix, name: str = "G") -> Matrix:
     """
     if A.dtype.kind != "f" or A.known("finite weights"):
         return A
-    if A.known("has_nan") is None and _all_finite(A):
+    if A.known("has_nan") is None and all_finite(A):
         return A
     check_no_nan(A, name)
-    least = float(A.cached("min_value", lambda: _least(A)))
-    if least == -np.inf:
-        _no_negative_infinity(*A.to_coo(), name)
-    if not _absent_is_inf(A):  # (an array taken with inf = no edge stores no inf)
-        stats = A.known("value_stats")
-        most = stats[0] if stats is not None else A.cached("max_value", lambda: reduce(A, "max"))
-        if float(most) == np.inf:
-            return A.cached("finite part", lambda: select(A, "valuene", np.inf))
+    if stored_min(A) == -np.inf:
+        _refuse_negative_infinity(A, name)
+    if stores(A, np.inf):
+        return A.cached("finite part", lambda: select(A, "valuene", np.inf))
     A.cached("finite weights", lambda: True)
     return A
 
@@ -130,54 +136,21 @@ def infinite_edges_dropped(A: Matrix, name: str = "G") -> Matrix:
     """
     if A.dtype.kind != "f" or A.known("finite weights") or A.known("finite pattern"):
         return A
-    if A.known("has_nan") is None and _all_finite(A):
+    if A.known("has_nan") is None and all_finite(A):
         return A
-    if not _absent_is_inf(A) or bool((A._values == -np.inf).any()):
-        rows, cols, vals = A.to_coo()
-        _no_negative_infinity(rows, cols, vals, name)
-        if bool((vals == np.inf).any()):
-            return A.cached("finite part", lambda: select(A, "valuene", np.inf))
+    if stores(A, -np.inf):
+        _refuse_negative_infinity(A, name)
+    if stores(A, np.inf):
+        return A.cached("finite part", lambda: select(A, "valuene", np.inf))
     A.cached("finite pattern", lambda: True)
     return A
 
 
-def _all_finite(A: Matrix) -> bool:
-    """Whether a sum over A's value buffer (the stored values, and a dense matrix's absent
-    slots) is finite: then no value is NaN or infinite, which is cached on ``A``. (An
-    overflow of large finite values only sends the caller to its exact checks.)"""
-    with np.errstate(invalid="ignore", over="ignore"):
-        total = A._values.sum(dtype=np.float64)
-    if not bool(A.xp.isfinite(total)):
-        return False
-    A.cached("has_nan", lambda: False)
-    A.cached("finite weights", lambda: True)
-    return True
-
-
-def _no_negative_infinity(rows, cols, vals, name: str) -> None:
-    bad = vals == -np.inf
-    if bool(bad.any()):
-        at = int(bad.nonzero()[0][0])
-        raise ValueError(
-            f"{name} has a -inf edge weight, at edge ({int(rows[at])}, {int(cols[at])}): "
-            "path lengths need finite weights"
-        )
-
-
-def _least(A: Matrix):
-    """A's least stored value (+inf if none): a dense matrix whose absent slots hold +inf
-    is read whole, without the presence bitmap a reduce would build."""
-    if _absent_is_inf(A):
-        return A._values.min() if A._values.size else np.inf
-    return reduce(A, "min") if A.nvals else np.inf
-
-
-def _absent_is_inf(A: Matrix) -> bool:
-    """Whether ``A`` is a dense matrix whose absent entries are those holding +inf."""
-    store = A._store
-    if A.format != "dense" or A._window is not None or store.absent is None:
-        return False
-    return bool(np.isposinf(store.absent))
+def _refuse_negative_infinity(A: Matrix, name: str) -> None:
+    i, j = first_stored(A, -np.inf)
+    raise ValueError(
+        f"{name} has a -inf edge weight, at edge ({i}, {j}): path lengths need finite weights"
+    )
 
 
 def check_no_nan(A: Matrix, name: str = "G") -> None:

@@ -54,6 +54,7 @@ from .strict_sums import strict_sums
 from .symmetry import is_symmetric, symmetrize
 from .tree import shortest_path_tree, tight_edges
 from .vector import Vector
+from .weight_scan import all_finite, first_stored, stored_min, stores
 
 __all__ = [
     "apply",
@@ -102,4 +103,8 @@ __all__ = [
     "transpose",
     "Vector",
     "vxm",
+    "all_finite",
+    "first_stored",
+    "stored_min",
+    "stores",
 ]

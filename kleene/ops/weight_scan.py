@@ -1,0 +1,108 @@
+"""Whether a matrix's stored values are finite, and where they are not: the passes behind
+the algorithms' weight rules (``kleene.algorithms.graph_input.finite_weights``: +inf is
+no edge, NaN and -inf are refused).
+
+Each reads the value buffer as it is: a dense matrix taken with "inf = no edge" keeps
+that marker in its absent slots and no presence bitmap, and these passes build none.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .matrix import Matrix
+from .operations import reduce
+
+
+def all_finite(A: Matrix) -> bool:
+    """Whether no stored value of ``A`` is NaN or infinite, by one sum of its value
+    buffer (a dense matrix's absent slots included, so a false answer only sends the
+    caller to the exact checks, as does an overflow of large finite values). A true
+    one is cached on ``A`` (``has_nan`` False, "finite weights" True).
+
+    >>> import numpy as np, kleene
+    >>> all_finite(kleene.Matrix.from_edges([0], [1], [2.0]))
+    True
+    >>> all_finite(kleene.Matrix.from_edges([0], [1], [np.inf]))
+    False
+    """
+    if A.dtype.kind != "f" or A.known("finite weights"):
+        return True
+    with np.errstate(invalid="ignore", over="ignore"):
+        total = A._values.sum(dtype=np.float64)
+    if not bool(A.xp.isfinite(total)):
+        return False
+    A.cached("has_nan", lambda: False)
+    A.cached("finite weights", lambda: True)
+    return True
+
+
+def stored_min(A: Matrix) -> float:
+    """``A``'s least stored value (+inf if none), cached as "min_value" (what the
+    shortest-path checks for negative weights read). A dense matrix whose absent slots
+    hold +inf is read whole, without the presence bitmap a ``reduce`` would build.
+
+    >>> import kleene
+    >>> stored_min(kleene.Matrix.from_edges([0, 1], [1, 0], [3.0, -1.0]))
+    -1.0
+    """
+
+    def least():
+        if _absent_is(A, np.inf):
+            return A._values.min() if A._values.size else np.inf
+        return reduce(A, "min") if A.nvals else np.inf
+
+    return float(A.cached("min_value", least))
+
+
+def stores(A: Matrix, value: float) -> bool:
+    """Whether a stored value of ``A`` equals ``value`` (an infinity, say): one pass.
+
+    >>> import numpy as np, kleene
+    >>> stores(kleene.Matrix.from_dense(np.array([[0.0, np.inf]])), np.inf)  # inf: absent
+    False
+    """
+    hit = _equal(A, value)
+    return hit is not None and bool(hit.any())
+
+
+def first_stored(A: Matrix, value: float) -> tuple[int, int] | None:
+    """(row, column) of the first stored entry of ``A`` equal to ``value``, row-major,
+    or None.
+
+    >>> import numpy as np, kleene
+    >>> first_stored(kleene.Matrix.from_edges([0, 2], [1, 1], [1.0, -np.inf]), -np.inf)
+    (2, 1)
+    """
+    hit = _equal(A, value)
+    xp = A.xp
+    if hit is None or not bool(hit.any()):
+        return None
+    if A.format != "dense":
+        k = int(xp.flatnonzero(hit)[0])
+        row = int(xp.searchsorted(A._indptr, k, side="right")) - 1
+        return row, int(A._indices[k])
+    rows, cols = xp.nonzero(hit)
+    return int(rows[0]), int(cols[0])
+
+
+def _equal(A: Matrix, value):
+    """Where the stored values equal ``value`` (over the value buffer; absent slots
+    False), or None where none can (``value`` is the absent marker)."""
+    if A.format == "dense" and A._window is None and A._store.absent is not None:
+        if bool(A._store.absent == value):
+            return None
+        return A._values == value  # (a slot equal to value is not a marked, absent one)
+    hit = A._values == value
+    if A.format == "dense" and A._present is not None:
+        hit &= A._present
+    return hit
+
+
+def _absent_is(A: Matrix, value) -> bool:
+    """Whether ``A`` is a dense matrix whose absent slots are exactly those equal to
+    ``value`` (a dense array taken with "inf = no edge": no bitmap, the marker kept)."""
+    if A.format != "dense" or A._window is not None:
+        return False
+    mark = A._store.absent
+    return mark is not None and bool(mark == value)
