@@ -18,8 +18,11 @@ from scipy.sparse.csgraph import shortest_path
 pytest.importorskip("numba", reason="the fused CPU loops are compiled with numba")
 
 import kleene  # noqa: E402
+from kleene.ops import cpu  # noqa: E402
 from kleene.ops import frontier as fr  # noqa: E402
 from kleene.ops.cpu import frontier as cf  # noqa: E402
+
+fused = pytest.mark.skipif(cpu.bfs_levels is None, reason="KLEENE_CPU=numpy: no fused BFS")
 
 METHODS = ["auto", "push", "pull", "direction-optimizing"]
 
@@ -115,6 +118,7 @@ def _count_transposes(monkeypatch):
     return calls
 
 
+@fused
 def test_a_csr_never_builds_the_transpose(monkeypatch):
     g = _social()
     calls = _count_transposes(monkeypatch)
@@ -128,6 +132,7 @@ def test_a_csr_never_builds_the_transpose(monkeypatch):
     assert len(calls) == 1
 
 
+@fused
 def test_a_matrix_builds_the_transpose_on_its_second_search(monkeypatch):
     g = _social()
     M = kleene.Matrix.from_scipy(g)
@@ -142,6 +147,7 @@ def test_a_matrix_builds_the_transpose_on_its_second_search(monkeypatch):
     assert len(calls) == 1  # kept: not built again
 
 
+@fused
 def test_a_road_like_matrix_never_builds_the_transpose(monkeypatch):
     G = kleene.generators.from_spec("grid:30x30")
     calls = _count_transposes(monkeypatch)

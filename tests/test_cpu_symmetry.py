@@ -18,6 +18,8 @@ import kleene  # noqa: E402
 from kleene.ops import is_symmetric, symmetrize  # noqa: E402
 from kleene.ops.cpu import symmetry as cs  # noqa: E402
 
+compiled = pytest.mark.skipif(cs.union_min is None, reason="KLEENE_CPU=numpy: no compiled pass")
+
 
 @st.composite
 def matrices(draw, max_n=20):
@@ -68,6 +70,7 @@ def _dense(A):
     return out
 
 
+@compiled
 def test_symmetry_builds_no_transpose():
     src, dst = kleene.generators.rmat(10, 8, seed=1)
     A = kleene.Matrix.from_edges(np.concatenate([src, dst]), np.concatenate([dst, src]),
@@ -77,6 +80,7 @@ def test_symmetry_builds_no_transpose():
     assert not is_symmetric(B, values=False) and B.known("csr_T") is None
 
 
+@compiled
 def test_union_of_rows():
     a = (np.array([0, 2, 2, 2]), np.array([1, 3], np.int32), np.array([5.0, 1.0]))
     b = (np.array([0, 1, 2, 3]), np.array([1, 2, 3], np.int32), np.array([2.0, 7.0, 4.0]))

@@ -271,6 +271,11 @@ def _negative_cycle() -> NegativeCycleError:
 
 def _composed_bfs(A: Matrix, s: int, want_parents: bool, method: str):
     xp, n = A.xp, A.nrows
+    if want_parents and A.dtype.kind == "f" and A.has_nan():
+        # min_first refuses NaN operands, though it reads none of A's values: the
+        # search is over the pattern, where a NaN weight is an edge like any other
+        ptr, idx, _ = A._csr()
+        A = Matrix._from_csr(xp, ptr, idx, xp.ones(idx.size, dtype=np.bool_), A.shape)
     at = xp.asarray([s], dtype=np.int64)
     levels = Vector.from_coo(at, xp.zeros(1, np.int64), n)
     parents = None
