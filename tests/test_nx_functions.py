@@ -194,6 +194,12 @@ def test_dijkstra_cutoffs_inf_and_none_weights_match_networkx(G, data):
     got = {u: (list(d.items()), p) for u, (d, p) in kl("all_pairs_dijkstra", G, cutoff=cutoff)}
     want = {u: (list(d.items()), p) for u, (d, p) in ref("all_pairs_dijkstra", G, cutoff=cutoff)}
     assert got == want
+    for name in ("all_pairs_dijkstra_path", "all_pairs_dijkstra_path_length"):
+        got = {u: list(d.items()) for u, d in kl(name, G, cutoff=cutoff)}
+        assert got == {u: list(d.items()) for u, d in ref(name, G, cutoff=cutoff)}
+    got = kl("multi_source_dijkstra_path_length", G, sources, cutoff=cutoff)
+    want = ref("multi_source_dijkstra_path_length", G, sources, cutoff=cutoff)
+    assert list(got.items()) == list(want.items())
     t = data.draw(st.sampled_from(list(G)))
     for name in ("dijkstra_path_length", "dijkstra_path", "bidirectional_dijkstra"):
         try:
