@@ -94,17 +94,12 @@ def test_road_graph_refuses_bad_parameters(bad):
         road_graph(args.pop("rows"), **args)
 
 
-def test_road_graph_million_vertices_is_fast_and_deep():
-    """The benchmark's ~1 M-vertex road graph: ≥ 1,500 BFS levels from vertex 0, and
-    built in a few seconds (0.3 s measured on the 2-core CI machine)."""
-    import time
-
+def test_road_graph_million_vertices_is_deep():
+    """The benchmark's ~1 M-vertex road graph: ≥ 1,500 BFS levels from vertex 0."""
     from scipy.sparse.csgraph import shortest_path
 
-    t0 = time.perf_counter()
     A = road_graph(1024)
-    took = time.perf_counter() - t0
-    assert 0.9e6 < A.nrows < 2**20 and took < 10
+    assert 0.9e6 < A.nrows < 2**20
     level = shortest_path(A.to_scipy(), unweighted=True, indices=0)
     assert np.isfinite(level).all() and level.max() >= 1500  # connected; 2,100 levels
 

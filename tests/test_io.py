@@ -13,7 +13,6 @@ import lzma
 import os
 import re
 import sys
-import time
 from pathlib import Path
 from unittest import mock
 
@@ -90,14 +89,17 @@ def test_rome99_dimacs():
     assert kio.read(path, format="dimacs").isequal(A)
 
 
-def test_ny_pace_xz_fast_and_undirected():
+def test_ny_pace_xz_fast_and_undirected(monkeypatch):
+    # "fast": the vectorised parser reads all of it; the line-by-line one is never
+    # reached (a structural check, not a clock: the clock fails on a loaded machine)
+    from kleene.io import _table
+
+    def no_slow_path(*args, **kwargs):
+        raise AssertionError("the NY road graph fell back to the line-by-line parser")
+
+    monkeypatch.setattr(_table, "_slow", no_slow_path)
     path = data_file("USA-road-NY.pace.gr.xz")
-    best = float("inf")
-    for _ in range(2):
-        t0 = time.perf_counter()
-        A = kio.read(path)
-        best = min(best, time.perf_counter() - t0)
-    assert best < 1.5, f"reading the NY road graph took {best:.2f} s"  # ~0.35 s on a laptop
+    A = kio.read(path)
     assert A.shape == (264346, 264346) and A.dtype == np.bool_
     assert A.nvals == 2 * 365050  # every edge stored both ways, no repeats in this file
     lines = open_text(path)
