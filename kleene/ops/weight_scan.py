@@ -80,7 +80,7 @@ def first_stored(A: Matrix, value: float) -> tuple[int, int] | None:
         return None
     if A.format != "dense":
         k = int(xp.flatnonzero(hit)[0])
-        row = int(xp.searchsorted(A._indptr, k, side="right")) - 1
+        row = int(xp.searchsorted(A._indptr, xp.asarray([k]), side="right")[0]) - 1
         return row, int(A._indices[k])
     rows, cols = xp.nonzero(hit)
     return int(rows[0]), int(cols[0])
