@@ -17,8 +17,10 @@ from .operations import reduce
 def all_finite(A: Matrix) -> bool:
     """Whether no stored value of ``A`` is NaN or infinite, by one sum of its value
     buffer (a dense matrix's absent slots included, so a false answer only sends the
-    caller to the exact checks, as does an overflow of large finite values). A true
-    one is cached on ``A`` (``has_nan`` False, "finite weights" True).
+    caller to the exact checks, as does an overflow of large finite values); on the
+    GPU by the range the NaN scan finds besides (``value_scan``), so that a first call
+    compiles no CuPy reduction. A true one is cached on ``A`` (``has_nan`` False,
+    "finite weights" True).
 
     >>> import numpy as np, kleene
     >>> all_finite(kleene.Matrix.from_edges([0], [1], [2.0]))
@@ -28,13 +30,32 @@ def all_finite(A: Matrix) -> bool:
     """
     if A.dtype.kind != "f" or A.known("finite weights"):
         return True
-    with np.errstate(invalid="ignore", over="ignore"):
-        total = A._values.sum(dtype=np.float64)
-    if not bool(A.xp.isfinite(total)):
-        return False
+    if A.xp is not np:  # kleene's fused scan, not a CuPy reduction (compiled on first use)
+        finite = _finite_by_scan(A)
+        if finite is False:
+            return False
+    else:
+        finite = None
+    if finite is None:
+        with np.errstate(invalid="ignore", over="ignore"):
+            total = A._values.sum(dtype=np.float64)
+        if not bool(A.xp.isfinite(total)):
+            return False
     A.cached("has_nan", lambda: False)
     A.cached("finite weights", lambda: True)
     return True
+
+
+def _finite_by_scan(A: Matrix) -> bool | None:
+    """Whether every stored value is finite, from the NaN scan's by-products (the range
+    it caches: the pass the shortest-path checks run anyway), or None where that scan
+    keeps no range (a value type or layout without a fused kernel)."""
+    if A.has_nan():
+        return False
+    least, stats = A.known("min_value"), A.known("value_stats")
+    if least is None or stats is None:
+        return None
+    return bool(least > -np.inf and stats[0] < np.inf)
 
 
 def stored_min(A: Matrix) -> float:
