@@ -102,9 +102,10 @@ def _fused_bfs(opname: str, A: Matrix, source, parents: bool, method: str, symme
     if loop is None:
         return s, None
     ptr, idx, _ = A._csr()
-    in_edges = _in_edges_at_hand(A) if A.xp is np and method != "pull" else None
-    if in_edges is None and A.xp is np and method != "pull":
-        if method == "push" or not A.known("bfs_pull_wanted"):
+    in_edges = None
+    if A.xp is np and method != "pull":
+        in_edges = _in_edges_at_hand(A)
+        if in_edges is None and (method == "push" or not A.known("bfs_pull_wanted")):
             # No Aᵀ at hand: building it reads every edge and writes a copy, more
             # than the pushes a pull level saves in one search. This search pushes;
             # where a level would have pulled a good share of the edges (a social

@@ -277,11 +277,11 @@ def _bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, paren
     pull levels, or None where the caller has no in-edges at hand: then every level
     is pushed (the same levels and parents), and where a pull level would have
     skipped a good share of the edges (see ``_bfs_kernel``) ``on_pull_wanted()`` is
-    called once after the search (a caller can then
-    build Aᵀ for the next search of the same graph). A vertex's parent is its
-    smallest-numbered in-neighbour one level up (what the ``min_first`` product
-    gives). "direction-optimizing" (= "auto") switches by Beamer's rule
-    (:mod:`kleene.ops.direction`); "pull" needs the in-edges.
+    called once after the search, so that a caller can build Aᵀ for the next search
+    of the same graph. A vertex's parent is its smallest-numbered in-neighbour one
+    level up (what the ``min_first`` product gives). "direction-optimizing" (=
+    "auto") switches by Beamer's rule (:mod:`kleene.ops.direction`); "pull" needs
+    the in-edges.
     """
     if method not in _METHOD:
         raise ValueError(f"bfs_levels: method must be one of {tuple(_METHOD)}, got {method!r}")
