@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra, shortest_path
 
 pytest.importorskip("numba", reason="the fused CPU loops are compiled with numba")
@@ -163,3 +164,34 @@ def test_road_and_social_graphs_take_either_path_with_the_same_levels(monkeypatc
     for limit in (0, 10**6):  # never MS-BFS, always MS-BFS
         monkeypatch.setattr(bfs_rows, "MS_MAX_LEVELS", limit)
         np.testing.assert_array_equal(kleene.bfs(g, sources), want)
+
+
+@pytest.mark.parametrize("kw", [{"delta": 3.0}, {"method": "delta-stepping", "delta": 0.5}])
+def test_multi_source_sssp_with_a_delta_or_negative_weights_runs_per_source(kw, monkeypatch):
+    """A given delta, or negative weights, run the single-source loop per source (the
+    composed (k, n) loops are never entered) with scipy's answers."""
+    from scipy.sparse.csgraph import bellman_ford
+
+    import kleene.algorithms.single_source as ss
+
+    def composed(*args):
+        raise AssertionError("the composed multi-source loop ran")
+
+    monkeypatch.setattr(ss, "_delta", composed)
+    monkeypatch.setattr(ss, "_bellman_ford", composed)
+    rng = np.random.default_rng(2)
+    n, m = 300, 1500
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = rng.integers(1, 20, m).astype(float)
+    g = sp.csr_matrix((w, (r, c)), shape=(n, n))
+    sources = [0, 7, 7, 299]
+    dist, pred = kleene.sssp(g, sources, return_predecessors=True, **kw)
+    np.testing.assert_array_equal(dist, dijkstra(g, indices=sources))
+    for i, s in enumerate(sources):
+        check_shortest_path_tree(g, dist[i], pred[i], s)
+    lo, hi = np.minimum(r, c), np.maximum(r, c)  # a DAG: negative weights, no cycle
+    dag = sp.csr_matrix((w[lo != hi] - 5, (lo[lo != hi], hi[lo != hi])), shape=(n, n))
+    dist, pred = kleene.sssp(dag, sources, return_predecessors=True)
+    np.testing.assert_allclose(dist, bellman_ford(dag, indices=sources))
+    for i, s in enumerate(sources):
+        check_shortest_path_tree(dag, dist[i], pred[i], s)

@@ -120,11 +120,17 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
     auto = method == "auto"
     if auto:  # one source, weights >= 0: delta-stepping (measured: the docstring)
         method = "bellman-ford" if negative or multi else "delta-stepping"
-    if method == "bellman-ford" and multi and not negative:
+    if multi and not negative and (method == "bellman-ford" or delta is None):
         # The multi-source op: the back end's fused rows where it has them (GPU: 64
-        # sources per bit-packed frontier word; CPU: a Dijkstra per source, in parallel).
+        # sources per bit-packed frontier word; CPU: delta-stepping per source, as
+        # one source runs, in parallel).
         dist, pred = multi_source_sssp(A, srcs, predecessors=return_predecessors)
         return (dist, pred) if return_predecessors else dist
+    if multi and A.xp is np:
+        # A given delta, or negative weights: the single-source fused loop per source,
+        # so k sources never cost more than k single-source calls (the composed
+        # (k, n) loops below carry O(k·n) bookkeeping per round).
+        return _one_by_one(A, srcs, method, delta, return_predecessors)
     if A.dtype != np.float64 and multi:
         A = A.astype(np.float64)
     if method == "delta-stepping" and negative:
@@ -155,6 +161,24 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
     if A.dtype != np.float64:
         A = A.astype(np.float64)  # tight edges compare float64 sums
     return dist, predecessors_from_distances(A, d, int(srcs[0]))
+
+
+def _one_by_one(A: Matrix, srcs, method: str, delta: float | None, preds: bool):
+    """(k, n) distances [and predecessors] of single-source runs, one row per source."""
+    n = A.nrows
+    dist = np.empty((srcs.size, n), dtype=np.float64)
+    pred = np.empty((srcs.size, n), dtype=np.int64) if preds else None
+    F = A if A.dtype == np.float64 else A.astype(np.float64)  # tight edges: float64 sums
+    for i, s in enumerate(srcs.tolist()):
+        if method == "delta-stepping":
+            d, p = _delta_stepping(A, s, delta, False, preds)
+        else:
+            d = frontier_bellman_ford(A, s)
+            p = predecessors_from_distances(F, d, s) if preds else None
+        dist[i] = d.to_dense(missing=float("inf"))
+        if preds:
+            pred[i] = p
+    return (dist, pred) if preds else dist
 
 
 def _start(A: Matrix, srcs, multi: bool):
