@@ -94,4 +94,19 @@ def test_union_of_rows():
     ptr, idx = cs.union_pattern(np.array([0, 1, 1, 2]), np.array([1, 0], np.int32), 3)
     assert ptr.tolist() == [0, 2, 3, 4] and idx.tolist() == [1, 2, 0, 0]  # (0,1) (2,0) + mirrors
     with pytest.raises(TypeError, match="complex"):
-        cs.symmetry_sums(a[0], a[1], a[2].astype(complex), 1)
+        cs.symmetry_sums(np.array([0, 1, 1, 2]), np.array([1, 0], np.int32),
+                         np.array([1.0, 2.0], complex), 1)  # fmt: skip
+
+
+@compiled
+@pytest.mark.parametrize("mirrored", [True, False])
+def test_sampled_mirrors_answer_a_one_way_graph(mirrored):
+    src, dst = kleene.generators.rmat(9, 8, seed=5)
+    keep = src < dst
+    src, dst = src[keep], dst[keep]
+    if mirrored:
+        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+    A = kleene.Matrix.from_edges(src, dst, n=1 << 9)
+    ptr, idx, _ = A._csr()
+    assert cs._first_missing_mirror(ptr, idx, cs.SAMPLES) is (not mirrored)
+    assert (cs.symmetry_sums(ptr, idx, None, 7) == (0, 0)) is mirrored

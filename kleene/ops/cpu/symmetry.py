@@ -8,7 +8,9 @@ subtracts that of (j, i) (``_mix``: the SplitMix64 finaliser, as ``kl_mix`` in
 values, a hash of (i, j, w) less that of (j, i, w) too. "Not symmetric" is then
 exact, and a non-symmetric CSR passes only by a 2**-64 coincidence of a salt it
 cannot know. The comparison with a built transpose that it replaces reads and
-writes every entry at a random place; this pass reads them in order.
+writes every entry at a random place; this pass reads them in order. Before it,
+``SAMPLES`` entries spread over the CSR have their mirrors looked up by bisection:
+a graph stored one way (an edge list read as directed) is answered there.
 
 The merge takes two CSRs with sorted rows, no duplicates (A's and Aᵀ's), and walks
 each row pair once to count, then once to write: no sort, no key arrays.
@@ -59,6 +61,33 @@ def _value_sum(indptr, indices, bits, salt):
             w = _mix(bits[e] + salt)
             total += _mix(f ^ w) - _mix(b ^ w)
     return total
+
+
+def _first_missing_mirror(indptr, indices, samples):
+    """Whether one of ``samples`` entries, spread evenly over the CSR, has no mirror:
+    for entry e (row i by bisection of indptr, column j) a bisection of row j for i."""
+    n = indptr.size - 1
+    nnz = indices.size
+    for k in range(samples):
+        e = (k * nnz) // samples
+        lo, hi = 0, n - 1  # the row i with indptr[i] <= e < indptr[i + 1]
+        while lo < hi:
+            mid = (lo + hi + 1) >> 1
+            if indptr[mid] <= e:
+                lo = mid
+            else:
+                hi = mid - 1
+        i, j = lo, indices[e]
+        a, b = indptr[j], indptr[j + 1]
+        while a < b:
+            mid = (a + b) >> 1
+            if indices[mid] < i:
+                a = mid + 1
+            else:
+                b = mid
+        if a == indptr[j + 1] or indices[a] != i:
+            return True
+    return False
 
 
 def _union_count(a_ptr, a_idx, b_ptr, b_idx, out_ptr):
@@ -126,6 +155,12 @@ if _ENABLED:  # compiled on first call (per argument types), then loaded from th
     _pattern_sum, _value_sum = _jit(_pattern_sum), _jit(_value_sum)
     _union_count, _union_write = _jit(_union_count), _jit(_union_write)
     _transpose_pattern = _jit(_transpose_pattern)
+    _first_missing_mirror = _jit(_first_missing_mirror)
+
+
+# Entries whose mirrors are looked up before the pass: a graph stored one way (an edge
+# list read as directed) fails at the first, for a few bisections instead of a pass.
+SAMPLES = 64
 
 
 def value_bits(values) -> np.ndarray:
@@ -140,14 +175,22 @@ def value_bits(values) -> np.ndarray:
 def _symmetry_sums(indptr, indices, values, salt: int):
     """(pattern sum, value sum): both 0 when the CSR equals its transpose (see the module
     docstring). ``values`` None: the pattern only (the value sum is 0). TypeError for a
-    value type it cannot hash."""
+    value type it cannot hash. The CSR must have sorted rows (a Matrix's CSR): the
+    ``SAMPLES`` entries looked up first bisect them, and one without its mirror
+    answers (1, 1) without the pass."""
     ptr = np.ascontiguousarray(indptr, dtype=np.int64)
     idx = np.ascontiguousarray(indices, dtype=np.int32)
+    if values is not None:
+        values = np.asarray(values)
+        if values.dtype.kind not in "biuf":
+            raise TypeError(f"symmetry_sums: no pass for {values.dtype} values")
+    if idx.size and _first_missing_mirror(ptr, idx, SAMPLES):
+        return 1, 1  # an entry without its mirror: not symmetric, no pass needed
     s = np.uint64(salt & 0xFFFFFFFFFFFFFFFF)
     pattern = int(_pattern_sum(ptr, idx, s))
     if values is None:
         return pattern, 0
-    return pattern, int(_value_sum(ptr, idx, value_bits(np.asarray(values)), s))
+    return pattern, int(_value_sum(ptr, idx, value_bits(values), s))
 
 
 def _union_min(a, b, n: int, values: bool = True):
