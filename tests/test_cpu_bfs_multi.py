@@ -195,3 +195,13 @@ def test_multi_source_sssp_with_a_delta_or_negative_weights_runs_per_source(kw, 
     np.testing.assert_allclose(dist, bellman_ford(dag, indices=sources))
     for i, s in enumerate(sources):
         check_shortest_path_tree(dag, dist[i], pred[i], s)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.uint32])
+def test_small_weight_dtypes_take_every_path(dtype):
+    """A SciPy matrix of a dtype kleene does not store natively (int8, ...) is read as
+    float64 weights by sssp, one source or many, as bfs and apsp already did."""
+    g = sp.csr_matrix((np.array([1, 2, 3], dtype), ([0, 1, 2], [1, 2, 0])), shape=(3, 3))
+    assert kleene.sssp(g, 0).tolist() == [0.0, 1.0, 3.0]
+    assert kleene.sssp(g, [0, 2]).tolist() == [[0.0, 1.0, 3.0], [3.0, 4.0, 0.0]]
+    assert kleene.apsp(g)[0].tolist() == [0.0, 1.0, 3.0]

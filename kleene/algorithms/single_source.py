@@ -113,7 +113,7 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
     # every call); every other path, and the predecessor pass, works on float64.
     lean = A.dtype == np.float32 and (method in ("auto", "bellman-ford") or not multi)
     if A.xp is np and not multi:
-        lean = A.dtype.kind in "iuf"
+        lean = A.dtype in (np.int32, np.int64, np.float32, np.float64)  # (kleene's types)
     if A.dtype != np.float64 and not lean:
         A = A.astype(np.float64)
     negative = A.nvals > 0 and float(A.cached("min_value", lambda: reduce(A, "min"))) < 0
