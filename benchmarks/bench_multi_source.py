@@ -60,8 +60,11 @@ def _peers(csr: sp.csr_matrix, weighted: bool):
         g = igraph.Graph(n=csr.shape[0], edges=np.column_stack([coo.row, coo.col]).tolist(),
                          directed=True)  # fmt: skip
         w = coo.data.tolist() if weighted else None
-        peers["igraph"] = lambda s: np.asarray(g.distances(source=list(map(int, s)),
-                                                           weights=w, mode="out"), float)  # fmt: skip
+
+        def distances(s):
+            return np.asarray(g.distances(source=list(map(int, s)), weights=w, mode="out"), float)
+
+        peers["igraph"] = distances
     except ImportError:
         pass
     try:
@@ -141,7 +144,8 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=64)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="small graphs only (a smoke run)")
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "multi_source_cpu.json"))
+    default_out = Path(__file__).parent / "results" / "multi_source_cpu.json"
+    ap.add_argument("--out", default=str(default_out))
     args = ap.parse_args()
     rows = []
     for name, (load, kind) in GRAPHS.items():
