@@ -189,3 +189,15 @@ def record_in_edges(monkeypatch, owner) -> list[bool]:
 
     monkeypatch.setattr(owner, "tight_parents", spy)
     return seen
+
+
+def min_parents(g: sp.csr_matrix, levels: np.ndarray) -> np.ndarray:
+    """Each reached vertex's smallest in-neighbour one level up (BFS parents by the
+    min_first rule), by NumPy over the edges of ``g``; -1 where none."""
+    coo = g.tocoo()
+    u, v = coo.row.astype(np.int64), coo.col.astype(np.int64)
+    hit = (levels[u] >= 0) & (levels[v] == levels[u] + 1)
+    parents = np.full(g.shape[0], np.iinfo(np.int64).max)
+    np.minimum.at(parents, v[hit], u[hit])
+    parents[parents == np.iinfo(np.int64).max] = -1
+    return parents

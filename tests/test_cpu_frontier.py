@@ -17,14 +17,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import breadth_first_order, dijkstra, shortest_path
 
 pytest.importorskip("numba", reason="the fused CPU loops are compiled with numba")
 
-from graph_data import load_scipy  # noqa: E402
+from graph_data import load_scipy, min_parents  # noqa: E402
 
 import kleene  # noqa: E402
 from kleene.algorithms.graph_input import as_graph  # noqa: E402
@@ -57,17 +56,6 @@ def _fused_bfs(A, s, method, parents=True, symmetric=False):
 def _composed_bfs(A, s, method, symmetric=False):
     lv, par = frontier_bfs(A, s, parents=True, method=method, symmetric=symmetric, fused=False)
     return lv.to_dense(missing=-1), par.to_dense(missing=-1)
-
-
-def _min_parents(g: sp.csr_matrix, levels: np.ndarray) -> np.ndarray:
-    """Each reached vertex's smallest in-neighbour one level up, by numpy over the edges."""
-    coo = g.tocoo()
-    u, v = coo.row.astype(np.int64), coo.col.astype(np.int64)
-    hit = (levels[u] >= 0) & (levels[v] == levels[u] + 1)
-    parents = np.full(g.shape[0], np.iinfo(np.int64).max)
-    np.minimum.at(parents, v[hit], u[hit])
-    parents[parents == np.iinfo(np.int64).max] = -1
-    return parents
 
 
 @settings(max_examples=60, deadline=None)
@@ -168,7 +156,7 @@ def test_bfs_real_graphs_against_scipy(name, symmetric, method):
         lv, par = _fused_bfs(A, s, method, symmetric=symmetric)
         want = shortest_path(g, unweighted=True, indices=s)
         np.testing.assert_array_equal(lv, np.where(np.isinf(want), -1, want).astype(np.int64))
-        np.testing.assert_array_equal(par, _min_parents(g, lv))
+        np.testing.assert_array_equal(par, min_parents(g, lv))
         order = breadth_first_order(g, s, return_predecessors=False)
         assert np.array_equal(np.sort(order), np.flatnonzero(lv >= 0))
 
