@@ -19,6 +19,7 @@ from ..ops import (
 from .graph_input import as_graph, check_source, loaded_client
 from .shortest_tree import predecessors_from_distances
 
+NEGATIVE_CYCLE_FROM_SOURCES = "sssp: the graph has a negative cycle reachable from a source"
 METHODS = ("auto", "bellman-ford", "delta-stepping")
 
 
@@ -173,7 +174,10 @@ def _one_by_one(A: Matrix, srcs, method: str, delta: float | None, preds: bool):
         if method == "delta-stepping":
             d, p = _delta_stepping(A, s, delta, False, preds)
         else:
-            d = frontier_bellman_ford(A, s)
+            try:
+                d = frontier_bellman_ford(A, s)
+            except NegativeCycleError:  # named as the composed multi-source loop names it
+                raise NegativeCycleError(NEGATIVE_CYCLE_FROM_SOURCES) from None
             p = predecessors_from_distances(F, d, s) if preds else None
         dist[i] = d.to_dense(missing=float("inf"))
         if preds:
@@ -206,7 +210,7 @@ def _bellman_ford(A: Matrix, srcs):
         f = relax(f, A, d)
         if not f.nvals:
             return d
-    raise NegativeCycleError("sssp: the graph has a negative cycle reachable from a source")
+    raise NegativeCycleError(NEGATIVE_CYCLE_FROM_SOURCES)
 
 
 def _check_delta(delta, method: str) -> float:
