@@ -263,16 +263,10 @@ def test_chunks_give_the_one_call_answer(monkeypatch, fn):
                                         return_predecessors=True)  # fmt: skip
     want, want_p = fn(G, sources.tolist(), return_predecessors=True)
     np.testing.assert_array_equal(got, want)
-    # Predecessors: any shortest-path tree (ties may be broken otherwise in a batch).
-    W = G.to_dense() if fn is kleene.sssp else None
-    for s, row, pred in zip(sources, got, got_p, strict=True):
-        reached = np.isfinite(row) if W is not None else row >= 0
-        reached[s] = False
-        assert pred[s] == -1 and np.array_equal(pred >= 0, reached)
-        v = np.flatnonzero(pred >= 0)
-        expect = row[pred[v]] + (W[pred[v], v] if W is not None else 1)
-        np.testing.assert_allclose(row[v], expect)
-    assert got_p.shape == want_p.shape and got_p.dtype == want_p.dtype
+    # A row depends on its source alone (the multi-source ops' rule), so chunks
+    # give the one call's predecessors exactly, ties included.
+    np.testing.assert_array_equal(got_p, want_p)
+    assert got_p.dtype == want_p.dtype
     assert got.dtype == want.dtype and sum(calls) == sources.size and len(calls) >= 6
     assert max(calls) <= 7
 
