@@ -439,7 +439,12 @@ def _weight_summary(A: Matrix) -> tuple[float, float]:
     if A.xp is not np and A.known("value_stats") is None:
         scan_csr(A)  # one kernel pass; CuPy's reductions compile CUB's headers (seconds)
     most, total, count = A.cached("value_stats", stats)
-    return most, (total / count if count else 1.0)
+    mean = total / count if count else 1.0
+    if not np.isfinite(mean):  # an infinite weight (an edge no path uses) sizes no bucket
+        w = A._csr()[2]
+        finite = w[(w > 0) & (w < np.inf)]
+        mean = float(finite.mean()) if finite.size else 1.0
+    return most, mean
 
 
 def _composed_delta_stepping(A: Matrix, s: int, delta: float) -> Vector:
