@@ -12,11 +12,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-# CPU: repeated SSSP (a compiled Dijkstra per source on all cores, kleene.ops.
-# multi_source_sssp) against the dense recursive closure (compiled min-plus blocks),
-# measured on the 2-core CI machine, median of 2 after a warm-up, seconds. Random
-# digraphs with m/n edges per vertex plus a Hamiltonian cycle (strongly connected,
-# so every closure is full), weights uniform in 1..100, float64 unless said:
+# CPU: repeated SSSP (a compiled search per source on all cores, kleene.ops.
+# multi_source_sssp; measured when it was Dijkstra, which delta-stepping now beats,
+# so these figures over-state its cost) against the dense recursive closure
+# (compiled min-plus blocks), measured on the 2-core CI machine, median of 2 after
+# a warm-up, seconds. Random digraphs with m/n edges per vertex plus a Hamiltonian
+# cycle (strongly connected, so every closure is full), weights uniform in 1..100,
+# float64 unless said:
 #
 #       n    m/n   recursive  repeated-sssp   with predecessors: recursive  repeated-sssp
 #     512      3     0.0081      0.0069                          0.031        0.0070
@@ -56,7 +58,7 @@ _CPU_DENSE_PREDS_S = (0.13e-9, 60e-9)  # with predecessors, per n³ step and n²
 
 
 def cpu_sparse_s(n: int, m: int, negative: bool) -> float:
-    """Seconds of repeated SSSP (Dijkstra per source) on the CPU.
+    """Seconds of repeated SSSP (one search per source) on the CPU.
 
     Example
     -------

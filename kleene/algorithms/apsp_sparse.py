@@ -1,7 +1,7 @@
 """Sparse APSP: repeated SSSP in batches of sources (Harish Alg. 7) and Johnson.
 
 Both run ``kleene.ops.multi_source_sssp`` on a batch of sources at a time: on
-the CPU a compiled Dijkstra per source, the batch spread over the cores; on
+the CPU a compiled search per source, the batch spread over the cores; on
 the GPU a fused bit-packed multi-source Bellman-Ford, as many sources per call as
 fit in GPU memory (a few thousand vertices: every source in one call), each batch
 written straight into its rows of the result: in GPU memory when the (n, n) arrays
@@ -71,7 +71,7 @@ def work(method: str, n: int) -> int:
 
 def repeated_sssp(A: Matrix, preds: bool, progress=None):
     """Distances (and predecessors) row block by row block: ``multi_source_sssp`` on a
-    batch of sources at a time (on the CPU one compiled Dijkstra per source, the batch
+    batch of sources at a time (on the CPU one compiled search per source, the batch
     spread over the cores), into GPU memory for a GPU graph whose results fit there,
     else host memory. Weights must be >= 0."""
     return _rows(A, preds, progress, "repeated-sssp", None)

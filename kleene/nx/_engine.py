@@ -159,7 +159,7 @@ def beyond_cutoff(dist: np.ndarray, cutoff, sources) -> np.ndarray:
 def distances_many(G: KleeneGraph, sources, weight, cutoff=None) -> np.ndarray:
     """Distances (k, n) from each of ``sources`` (inf where unreachable, NaN past
     ``cutoff``: :func:`beyond_cutoff`): ``kleene.sssp`` with a list of sources, one
-    batched search (on the CPU a compiled Dijkstra per source over the cores).
+    batched search (on the CPU a compiled search per source over the cores).
     Weights must be >= 0."""
     A = G.matrix(weight, unit=True)
     dist = np.atleast_2d(host(sssp(A, [int(s) for s in sources])))

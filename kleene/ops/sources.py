@@ -4,7 +4,7 @@
 over min_plus (a (k, n) frontier matrix relaxed by ``relax`` until it empties) and,
 for predecessors, the BFS tree of each row's tight edges — and runs a back end's
 fused ``sssp_rows`` instead when there is one (CPU: ``cpu/sources.py``, one
-Dijkstra per source, the sources spread over the cores; CUDA: ``cuda/sources.py``,
+delta-stepping search per source, the sources spread over the cores; CUDA: ``cuda/sources.py``,
 bit-packed multi-source Bellman-Ford, 64 sources per frontier word, all rounds in
 one cooperative launch). All give the same distances up to the rounding of
 different summation orders (exactly the same on integer weights; the CUDA and

@@ -1,7 +1,7 @@
 """Fused multi-source shortest paths on the GPU (kernels/sssp_rows.cu): ``sssp_rows``.
 
 The CUDA back end's hook behind ``kleene.ops.multi_source_sssp`` (the CPU's is a
-Dijkstra per source, ``cpu/sources.py``). Sources go in groups of up to 64, one bit
+search per source, ``cpu/sources.py``). Sources go in groups of up to 64, one bit
 of a per-vertex frontier word each, with the group's distances vertex-major so the
 sources of one vertex share cache lines; frontier Bellman-Ford relaxes every
 (edge, set bit) pair of the frontier per round, all rounds in one cooperative launch
