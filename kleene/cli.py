@@ -340,11 +340,16 @@ def run_sources(fn, G, sources: np.ndarray, *, progress, label: str, **kw):
     >>> run_sources(kleene.bfs, G, np.array([0, 2]), progress=False, label="bfs").tolist()
     [[0, 1, 2], [1, 2, 0]]
     """
+    from .algorithms.breadth_first import bfs
+    from .algorithms.graph_input import as_graph
     from .ops.device import to_host
     from .progress import Progress
 
     k = int(sources.size)
     preds = kw.get("return_predecessors", False)
+    if kw.get("directed", True) is False:  # both directions once, not once per chunk
+        G = as_graph(G, directed=False, pattern=fn is bfs)
+        kw = {**kw, "directed": True}
     result = pred = None
     lo, size = 0, min(FIRST_CHUNK, max(k, 1))
     with Progress(progress, k, f"{label} {k} sources") as bar:

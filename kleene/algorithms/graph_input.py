@@ -116,9 +116,12 @@ def finite_weights(A: Matrix, name: str = "G") -> Matrix:
         return A
     if A.known("has_nan") is None and all_finite(A):
         return A
-    check_no_nan(A, name)
+    check_no_nan(A, name)  # (cached, as the least value is)
     if stored_min(A) == -np.inf:
         _refuse_negative_infinity(A, name)
+    part = A.known("finite part")  # a later call on the same matrix: no pass
+    if part is not None:
+        return part
     if stores(A, np.inf):
         return A.cached("finite part", lambda: select(A, "valuene", np.inf))
     A.cached("finite weights", lambda: True)
@@ -136,6 +139,9 @@ def infinite_edges_dropped(A: Matrix, name: str = "G") -> Matrix:
     """
     if A.dtype.kind != "f" or A.known("finite weights") or A.known("finite pattern"):
         return A
+    part = A.known("finite part")  # cached only once -inf was ruled out
+    if part is not None:
+        return part
     if A.known("has_nan") is None and all_finite(A):
         return A
     if stores(A, -np.inf):

@@ -15,6 +15,7 @@ from ..ops import (
     reduce,
     relax,
     select,
+    stored_min,
 )
 from .graph_input import as_graph, check_source, loaded_client
 from .shortest_tree import predecessors_from_distances
@@ -117,7 +118,7 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         lean = A.dtype in (np.int32, np.int64, np.float32, np.float64)  # (kleene's types)
     if A.dtype != np.float64 and not lean:
         A = A.astype(np.float64)
-    negative = A.nvals > 0 and float(A.cached("min_value", lambda: reduce(A, "min"))) < 0
+    negative = stored_min(A) < 0
     auto = method == "auto"
     if auto:  # one source, weights >= 0: delta-stepping (measured: the docstring)
         method = "bellman-ford" if negative or multi else "delta-stepping"
@@ -169,7 +170,7 @@ def _one_by_one(A: Matrix, srcs, method: str, delta: float | None, preds: bool):
     n = A.nrows
     dist = np.empty((srcs.size, n), dtype=np.float64)
     pred = np.empty((srcs.size, n), dtype=np.int64) if preds else None
-    F = A if A.dtype == np.float64 else A.astype(np.float64)  # tight edges: float64 sums
+    F = None  # A in float64 for the tight edges of Bellman-Ford's predecessors
     for i, s in enumerate(srcs.tolist()):
         if method == "delta-stepping":
             d, p = _delta_stepping(A, s, delta, False, preds)
@@ -178,7 +179,11 @@ def _one_by_one(A: Matrix, srcs, method: str, delta: float | None, preds: bool):
                 d = frontier_bellman_ford(A, s)
             except NegativeCycleError:  # named as the composed multi-source loop names it
                 raise NegativeCycleError(NEGATIVE_CYCLE_FROM_SOURCES) from None
-            p = predecessors_from_distances(F, d, s) if preds else None
+            p = None
+            if preds:
+                if F is None:
+                    F = A if A.dtype == np.float64 else A.astype(np.float64)
+                p = predecessors_from_distances(F, d, s)
         dist[i] = d.to_dense(missing=float("inf"))
         if preds:
             pred[i] = p

@@ -27,6 +27,7 @@ from .strict_sums import strict_sums
 from .structure import reduce
 from .symmetry import scan_csr
 from .vector import Vector
+from .weight_scan import stored_min
 
 BFS_METHODS = ("auto", "push", "pull", "direction-optimizing")
 
@@ -219,10 +220,9 @@ def relax(frontier, A: Matrix, d, *, semiring="min_plus"):
 
 
 def least_value(A: Matrix) -> float:
-    """A's least stored value (inf when empty; 0 for Boolean), cached until a write."""
-    if A.dtype.kind == "b" or not A.nvals:
-        return 0.0 if A.dtype.kind == "b" else float("inf")
-    return float(A.cached("min_value", lambda: reduce(A, "min")))
+    """A's least stored value (inf when empty; 0 for Boolean), cached until a write
+    (``weight_scan.stored_min``)."""
+    return 0.0 if A.dtype.kind == "b" else stored_min(A)
 
 
 def _square_and_source(opname: str, A, source) -> int:
@@ -441,10 +441,15 @@ def _weight_summary(A: Matrix) -> tuple[float, float]:
     most, total, count = A.cached("value_stats", stats)
     mean = total / count if count else 1.0
     if not np.isfinite(mean):  # an infinite weight (an edge no path uses) sizes no bucket
-        w = A._csr()[2]
-        finite = w[(w > 0) & (w < np.inf)]
-        mean = float(finite.mean()) if finite.size else 1.0
+        mean = A.cached("finite mean", lambda: _finite_positive_mean(A))
     return most, mean
+
+
+def _finite_positive_mean(A: Matrix) -> float:
+    """The mean of A's finite positive weights (1 when there is none)."""
+    w = A._csr()[2]
+    finite = w[(w > 0) & (w < np.inf)]
+    return float(finite.mean()) if finite.size else 1.0
 
 
 def _composed_delta_stepping(A: Matrix, s: int, delta: float) -> Vector:

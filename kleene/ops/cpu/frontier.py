@@ -102,7 +102,6 @@ def _bfs_kernel(indptr, indices, t_indptr, t_indices, source, state, shift, meth
                 unexplored -= mf
             elif track:  # the rule's test on this level's m_f, summed by its push
                 wanted = wanted or mf * to_pull > nnz
-                unexplored -= mf
         start, end = end, tail
     return wanted
 

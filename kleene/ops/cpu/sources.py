@@ -210,8 +210,9 @@ def _dijkstra_rows(indptr, indices, weights, sources, predecessors: bool = False
 
 
 def _mean_positive(w: np.ndarray) -> float:
-    """Delta-stepping's bucket width: the mean positive weight (1 when none is)."""
-    positive = w[w > 0]
+    """Delta-stepping's bucket width: the mean finite positive weight (1 when none is;
+    an infinite weight is an edge no path uses, as ``frontier._weight_summary`` says)."""
+    positive = w[(w > 0) & (w < np.inf)]
     return float(positive.mean()) if positive.size else 1.0
 
 
