@@ -192,8 +192,10 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
         if F is not G0:
             A = _weights(F, sr)
     method = _route(A, sr, method, preds, limit, out)
-    if late and method not in _LATE_CHECK_METHODS:
-        check_no_nan(A)
+    if late and method not in _LATE_CHECK_METHODS:  # checked now, as on every other route
+        F = finite_weights(A)
+        if F is not A:
+            A = _weights(F, sr)
         late = False
     if block_size is None and method == "recursive":  # the back end's fastest base case
         block = closure_base_block(A.nrows, A.dtype, A.xp, preds)
@@ -224,8 +226,9 @@ def _solve(A: Matrix, sr: Semiring, method: str, preds: bool, block: int, bar: P
     D, P = _dense_closure(sr, D, P, method, block, bar, key=key)
     dist = D.to_dense()  # queued behind the closure, before the checks read anything back
     if late_nan_check:
-        check_no_nan(A)  # the fill's scan (the closure ran on internal buffers only)
-        finite_weights(A)  # -inf: ValueError (+inf in a dense closure is no edge already)
+        # NaN (the fill's scan: the closure ran on internal buffers only) and -inf:
+        # ValueError; +inf in a dense closure is no edge already
+        finite_weights(A)
     if not _cycles_impossible(A, sr):
         _check_cycles(D, sr)
     del D  # the copy is the result: free the working matrix before the repair
