@@ -106,7 +106,7 @@ def rows(data: Path, device: str, repeat: int = 3, max_n: int | None = None) -> 
             row = {**base, "call": f"kleene.apsp({method}, predecessors) ({device})", "ms": ms,
                    "runs": runs, "x SciPy": scipy_ms / ms, "target": ">= 4x SciPy"}  # fmt: skip
             if want_d is not None:
-                d = kleene.ops.to_host(call()[0])
+                d = kleene.backends.to_host(call()[0])
                 row["same distances"] = bool(np.allclose(d, want_d, rtol=1e-9, atol=0))
             out.append(row)
             print(f"    {ms:.1f} ms ({scipy_ms / ms:.1f}x SciPy)", file=sys.stderr)

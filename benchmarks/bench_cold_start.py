@@ -184,7 +184,7 @@ def probe(workers: int) -> dict:
     import cupy
     import numpy as np
 
-    from kleene.ops.cuda import codegen, jit
+    from kleene.backends.cuda import codegen, jit
     from kleene.semiring import SEMIRINGS
 
     instrument()

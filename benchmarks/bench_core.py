@@ -55,7 +55,7 @@ MXM_FORMS = {
 def bench_mxm(n: int, dtype, repeat: int, label: str = "", form: str = "plain") -> dict:
     import cupy as cp
 
-    from kleene.ops import cuda
+    from kleene.backends import cuda
     from kleene.semiring import min_plus
 
     d = np.dtype(dtype)
@@ -114,8 +114,8 @@ def rmat_csr(scale: int, edge_factor: int, seed: int = 0):
 def bench_mxv(scale: int, edge_factor: int, repeat: int, sweep: bool) -> list[dict]:
     import cupy as cp
 
-    from kleene.ops import cuda
-    from kleene.ops.cuda import sparse
+    from kleene.backends import cuda
+    from kleene.backends.cuda import sparse
     from kleene.semiring import min_plus
 
     indptr, indices, vals = rmat_csr(scale, edge_factor)
@@ -132,7 +132,7 @@ def bench_mxv(scale: int, edge_factor: int, repeat: int, sweep: bool) -> list[di
     # correctness spot check against the CPU primitive on a few rows' worth
     (u,) = fresh_u()
     w, wp = pull(u)
-    from kleene.ops import cpu
+    from kleene.backends import cpu
 
     ih, xh, vh, uh = (cp.asnumpy(x) for x in (indptr, indices, vals, u))
     want, wantp = cpu.mxv_pull(min_plus, ih, xh, vh, uh, None, None, f32)
@@ -246,7 +246,7 @@ def main(argv=None) -> None:
                 rows.append(bench_mxm(n, dtype, rep, form=form))
                 print(rows[-1], flush=True)
     if args.mxm_sweep:
-        from kleene.ops.cuda import dense
+        from kleene.backends.cuda import dense
 
         for cfg in (dict(BK=8), dict(BK=16, MIN_BLOCKS=1)):
             dense.CONFIG_OVERRIDE = cfg

@@ -77,7 +77,7 @@ def apsp_reference_rows(n: int, b: int, rows: list[int]):
     import cupy
 
     from kleene import Matrix
-    from kleene.ops import mxm_accumulate
+    from kleene.engine import mxm_accumulate
 
     nb = -(-n // b)
 
@@ -201,7 +201,7 @@ def sssp_rows(client, gpus: int, csr, M_gpu, sources, repeats: int, gather: bool
                             repeats, 1, label)  # fmt: skip
     picks = [0, k // 2, k - 1]
     got = R[picks].compute()
-    want = kleene.ops.to_host(kleene.sssp(M_gpu, [int(sources[p]) for p in picks]))
+    want = kleene.backends.to_host(kleene.sssp(M_gpu, [int(sources[p]) for p in picks]))
     ok = bool(np.allclose(got, want, rtol=1e-6, equal_nan=False))
     rows = [{"row": f"sssp {k} sources, loaded graph, dask.array result", "n": csr.shape[0],
              "nnz": csr.nnz, "gpus": gpus, "median s": med, "runs s": times,

@@ -1,5 +1,5 @@
 """Out-of-core APSP (issue 15, item 1): the n×n result in host memory, tiles streamed
-through the GPU (kleene/algorithms/apsp_out_of_core.py, kleene/ops/cuda/tile_stream.py).
+through the GPU (kleene/algorithms/apsp_out_of_core.py, kleene/backends/cuda/tile_stream.py).
 
     PYTHONPATH=. python3 benchmarks/bench_out_of_core.py \
         --out benchmarks/results/out_of_core_h100.json                 # n = 32768 rows
@@ -175,7 +175,7 @@ def _row(n: int, mode: str, limit, args, device: str) -> dict:
             times.append(seconds)
             peaks.append(peak)
         if isinstance(out, np.ndarray) and device == "gpu":
-            from kleene.ops.cuda.tile_stream import is_pinned
+            from kleene.backends.cuda.tile_stream import is_pinned
 
             pinned = is_pinned(out)
         del G, out

@@ -234,7 +234,7 @@ def _road_rows(rows, name, S, dev, args, facts, composed=False) -> None:
                  "us_per_level prebuilt": 1e3 * built / depth,
                  "check": "OK" if ok else "MISMATCH"})  # fmt: skip
     if composed:  # the same search as separate operations (per-level syncs): what fusion saves
-        ms = _time(lambda: kleene.ops.frontier_bfs(M, 0, fused=False), dev, 1)["median_ms"]
+        ms = _time(lambda: kleene.engine.frontier_bfs(M, 0, fused=False), dev, 1)["median_ms"]
         rows.append({"task": f"BFS {name}", "device": f"{dev}, composed ops", "levels": depth,
                      "ms prebuilt Matrix": ms,
                      "us_per_level prebuilt": 1e3 * ms / depth})  # fmt: skip

@@ -104,9 +104,9 @@ def _pool_peak(fn):
     captured scratch, outside CuPy's default pool) holds after it."""
     from bench_out_of_core import GIB, PoolPeak
 
-    from kleene.ops.cuda import graphs
+    from kleene.backends.cuda import graphs
 
-    kleene.ops.release_replays()
+    kleene.engine.release_replays()
     with PoolPeak("gpu") as peak:
         out = fn()
     private = sum(e.pool.total_bytes() for e in graphs._cache.values() if e.pool is not None)

@@ -32,12 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import cpu_time, environment, gpu_time, log_log_plot, markdown_table  # noqa: E402
 
 import kleene  # noqa: E402
-from kleene.generators import (  # noqa: E402
-    erdos_renyi,
-    geometric_graph,
-    random_graph,
-    scale_free_graph,
-)
+from kleene.generators import erdos_renyi, geometric_graph, random_graph, scale_free_graph
 
 TABLES = ("harish", "pathak", "katz", "singh", "buluc")
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
@@ -538,7 +533,7 @@ def main(argv=None) -> list[dict]:
     print(f"{len(cases)} rows, kleene on {'+'.join(devices)}, budget {budget:g} s per tool "
           f"per row -> {out}", flush=True)  # fmt: skip
     if "gpu" in devices:  # compile the built-in kernels on all cores, not inside timings
-        from kleene.ops.cuda import codegen, jit
+        from kleene.backends.cuda import codegen, jit
 
         t0 = time.perf_counter()
         errors = jit.precompile(codegen.builtin_specs())

@@ -17,7 +17,9 @@ from bench_ingest import build_graph  # noqa: E402
 
 import kleene  # noqa: E402
 from kleene.algorithms.graph_input import as_graph  # noqa: E402
-from kleene.ops import Matrix, frontier_bfs, is_symmetric  # noqa: E402
+from kleene.core import Matrix
+from kleene.engine import frontier_bfs
+from kleene.ops import is_symmetric  # noqa: E402
 
 
 def timed(fn, repeats=5):
@@ -72,7 +74,7 @@ def _detail(csr) -> None:
 
     import cupy
 
-    from kleene.ops.cuda.structure import symmetry_sums
+    from kleene.backends.cuda.structure import symmetry_sums
 
     ptr = csr.indptr.astype(cupy.int64)
     for label, vals in (("pattern", None), ("values", csr.data)):

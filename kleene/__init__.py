@@ -11,34 +11,34 @@ Example
 [0.0, 1.0, 3.0]
 """
 
-from . import io, semiring
+from . import backends, core, engine, io, ops, semiring
 from ._info import __version__
 from .algorithms import apsp, bfs, reconstruct_path, sssp, transitive_closure
-from .errors import NegativeCycleError
-from .ops import (
-    Mask,
-    Matrix,
-    Vector,
-    apply,
-    assign,
+from .backends.device import gpu_available
+from .core import Mask, Matrix, Vector
+from .engine import (
     closure,
-    ewise_add,
-    ewise_mult,
-    extract,
     frontier_bellman_ford,
     frontier_bfs,
     frontier_bfs_levels,
     frontier_bfs_multi,
     frontier_delta_stepping,
-    mxm,
     mxm_accumulate,
+)
+from .errors import NegativeCycleError
+from .ops import (
+    apply,
+    assign,
+    ewise_add,
+    ewise_mult,
+    extract,
+    mxm,
     mxv,
     reduce,
     select,
     transpose,
     vxm,
 )
-from .ops.device import gpu_available
 from .semiring import (
     BinaryOp,
     IndexUnaryOp,
@@ -55,11 +55,14 @@ __all__ = [
     "__version__",
     "apply",
     "apsp",
+    "backends",
     "assign",
     "bfs",
     "binary",
     "BinaryOp",
     "closure",
+    "core",
+    "engine",
     "ewise_add",
     "ewise_mult",
     "extract",
@@ -79,6 +82,7 @@ __all__ = [
     "mxm",
     "mxm_accumulate",
     "mxv",
+    "ops",
     "NegativeCycleError",
     "reconstruct_path",
     "reduce",

@@ -39,10 +39,10 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 import kleene
-from kleene.semiring import binary
 
 from ._info import __version__, gpu_info
 from .progress import one_time_seconds, watch_compiles
+from .semiring import binary
 
 DEFAULT_SIDE = 24
 DEFAULT_SEED = 20071218  # HiPC 2007, where Harish & Narayanan ran BFS/SSSP on a GPU

@@ -49,7 +49,7 @@ def _gpu_ready() -> tuple[bool, str]:
         import cupy  # noqa: F401
     except Exception as e:  # ImportError, or a broken CUDA install
         return False, f"cupy is not importable ({type(e).__name__})"
-    from kleene.ops.device import gpu_available
+    from kleene.backends.device import gpu_available
 
     if not gpu_available():
         return False, "cupy sees no CUDA GPU"
@@ -84,7 +84,7 @@ def _precompile_gpu_kernels(request):
     wants_gpu = any(item.get_closest_marker("gpu") for item in request.session.items)
     if not (GPU_OK and wants_gpu):
         return
-    from kleene.ops.cuda import codegen, jit
+    from kleene.backends.cuda import codegen, jit
 
     try:
         for error in jit.precompile(codegen.builtin_specs()):

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kleene
-from kleene.ops import Matrix
+from kleene.core import Matrix
 
 INF = np.inf
 

@@ -20,9 +20,9 @@ pytest.importorskip("numba", reason="the fused CPU loops are compiled with numba
 from graph_data import min_parents  # noqa: E402
 
 import kleene  # noqa: E402
-from kleene.ops import cpu  # noqa: E402
-from kleene.ops import frontier as fr  # noqa: E402
-from kleene.ops.cpu import frontier as cf  # noqa: E402
+from kleene.backends import cpu  # noqa: E402
+from kleene.backends.cpu import frontier as cf  # noqa: E402
+from kleene.engine import frontier as fr  # noqa: E402
 
 fused = pytest.mark.skipif(cpu.bfs_levels is None, reason="KLEENE_CPU=numpy: no fused BFS")
 

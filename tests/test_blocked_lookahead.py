@@ -135,7 +135,7 @@ def test_lookahead_plan_is_the_apsp_blocked_method():
 
 
 def test_lanes_reject_an_unknown_lane_on_the_gpu_only():
-    lanes = kleene.ops.Lanes(np)
+    lanes = kleene.engine.Lanes(np)
     lanes.fork("side")  # the CPU has one lane: names are not looked at
     with lanes.on("anything"):
         pass

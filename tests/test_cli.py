@@ -121,7 +121,7 @@ def test_directory_as_graph(tmp_path, capsys):
 
 
 def test_gpu_without_cupy(capsys, no_loading):
-    from kleene.ops.device import gpu_available
+    from kleene.backends.device import gpu_available
 
     if gpu_available():
         pytest.skip("a GPU is visible here")

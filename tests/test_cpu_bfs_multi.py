@@ -20,11 +20,11 @@ pytest.importorskip("numba", reason="the fused CPU loops are compiled with numba
 from graph_data import check_shortest_path_tree, load_scipy  # noqa: E402
 
 import kleene  # noqa: E402
+import kleene.backends.cpu as cpu  # noqa: E402
 import kleene.generators  # noqa: E402
-import kleene.ops.cpu as cpu  # noqa: E402
-from kleene.ops.cpu import bfs_rows as cbm  # noqa: E402
-from kleene.ops.cpu import row_results  # noqa: E402
-from kleene.ops.cpu import sources as cs  # noqa: E402
+from kleene.backends.cpu import bfs_rows as cbm  # noqa: E402
+from kleene.backends.cpu import row_results  # noqa: E402
+from kleene.backends.cpu import sources as cs  # noqa: E402
 
 needs_fused = pytest.mark.skipif(cpu.bfs_multi is None, reason="KLEENE_CPU=numpy: no fused loops")
 
@@ -123,9 +123,9 @@ def test_kleene_bfs_and_sssp_refuse_before_searching(monkeypatch):
 @needs_fused
 @pytest.mark.parametrize("method", [0, 1, 2])  # direction-optimizing, push, pull
 def test_ms_bfs_groups_give_the_levels_of_separate_searches(method):
-    from kleene.ops import direction
-    from kleene.ops.cpu import ms_bfs
-    from kleene.ops.cpu.frontier import _csr
+    from kleene.backends import direction
+    from kleene.backends.cpu import ms_bfs
+    from kleene.backends.cpu.frontier import _csr
 
     g = kleene.generators.from_spec("rmat:12", seed=3).to_scipy().tocsr()
     n = g.shape[0]
@@ -144,7 +144,7 @@ def test_ms_bfs_groups_give_the_levels_of_separate_searches(method):
 
 
 def test_group_starts_cover_the_sources_in_groups_of_at_most_64():
-    from kleene.ops.cpu.ms_bfs import group_starts
+    from kleene.backends.cpu.ms_bfs import group_starts
 
     for k, workers in [(1, 2), (7, 2), (64, 2), (65, 1), (1500, 2), (200, 16)]:
         starts = group_starts(k, workers)
@@ -155,7 +155,7 @@ def test_group_starts_cover_the_sources_in_groups_of_at_most_64():
 
 @needs_fused
 def test_road_and_social_graphs_take_either_path_with_the_same_levels(monkeypatch):
-    from kleene.ops.cpu import bfs_rows
+    from kleene.backends.cpu import bfs_rows
 
     g = load_scipy("rome99.gr")
     sources = np.arange(0, 3000, 50)

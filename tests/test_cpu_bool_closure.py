@@ -1,4 +1,4 @@
-"""The bit-packed Boolean closure on the CPU (kleene.ops.cpu.bool_closure, Numba)
+"""The bit-packed Boolean closure on the CPU (kleene.backends.cpu.bool_closure, Numba)
 against its composed form and against scipy.
 
 ``bool_closure_rows`` (CSR in) and the back end's ``closure_dense`` for the Boolean
@@ -34,10 +34,11 @@ pytest.importorskip("numba", reason="the fused CPU closures are compiled with nu
 from graph_data import graphs, load_scipy  # noqa: E402
 
 import kleene  # noqa: E402
-import kleene.ops.cpu as cpu_backend  # noqa: E402
-from kleene.ops import closure_generic, cpu  # noqa: E402
-from kleene.ops.cpu import bool_closure as bc  # noqa: E402
-from kleene.ops.cpu import closure as cc  # noqa: E402
+import kleene.backends.cpu as cpu_backend  # noqa: E402
+from kleene.backends import cpu
+from kleene.backends import generic_closure as closure_generic  # noqa: E402
+from kleene.backends.cpu import bool_closure as bc  # noqa: E402
+from kleene.backends.cpu import closure as cc  # noqa: E402
 from kleene.semiring import SEMIRINGS, lor_land  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -260,7 +261,7 @@ def test_the_back_end_exports_the_bit_packed_closure():
 def test_kleene_cpu_numpy_leaves_it_out():
     """KLEENE_CPU=numpy: no fused closures, and transitive_closure runs the composed form."""
     code = (
-        "import numpy as np, kleene, kleene.ops.cpu as c\n"
+        "import numpy as np, kleene, kleene.backends.cpu as c\n"
         "assert c.bool_closure_rows is None and c.closure_dense is None\n"
         "a = np.zeros((70, 70), bool); a[np.arange(69), np.arange(1, 70)] = True\n"
         "a[69, 60] = True\n"

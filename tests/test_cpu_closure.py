@@ -1,5 +1,5 @@
-"""The fused CPU closure primitives (kleene.ops.cpu.closure, Numba) against their
-composed forms (kleene.ops.closure_generic), and kleene.apsp run on them against scipy.
+"""The fused CPU closure primitives (kleene.backends.cpu.closure, Numba) against their
+composed forms (kleene.backends.generic_closure), and kleene.apsp run on them against scipy.
 
 ``mxm_dense_acc`` (C ⊕= A ⊗ B) and ``closure_dense`` (Floyd-Warshall) must give the
 composed forms' results bit for bit, predecessors included: on contiguous arrays,
@@ -33,9 +33,10 @@ from graph_data import (  # noqa: E402
 )
 
 import kleene  # noqa: E402
-import kleene.ops.cpu as cpu_backend  # noqa: E402
-from kleene.ops import closure_generic, cpu  # noqa: E402
-from kleene.ops.cpu import closure as cc  # noqa: E402
+import kleene.backends.cpu as cpu_backend  # noqa: E402
+from kleene.backends import cpu
+from kleene.backends import generic_closure as closure_generic  # noqa: E402
+from kleene.backends.cpu import closure as cc  # noqa: E402
 from kleene.semiring import SEMIRINGS, BinaryOp, Semiring, monoid  # noqa: E402
 from kleene.semiring.dtypes import infinity, neg_infinity  # noqa: E402
 
@@ -482,7 +483,7 @@ def test_bad_arguments_raise():
 
 @pytest.fixture
 def fused(monkeypatch):
-    """kleene.ops.cpu exports the fused closures (as the back end will): the op layer
+    """kleene.backends.cpu exports the fused closures (as the back end will): the op layer
     looks them up by name at call time. Counts their calls."""
     calls = {"mxm_dense_acc": 0, "closure_dense": 0}
     for fname in calls:

@@ -1,4 +1,4 @@
-"""The compiled CPU kernels (kleene/ops/cpu/compiled.py) against the NumPy path.
+"""The compiled CPU kernels (kleene/backends/cpu/compiled.py) against the NumPy path.
 
 Every built-in semiring on every dtype it supports and a few user semirings (scalar
 forms as text, as a function, none at all, one Numba cannot compile): masked
@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kleene
-from kleene.ops import cpu
-from kleene.ops.cpu import compiled, primitives
-from kleene.ops.cpu.scalar_ops import literal, spec_for
+from kleene.backends import cpu
+from kleene.backends.cpu import compiled, primitives
+from kleene.backends.cpu.scalar_ops import literal, spec_for
 from kleene.semiring import SEMIRINGS, binary, monoid
 from kleene.testing import strategies as kst
 

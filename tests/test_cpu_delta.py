@@ -1,5 +1,5 @@
-"""The fused CPU delta-stepping (kleene.ops.cpu.delta, Numba) against its composed twin
-(``kleene.ops.frontier_delta_stepping(..., fused=False)``), SciPy's Dijkstra and
+"""The fused CPU delta-stepping (kleene.backends.cpu.delta, Numba) against its composed twin
+(``kleene.engine.frontier_delta_stepping(..., fused=False)``), SciPy's Dijkstra and
 itself; the op's errors, and ``kleene.sssp`` choosing it.
 
 ``delta_stepping`` is called directly with the arrays the op hands a back end (A's
@@ -27,9 +27,9 @@ pytest.importorskip("numba", reason="the fused CPU loops are compiled with numba
 from graph_data import check_shortest_path_tree, graphs, load_scipy  # noqa: E402
 
 import kleene  # noqa: E402
-import kleene.ops.cpu as cpu  # noqa: E402
-from kleene.ops import frontier, frontier_delta_stepping  # noqa: E402
-from kleene.ops.cpu import delta as cd  # noqa: E402
+import kleene.backends.cpu as cpu  # noqa: E402
+from kleene.backends.cpu import delta as cd  # noqa: E402
+from kleene.engine import frontier, frontier_delta_stepping  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DTYPES = [np.float64, np.float32, np.int64, np.int32]
@@ -214,10 +214,10 @@ def test_op_docstring():
 def test_without_numba_or_compiled_kernels():
     code = (
         "import sys; sys.modules['numba'] = None\n"
-        "import kleene.ops.cpu.delta as d\n"
+        "import kleene.backends.cpu.delta as d\n"
         "assert not d.HAVE_NUMBA and d.delta_stepping is None\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
     env = dict(os.environ, KLEENE_CPU="numpy")
-    code = "import kleene.ops.cpu as c; assert c.delta_stepping is None"
+    code = "import kleene.backends.cpu as c; assert c.delta_stepping is None"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=env)

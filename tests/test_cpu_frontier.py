@@ -1,10 +1,10 @@
-"""The fused CPU frontier loops (kleene.ops.cpu.frontier, Numba) agree with the
+"""The fused CPU frontier loops (kleene.backends.cpu.frontier, Numba) agree with the
 composed operations they replace, with scipy on the shared real graphs, and with
 themselves from run to run.
 
 ``bfs_levels`` / ``bellman_ford`` are called directly with the arrays the frontier
 ops hand a back end (A's CSR and its transpose's), and checked against
-``kleene.ops.frontier_bfs`` / ``frontier_bellman_ford`` with ``fused=False``:
+``kleene.engine.frontier_bfs`` / ``frontier_bellman_ford`` with ``fused=False``:
 levels, parents (the smallest in-neighbour one level up) and negative cycles.
 Skipped without Numba.
 """
@@ -27,8 +27,8 @@ from graph_data import load_scipy, min_parents  # noqa: E402
 
 import kleene  # noqa: E402
 from kleene.algorithms.graph_input import as_graph  # noqa: E402
-from kleene.ops import frontier_bellman_ford, frontier_bfs  # noqa: E402
-from kleene.ops.cpu import frontier as cf  # noqa: E402
+from kleene.backends.cpu import frontier as cf  # noqa: E402
+from kleene.engine import frontier_bellman_ford, frontier_bfs  # noqa: E402
 from kleene.ops.multiply import transposed_csr  # noqa: E402
 
 METHODS = ["auto", "push", "pull", "direction-optimizing"]
@@ -191,7 +191,7 @@ def test_runs_are_identical():
 
 def test_through_the_frontier_ops(monkeypatch):
     """Wired into the CPU back end, the ops run the fused loops with the same results."""
-    import kleene.ops.cpu as cpu
+    import kleene.backends.cpu as cpu
 
     monkeypatch.setattr(cpu, "bfs_levels", cf.bfs_levels, raising=False)
     monkeypatch.setattr(cpu, "bellman_ford", cf.bellman_ford, raising=False)
@@ -212,7 +212,7 @@ def test_through_the_frontier_ops(monkeypatch):
 def test_imports_without_numba():
     code = (
         "import sys; sys.modules['numba'] = None\n"
-        "import kleene.ops.cpu.frontier as f\n"
+        "import kleene.backends.cpu.frontier as f\n"
         "assert not f.HAVE_NUMBA and f.bfs_levels is None and f.bellman_ford is None\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])

@@ -1,7 +1,7 @@
-"""The fused multi-source Dijkstra of the CPU back end (kleene.ops.cpu.sources, Numba)
+"""The fused multi-source Dijkstra of the CPU back end (kleene.backends.cpu.sources, Numba)
 against its composed twin, scipy, and itself; and the sparse APSP methods built on it.
 
-``kleene.ops.multi_source_sssp`` runs ``sssp_rows`` (``cpu/sources.py``: ``dijkstra_rows``)
+``kleene.engine.multi_source_sssp`` runs ``sssp_rows`` (``cpu/sources.py``: ``dijkstra_rows``)
 by default on the CPU and
 multi-source Bellman-Ford over public operations with ``fused=False``: the
 distances must be equal (integer weights add exactly in any order), and both
@@ -30,10 +30,10 @@ pytest.importorskip("numba", reason="the fused CPU loops are compiled with numba
 from graph_data import check_shortest_path_tree, graphs, load_scipy  # noqa: E402
 
 import kleene  # noqa: E402
-import kleene.ops.cpu as cpu  # noqa: E402
+import kleene.backends.cpu as cpu  # noqa: E402
 from kleene.algorithms.all_pairs import _choose  # noqa: E402
-from kleene.ops import multi_source_sssp  # noqa: E402
-from kleene.ops.cpu import sources as cs  # noqa: E402
+from kleene.backends.cpu import sources as cs  # noqa: E402
+from kleene.engine import multi_source_sssp  # noqa: E402
 from kleene.semiring import max_min, min_plus  # noqa: E402
 
 SPARSE = ("repeated-sssp", "johnson", "auto")
@@ -261,7 +261,7 @@ def test_auto_on_the_cpu_follows_the_measured_rule():
 def test_imports_without_numba():
     code = (
         "import sys; sys.modules['numba'] = None\n"
-        "import kleene.ops.cpu.sources as s\n"
+        "import kleene.backends.cpu.sources as s\n"
         "assert not s.HAVE_NUMBA and s.dijkstra_rows is None\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])

@@ -1,4 +1,4 @@
-"""The CPU symmetry pass and A ∪ Aᵀ merge (kleene.ops.cpu.symmetry, Numba) against
+"""The CPU symmetry pass and A ∪ Aᵀ merge (kleene.backends.cpu.symmetry, Numba) against
 dense references: ``is_symmetric`` (pattern and values; +0.0 and -0.0 alike) and
 ``symmetrize`` (the lesser value where both directions hold; the pattern only with
 ``pattern=True``), on matrices with and without their mirror entries.
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 pytest.importorskip("numba", reason="the CPU symmetry pass is compiled with numba")
 
 import kleene  # noqa: E402
+from kleene.backends.cpu import symmetry as cs  # noqa: E402
 from kleene.ops import is_symmetric, symmetrize  # noqa: E402
-from kleene.ops.cpu import symmetry as cs  # noqa: E402
 
 compiled = pytest.mark.skipif(cs.union_min is None, reason="KLEENE_CPU=numpy: no compiled pass")
 

@@ -1,6 +1,6 @@
 """Every CUDA kernel specialisation of the built-in algebra compiles with nvcc.
 
-Runs without a GPU or CuPy: the sources come from ``kleene.ops.cuda.codegen``,
+Runs without a GPU or CuPy: the sources come from ``kleene.backends.cuda.codegen``,
 the same text NVRTC compiles at run time. Specialisations are wrapped in
 namespaces and batched many to a translation unit; units compile in parallel.
 Skipped when ``nvcc`` is not on PATH.
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from kleene.ops.cuda import codegen
-from kleene.ops.cuda import units as cuda_units
+from kleene.backends.cuda import codegen
+from kleene.backends.cuda import units as cuda_units
 
 NVCC = shutil.which("nvcc")
 ARCH = os.environ.get("KLEENE_CUDA_ARCH", "sm_90")
@@ -104,9 +104,9 @@ def test_builtin_specs_cover_every_semiring_and_dtype() -> None:
 
 
 def test_frontier_switches_come_from_direction() -> None:
-    """Beamer's thresholds live in kleene.ops.direction alone: the frontier kernels get
+    """Beamer's thresholds live in kleene.backends.direction alone: the frontier kernels get
     them generated (the template defines none), so kernels and host loops agree."""
-    from kleene.ops import direction
+    from kleene.backends import direction
 
     text = (codegen.KERNEL_DIR / "frontier.cu").read_text()
     assert not re.search(r"^\s*#define\s+KL_TO_PU(LL|SH)\b", text, re.M)
@@ -157,7 +157,7 @@ def test_broken_template_fails(tmp_path: Path) -> None:
         _compile_all([codegen.segment_reduce_spec(bad, np.int32)], tmp_path)
 
 
-# ---- compile units (kleene.ops.cuda.units): one kernel per NVRTC run ------------------
+# ---- compile units (kleene.backends.cuda.units): one kernel per NVRTC run ------------------
 
 
 def test_unit_names_alone_unless_together() -> None:

@@ -1,4 +1,4 @@
-"""Multi-source BFS (kleene.ops.frontier_bfs_multi) on the CPU: its composed loop
+"""Multi-source BFS (kleene.engine.frontier_bfs_multi) on the CPU: its composed loop
 (one masked mxm of the (k, n) frontier per level) and the back end's fused one
 (``cpu/bfs_rows.py``, one compiled search per source) against one frontier_bfs
 per source and scipy.sparse.csgraph, with repeated sources, several groups of 64,
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
 
 import kleene
-from kleene.ops import frontier_bfs, frontier_bfs_multi
+from kleene.engine import frontier_bfs, frontier_bfs_multi
 
 
 def _min_parents(A, levels):
@@ -105,7 +105,7 @@ def test_no_sources_and_one_int():
 
 
 def test_fused_true_needs_a_back_end_loop(monkeypatch):
-    import kleene.ops.cpu as cpu
+    import kleene.backends.cpu as cpu
 
     A = kleene.Matrix.from_edges([0], [1], n=2)
     if cpu.bfs_multi is not None:  # Numba: the fused loop runs

@@ -1,4 +1,4 @@
-"""The frontier ops (kleene.ops.frontier_bfs / frontier_bellman_ford) on the CPU:
+"""The frontier ops (kleene.engine.frontier_bfs / frontier_bellman_ford) on the CPU:
 their composed loops against scipy.sparse.csgraph, Beamer's switch, and errors.
 
 The GPU's fused loops are checked against these composed forms in
@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import shortest_path
 
 import kleene
-from kleene.ops import direction, frontier_bellman_ford, frontier_bfs, frontier_bfs_levels
+from kleene.backends import direction
+from kleene.engine import frontier_bellman_ford, frontier_bfs, frontier_bfs_levels
 
 
 def _graph(data, source):
@@ -109,13 +110,13 @@ def test_direction_optimizing_switches_to_pull_and_back(monkeypatch):
     dst = np.concatenate([[0], leaves, hub])
     A = kleene.Matrix.from_edges(src, dst, n=n)
     seen = []
-    real = kleene.ops.frontier.vxm
+    real = kleene.engine.frontier.vxm
 
     def spy(*args, method="auto", **kw):
         seen.append(method)
         return real(*args, method=method, **kw)
 
-    monkeypatch.setattr(kleene.ops.frontier, "vxm", spy)
+    monkeypatch.setattr(kleene.engine.frontier, "vxm", spy)
     lv, _ = frontier_bfs(A, n - 1, method="direction-optimizing", fused=False)
     want = shortest_path(A.to_scipy(), unweighted=True, indices=n - 1)
     np.testing.assert_array_equal(lv.to_dense(missing=-1), want.astype(np.int64))
@@ -155,13 +156,13 @@ def test_tail_after_a_pull_phase_is_pushed(monkeypatch):
     src, dst = np.array(edges).T
     A = kleene.Matrix.from_edges(np.r_[src, dst], np.r_[dst, src], n=n)
     seen = []
-    real = kleene.ops.frontier.vxm
+    real = kleene.engine.frontier.vxm
 
     def spy(*args, method="auto", **kw):
         seen.append(method)
         return real(*args, method=method, **kw)
 
-    monkeypatch.setattr(kleene.ops.frontier, "vxm", spy)
+    monkeypatch.setattr(kleene.engine.frontier, "vxm", spy)
     lv, _ = frontier_bfs(A, 0, method="direction-optimizing", fused=False)
     want = shortest_path(A.to_scipy(), unweighted=True, indices=0)
     np.testing.assert_array_equal(lv.to_dense(missing=-1), want.astype(np.int64))
@@ -171,7 +172,7 @@ def test_tail_after_a_pull_phase_is_pushed(monkeypatch):
 
 def test_fused_true_needs_a_back_end_loop(monkeypatch):
     A = kleene.Matrix.from_edges([0], [1], [1.0], n=2)
-    monkeypatch.setattr(kleene.ops.cpu, "bfs_levels", None)  # as with KLEENE_CPU=numpy
+    monkeypatch.setattr(kleene.backends.cpu, "bfs_levels", None)  # as with KLEENE_CPU=numpy
     with pytest.raises(ValueError, match="no fused loop"):
         frontier_bfs(A, 0, fused=True)
     lv, _ = frontier_bfs(A, 0)  # fused=None: the composed loop

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import breadth_first_order, dijkstra
 
 import kleene
+from kleene.core import Matrix, layout
 from kleene.errors import names_gpu_memory
-from kleene.ops import Matrix, is_symmetric, layout
+from kleene.ops import is_symmetric
 
 
 def _random_csr(n: int, density: float, seed: int, dtype=np.float64) -> sp.csr_matrix:
@@ -192,8 +193,8 @@ def test_symmetrize_matches_the_composed_union():
 def test_float32_bellman_ford_composed_equals_fused():
     g = _random_csr(200, 0.03, 9, dtype=np.float32)
     A = Matrix.from_scipy(g)
-    composed = kleene.ops.frontier_bellman_ford(A, 0, fused=False).to_dense()
-    np.testing.assert_array_equal(kleene.ops.frontier_bellman_ford(A, 0).to_dense(), composed)
+    composed = kleene.engine.frontier_bellman_ford(A, 0, fused=False).to_dense()
+    np.testing.assert_array_equal(kleene.engine.frontier_bellman_ford(A, 0).to_dense(), composed)
     np.testing.assert_allclose(composed, dijkstra(g.astype(np.float64), indices=0))
 
 

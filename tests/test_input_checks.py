@@ -86,7 +86,7 @@ def test_from_scipy_takes_a_canonical_csr_as_is_and_copies_it():
 def test_csr_transpose_matches_the_dense_transpose():
     import scipy.sparse as sp
 
-    from kleene.ops import layout
+    from kleene.core import layout
 
     S = sp.random(40, 30, density=0.2, format="csr", random_state=2)
     ptr, idx, val = layout.csr_transpose(np, S.indptr, S.indices, S.data, S.shape)

@@ -1,7 +1,7 @@
 """The NumPy reference path (``KLEENE_CPU=numpy``: no compiled CPU kernels) passes the
 same property and algorithm suites as the compiled default.
 
-The environment variable is read when ``kleene.ops.cpu`` is imported, so the suites run
+The environment variable is read when ``kleene.backends.cpu`` is imported, so the suites run
 again in a child pytest with it set; a failure there fails this test with the child's
 report. The GPU tests are deselected (the child runs on the CPU only).
 """
@@ -39,7 +39,7 @@ def test_suites_pass_on_the_numpy_path():
     assert " passed" in r.stdout
     # the child really ran without the compiled kernels
     probe = subprocess.run(
-        [sys.executable, "-c", "import kleene.ops.cpu as c; print(c.bfs_levels is None)"],
+        [sys.executable, "-c", "import kleene.backends.cpu as c; print(c.bfs_levels is None)"],
         cwd=ROOT, env=env, capture_output=True, text=True,
     )  # fmt: skip
     assert probe.stdout.strip() == "True", probe.stderr

@@ -142,7 +142,7 @@ def test_on_start_tests_marks_listed_xfails(monkeypatch):
 
 
 def test_gpu_device_config_falls_back_without_gpu():
-    from kleene.ops.device import gpu_available
+    from kleene.backends.device import gpu_available
 
     if gpu_available():
         pytest.skip("a GPU is present")

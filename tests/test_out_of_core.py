@@ -339,7 +339,7 @@ def test_doctests():
 
 # ---- the GPU's TileStream on a simulated device ------------------------------------
 #
-# kleene/ops/cuda/tile_stream.py runs here on a fake CuPy whose streams queue every
+# kleene/backends/cuda/tile_stream.py runs here on a fake CuPy whose streams queue every
 # operation (copies, kernels, event records and waits) and run them only when the host
 # waits (an event or stream synchronize), picking a runnable stream at random: as far
 # ahead and as reordered as CUDA allows. A missing event wait shows as a wrong result
@@ -493,10 +493,10 @@ def simulated(monkeypatch):
     import importlib
     import sys
 
-    import kleene.ops.cuda as cuda_pkg
-    from kleene.ops import cpu
+    import kleene.backends.cuda as cuda_pkg
+    from kleene.backends import cpu
 
-    closure_op = importlib.import_module("kleene.ops.closure")  # the module, not the op
+    closure_op = importlib.import_module("kleene.engine.closure")  # the module, not the op
 
     before = set(sys.modules)
     attrs = set(vars(cuda_pkg))
@@ -507,11 +507,11 @@ def simulated(monkeypatch):
         # the CUDA modules re-imported on the fake; the real ones (on a GPU machine)
         # come back when monkeypatch undoes this
         monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(sim))
-        for name in [m for m in sys.modules if m.startswith("kleene.ops.cuda.")]:
-            if not name.startswith("kleene.ops.cuda.codegen"):
+        for name in [m for m in sys.modules if m.startswith("kleene.backends.cuda.")]:
+            if not name.startswith("kleene.backends.cuda.codegen"):
                 monkeypatch.delitem(sys.modules, name)
                 monkeypatch.delattr(cuda_pkg, name.rsplit(".", 1)[1], raising=False)
-        import kleene.ops.cuda.tile_stream as ts
+        import kleene.backends.cuda.tile_stream as ts
 
         def star(sr, a, one, p=None):
             a, p = np.asarray(a), None if p is None else np.asarray(p)

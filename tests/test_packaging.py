@@ -76,7 +76,7 @@ def test_gpu_detection_never_raises():
 def test_kernel_templates_are_declared_package_data():
     data = _pyproject()["tool"]["setuptools"]["package-data"]["kleene"]
     for suffix in (*KERNEL_SUFFIXES, ".md"):
-        assert f"ops/cuda/kernels/*{suffix}" in data
+        assert f"backends/cuda/kernels/*{suffix}" in data
     # every kernel file that exists is matched by a declared pattern
     kernels = [
         p.relative_to(PKG).as_posix()

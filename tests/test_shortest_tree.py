@@ -1,4 +1,4 @@
-"""kleene.ops.shortest_path_tree: the compiled tight-edge BFS (CPU back end) against
+"""kleene.engine.shortest_path_tree: the compiled tight-edge BFS (CPU back end) against
 its composed form (tight_edges + frontier_bfs), and every parent edge on a shortest
 path; zero-weight cycles, self loops, integer and float weights."""
 
@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import dijkstra
 
 import kleene
-from kleene.ops import Matrix, Vector, shortest_path_tree
+from kleene.core import Matrix, Vector
+from kleene.engine import shortest_path_tree
 
 needs_fused = pytest.mark.skipif(
-    getattr(kleene.ops.device.backend(np), "tight_tree", None) is None,
+    getattr(kleene.backends.device.backend(np), "tight_tree", None) is None,
     reason="the CPU back end has no compiled tree (no Numba, or KLEENE_CPU=numpy)",
 )
 
@@ -148,11 +149,11 @@ def test_positive_weights_take_the_smallest_tight_in_neighbour():
     hop) as 2's parent. Composed, compiled and kleene.sssp agree."""
     A = Matrix.from_edges([3, 3, 0], [2, 0, 2], [2.0, 1.0, 1.0], n=4)
     d = Vector.from_dense(np.array([1.0, np.inf, 2.0, 0.0]), missing=None)
-    assert kleene.ops.strict_sums(1.0, 2.0, 4)
+    assert kleene.engine.strict_sums(1.0, 2.0, 4)
     want = [3, -1, 0, -1]
     assert shortest_path_tree(A, d, 3, fused=False).tolist() == want
     assert kleene.sssp(A, 3, return_predecessors=True)[1].tolist() == want
-    if getattr(kleene.ops.device.backend(np), "tight_parents", None) is not None:
+    if getattr(kleene.backends.device.backend(np), "tight_parents", None) is not None:
         assert shortest_path_tree(A, d, 3, fused=True).tolist() == want
 
 
@@ -165,7 +166,7 @@ def test_zero_weights_keep_the_bfs_level_rule():
 
 
 @pytest.mark.skipif(
-    getattr(kleene.ops.device.backend(np), "tight_parents", None) is None,
+    getattr(kleene.backends.device.backend(np), "tight_parents", None) is None,
     reason="the CPU back end has no compiled parent pass (no Numba, or KLEENE_CPU=numpy)",
 )
 @settings(max_examples=40, deadline=None)
@@ -174,7 +175,7 @@ def test_zero_weights_keep_the_bfs_level_rule():
 def test_parents_from_in_edges_equal_the_pass_over_out_edges(n, density, seed, integral):
     """tight_parents reading each vertex's in-edges (Aᵀ, rows sorted) up to the first
     tight one gives the pass over the out-edges' answer, ties (integer weights) too."""
-    from kleene.ops.cpu.tree import _tight_parents
+    from kleene.backends.cpu.tree import _tight_parents
 
     g = _graph(n, density, seed, 0.0, integral)
     g.data[g.data == 0] = 1.0  # positive: sums grow strictly
@@ -205,7 +206,7 @@ def test_the_parent_pass_reads_in_edges_where_the_transpose_is_at_hand(monkeypat
     undirected = Matrix.from_edges([0, 1, 1, 2], [1, 0, 2, 1], [1.0, 1.0, 2.0, 2.0], n=3)
     if kleene.ops.is_symmetric(undirected):  # cached now (the CPU test builds Aᵀ)
         assert multiply.transpose_at_hand(undirected) is not None
-    backend = kleene.ops.device.backend(np)
+    backend = kleene.backends.device.backend(np)
     if getattr(backend, "tight_parents", None) is None:
         return
     seen = record_in_edges(monkeypatch, backend)

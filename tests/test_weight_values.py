@@ -184,10 +184,10 @@ def test_delta_stepping_op_sizes_its_buckets_without_infinite_weights(fused):
     """The op itself (no algorithm entry point dropping +inf first): an infinite
     weight is an edge no path uses, and the default bucket width ignores it."""
     A = kleene.Matrix.from_edges([0, 1, 0], [1, 2, 2], [1.0, np.inf, 5.0], n=4)
-    d = kleene.ops.frontier_delta_stepping(A, 0, fused=fused)
+    d = kleene.engine.frontier_delta_stepping(A, 0, fused=fused)
     assert d.to_dense().tolist() == [0.0, 1.0, 5.0, np.inf]
     only = kleene.Matrix.from_edges([0], [1], [np.inf], n=2)
-    assert kleene.ops.frontier_delta_stepping(only, 0, fused=fused).to_dense().tolist() == [
+    assert kleene.engine.frontier_delta_stepping(only, 0, fused=fused).to_dense().tolist() == [
         0.0,
         np.inf,
     ]

@@ -7,25 +7,14 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..errors import NegativeCycleError, names_gpu_memory
-from ..ops import (
-    Matrix,
-    Vector,
-    apply,
-    array_module,
-    bool_tensor_cores,
-    closure_base_block,
-    diagonal,
-    ewise_add,
-    mxm,
-    reduce,
-    replay,
-    replay_buffers,
-    select,
-    to_host,
-)
-from ..progress import Progress, progress_for
-from ..semiring import Semiring, get_semiring, min_first, min_plus
+from kleene.backends import array_module, bool_tensor_cores, to_host
+from kleene.core import Matrix, Vector
+from kleene.engine import closure_base_block, replay, replay_buffers
+from kleene.errors import NegativeCycleError, names_gpu_memory
+from kleene.ops import apply, diagonal, ewise_add, mxm, reduce, select
+from kleene.progress import Progress, progress_for
+from kleene.semiring import Semiring, get_semiring, min_first, min_plus
+
 from . import apsp_dense, apsp_out_of_core, apsp_sparse
 from .apsp_cost import cpu_dense_s, cpu_sparse_s, gpu_prefers_sparse
 from .apsp_memory import (
@@ -102,7 +91,7 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
         Block of "blocked" and base case of "recursive": a positive integer;
         anything else is a ValueError. Default 128, except for "recursive" (and
         "auto" choosing it), whose base case is then the largest block the back
-        end closes in one step (``kleene.ops.closure_base_block``: on the GPU, for
+        end closes in one step (``kleene.engine.closure_base_block``: on the GPU, for
         4- and 8-byte values without predecessors, the whole matrix up to n = 2048,
         else 1024).
     progress : bool or callable, optional
@@ -173,7 +162,7 @@ def apsp(G, *, method: str = "auto", directed: bool = True, return_predecessors:
     if client is not None:  # the blocked closure on Dask workers (optional extra)
         if limit is not None or out is not None:
             raise ValueError("apsp: memory_limit and out= are for one machine, not with client=")
-        from ..distributed import apsp_on_dask
+        from kleene.distributed import apsp_on_dask
 
         return apsp_on_dask(client, G, method=method, directed=directed,
                             return_predecessors=return_predecessors, semiring=semiring,
@@ -242,7 +231,7 @@ def _dense_closure(sr: Semiring, D: Matrix, P: Matrix | None, method: str, block
                    bar: Progress, scratch: int = 0,
                    key=None) -> tuple[Matrix, Matrix | None]:  # fmt: skip
     """D ← D* (and P) by a dense method, as one replayed CUDA graph on the GPU where the
-    matrices fit the graph cache (``kleene.ops.replay``): the plan
+    matrices fit the graph cache (``kleene.engine.replay``): the plan
     depends only on n and the block, and its hundreds of block steps then cost no
     host time each. ``scratch``: the largest step's scratch bytes, reserved up front
     in a capture. ``key``: ``_closure_key(method, block, sr)`` where the caller has it.
@@ -505,7 +494,7 @@ def _weights(A: Matrix, sr: Semiring) -> Matrix:
 # Largest n where blocked beats recursive on the GPU with 128-row base blocks (H200,
 # fp32: per-launch costs of the recursion's small products; benchmarks/results/
 # apsp_h200.md). Where the back end closes larger blocks in one step (GPU, 4- and
-# 8-byte values, no predecessors: kleene.ops.closure_base_block), recursive on those
+# 8-byte values, no predecessors: kleene.engine.closure_base_block), recursive on those
 # wins at every n (H100 fp32, n = 4096: 8.7 ms against blocked's 10.5; 8192: 51 / 57).
 _BLOCKED_MAX_GPU = 8192
 

@@ -86,7 +86,7 @@ def cpu_dense_s(n: int, dtype, preds: bool) -> float:
 # GPU (H100, 2026-11-26; benchmarks/results/logs/apsp_sparse_cost_2026-11-26_h100.json,
 # made by apsp_sparse_cost_probe.py.txt beside it): medians of 3 (1 past n = 16384) with a
 # device sync. "sssp": multi_source_sssp over every source, batches as apsp makes them,
-# results in GPU memory (the fused bit-packed Bellman-Ford, kleene.ops.cuda.sources);
+# results in GPU memory (the fused bit-packed Bellman-Ford, kleene.backends.cuda.sources);
 # "dense": the public apsp(method="recursive") on a cupyx CSR (R-Kleene on one-launch
 # 1024-row bases). ms without / with predecessors; L: BFS levels (max over 4 vertices);
 # road:S the generated road grids, er:N:dD random digraphs, weights 1..99:

@@ -6,7 +6,7 @@ All three only call kleene operations on block views of one distance matrix D
 semiring's add is idempotent (Buluç et al. §2.2).
 
 Each method is a plan of steps, ("star", block) or ("acc", a, b, c) (the blocked
-and recursive plans also put independent steps on a side lane, ``kleene.ops.Lanes``),
+and recursive plans also put independent steps on a side lane, ``kleene.engine.Lanes``),
 whose costs in multiply-adds (s³ for an s×s closure, m·k·p for an m×k by k×p
 product) are known before it runs: progress reports that share of the work.
 """
@@ -18,11 +18,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..ops import Lanes, Matrix, closure, mxm_accumulate
-from ..progress import progress_for
+from kleene.core import Matrix
+from kleene.engine import Lanes, closure, mxm_accumulate
+from kleene.progress import progress_for
 
 # ("star", r) or ("acc", a, b, c) with r a slice and a, b, c (rows, cols) slices; or
-# ("on", lane, step): that step on a lane (kleene.ops.Lanes); ("fork", lane) /
+# ("on", lane, step): that step on a lane (kleene.engine.Lanes); ("fork", lane) /
 # ("join", lane): the lane waits for the main lane's steps so far / the main lane
 # for the lane's.
 Step = tuple

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ops import Matrix, gpu_memory_free, host_memory_free
+from kleene.backends import gpu_memory_free, host_memory_free
+from kleene.core import Matrix
+
 from . import apsp_dense, apsp_out_of_core, apsp_sparse
 
 SPARSE = ("repeated-sssp", "johnson")

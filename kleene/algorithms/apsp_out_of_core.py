@@ -20,7 +20,7 @@ The schedule is written once, here, against a small device interface (``load``,
 ``star``, ``acc``, ``store``, ``finish``, ``diagonal``, ``close``). On the CPU the
 "device" is :class:`_CpuTiles`: each tile a ``Matrix`` copy in RAM, the working
 set capped by ``memory_limit``. On the GPU it is
-``kleene.ops.cuda.tile_stream.TileStream``: device buffers per slot and three CUDA
+``kleene.backends.cuda.tile_stream.TileStream``: device buffers per slot and three CUDA
 streams (host→device, products, device→host) ordered by events, so that the next
 tile's copy in and the previous tile's copy out overlap the current product.
 Stores may finish late (``finish``): the schedule finishes a pending store before
@@ -42,22 +42,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import NegativeCycleError
-from ..ops import (
-    Matrix,
-    Vector,
-    apply,
-    closure,
-    gpu_memory_free,
-    host_memory_free,
-    mxm_accumulate,
-    pinned_empty,
-    reduce,
-    select,
-    tile_stream,
-    to_host,
-)
-from ..semiring import Semiring, min_plus
+from kleene.backends import gpu_memory_free, host_memory_free, to_host
+from kleene.core import Matrix, Vector
+from kleene.engine import closure, mxm_accumulate, pinned_empty, tile_stream
+from kleene.errors import NegativeCycleError
+from kleene.ops import apply, reduce, select
+from kleene.semiring import Semiring, min_plus
 
 MIN_TILE = 8  # smaller tiles: a memory_limit too small to be useful (a ValueError)
 _ALIGN = 128  # tiles of 1024 and more are rounded up to the GPU products' 128-row blocks

@@ -1,6 +1,6 @@
 """Sparse APSP: repeated SSSP in batches of sources (Harish Alg. 7) and Johnson.
 
-Both run ``kleene.ops.multi_source_sssp`` on a batch of sources at a time: on
+Both run ``kleene.engine.multi_source_sssp`` on a batch of sources at a time: on
 the CPU a compiled search per source, the batch spread over the cores; on
 the GPU a fused bit-packed multi-source Bellman-Ford, as many sources per call as
 fit in GPU memory (a few thousand vertices: every source in one call), each batch
@@ -12,19 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import NegativeCycleError
-from ..ops import (
-    Matrix,
-    Vector,
-    apply,
-    gpu_memory_free,
-    host_memory_free,
-    multi_source_sssp,
-    mxm,
-    reduce,
-    to_host,
-)
-from ..progress import progress_for
+from kleene.backends import gpu_memory_free, host_memory_free, to_host
+from kleene.core import Matrix, Vector
+from kleene.engine import multi_source_sssp
+from kleene.errors import NegativeCycleError
+from kleene.ops import apply, mxm, reduce
+from kleene.progress import progress_for
+
 from .single_source import sssp
 
 # Each batched source costs about this many bytes per vertex on the device

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import names_gpu_memory
-from ..ops import frontier_bfs_levels, frontier_bfs_multi
+from kleene.engine import frontier_bfs_levels, frontier_bfs_multi
+from kleene.errors import names_gpu_memory
+
 from .dense_frontiers import dense_frontiers_win, levels_dense
 from .graph_input import as_graph, check_source, loaded_client
 
@@ -27,7 +28,7 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     G : kleene.Matrix, scipy/cupyx sparse matrix, or dense array (inf = no edge)
     source : int or sequence of int
         A list gives multi-source BFS and (k, n) results, row b from
-        ``source[b]``: ``kleene.ops.frontier_bfs_multi``, one batched product
+        ``source[b]``: ``kleene.engine.frontier_bfs_multi``, one batched product
         per level for all sources (on the GPU 64 sources per bit-packed word,
         MS-BFS), or with ``method="dense"`` one Boolean product of the k × n
         frontier matrix with the dense adjacency per level (int8 tensor cores on
@@ -36,9 +37,9 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     method : {"auto", "push", "pull", "direction-optimizing", "dense"}
         "push" scatters from a sparse frontier, "pull" gathers over the
         transpose for unvisited vertices only, "direction-optimizing" switches
-        between them by frontier size (Beamer's rule, ``kleene.ops.direction``);
+        between them by frontier size (Beamer's rule, ``kleene.backends.direction``);
         "auto" is direction-optimizing. A single source runs
-        ``kleene.ops.frontier_bfs_levels``: on the GPU one fused kernel pass per level
+        ``kleene.engine.frontier_bfs_levels``: on the GPU one fused kernel pass per level
         (the product, the mask and the level assignment together), all levels
         in one launch, with the results of the composed operations. There,
         "auto" without predecessors on a graph of mean out-degree under 8 (a
@@ -73,7 +74,7 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
         raise ValueError(f"bfs: method must be one of {METHODS}, got {method!r}")
     client = loaded_client(G, client)
     if client is not None:  # source batches on Dask workers (optional extra)
-        from ..distributed import bfs_on_dask
+        from kleene.distributed import bfs_on_dask
 
         return bfs_on_dask(client, G, source, method=method, directed=directed,
                            return_predecessors=return_predecessors)  # fmt: skip

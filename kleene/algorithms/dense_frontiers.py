@@ -3,7 +3,7 @@
 With k sources the frontiers form a k × n Boolean matrix F; the next level is
 (F · A) ∧ ¬visited over (or, and) with A the n × n adjacency as a dense bool
 matrix. On the GPU that product runs on the int8 tensor cores
-(``kleene/ops/cuda/boolean_mma.py``): 2·k·n² operations a level whatever the
+(``kleene/backends/cuda/boolean_mma.py``): 2·k·n² operations a level whatever the
 frontier, against the sparse kernels' work proportional to the edges the
 frontiers touch. It wins on dense graphs (few levels, many edges a vertex) and
 loses on sparse ones; ``bfs(..., method="auto")`` with a list of sources picks it
@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import Matrix, bool_tensor_cores, mxm
+from kleene.backends import bool_tensor_cores
+from kleene.core import Matrix
+from kleene.ops import mxm
 
 # Dense frontiers when the graph has at least this share of all n² pairs as edges
 # and at least DENSE_MIN_SOURCES sources. H100, n = 16384, 1024 sources, random

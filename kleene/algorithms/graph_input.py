@@ -4,17 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import (
-    Matrix,
-    all_finite,
-    array_module,
-    first_stored,
-    is_cupy_array,
-    select,
-    stored_min,
-    stores,
-    symmetrize,
-)
+from kleene.backends import array_module, is_cupy_array
+from kleene.core import Matrix
+from kleene.ops import all_finite, first_stored, select, stored_min, stores, symmetrize
 
 
 def _is_sparse(G) -> bool:

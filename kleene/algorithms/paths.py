@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..ops import array_module, to_host
+from kleene.backends import array_module, to_host
 
 
 def reconstruct_path(predecessors, source: int, target: int) -> list[int]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from ..ops import Matrix, Vector, frontier_bfs, select, shortest_path_tree, tight_edges
-from ..semiring import min_plus
+from kleene.core import Matrix, Vector
+from kleene.engine import frontier_bfs, shortest_path_tree, tight_edges
+from kleene.ops import select
+from kleene.semiring import min_plus
 
 
 def predecessors_from_distances(A: Matrix, d: Vector, source: int, semiring=min_plus):
@@ -11,7 +13,7 @@ def predecessors_from_distances(A: Matrix, d: Vector, source: int, semiring=min_
 
     The BFS tree of the tight-edge subgraph from ``source``: every parent edge is
     tight, and BFS order keeps the tree acyclic even across zero-weight cycles.
-    min_plus: ``kleene.ops.shortest_path_tree`` (compiled on the CPU); other
+    min_plus: ``kleene.engine.shortest_path_tree`` (compiled on the CPU); other
     semirings (widest, most reliable paths) compose it from ``tight_edges``.
     """
     if semiring is min_plus:

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import NegativeCycleError, names_gpu_memory
-from ..ops import (
-    Matrix,
-    Vector,
-    ewise_add,
-    frontier_bellman_ford,
-    frontier_delta_stepping,
-    multi_source_sssp,
-    reduce,
-    relax,
-    select,
-    stored_min,
-)
+from kleene.core import Matrix, Vector
+from kleene.engine import frontier_bellman_ford, frontier_delta_stepping, multi_source_sssp, relax
+from kleene.errors import NegativeCycleError, names_gpu_memory
+from kleene.ops import ewise_add, reduce, select, stored_min
+
 from .graph_input import as_graph, check_source, loaded_client
 from .shortest_tree import predecessors_from_distances
 
@@ -44,13 +36,13 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         NegativeCycleError on a negative cycle reachable from the source.
         "delta-stepping" settles distance buckets of width ``delta`` (chosen
         from the weights if not given) with light/heavy edge splits; it needs
-        non-negative weights. One source runs ``kleene.ops.frontier_delta_stepping``
+        non-negative weights. One source runs ``kleene.engine.frontier_delta_stepping``
         (on the CPU a fused, compiled loop; on the GPU the near-far form in one
         launch, predecessors one pass over the edges right behind it).
         "auto": one source and non-negative weights, delta-stepping's fused loop
         (Bellman-Ford where the back end has none: ``KLEENE_CPU=numpy`` or no
         Numba); otherwise (negative weights, several sources) Bellman-Ford (on the
-        GPU a single source runs ``kleene.ops.frontier_bellman_ford``: every round
+        GPU a single source runs ``kleene.engine.frontier_bellman_ford``: every round
         one fused kernel pass, all rounds in one launch). On an H100 (prebuilt
         Matrix, weights 1..999) the near-far loop takes NY road from 7.9 ms
         (Bellman-Ford) to 3.4-3.8 ms and road_graph(1024) from 83 to 9.9-10.2 ms,
@@ -102,7 +94,7 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         method = "delta-stepping"
     client = loaded_client(G, client)
     if client is not None:  # source batches on Dask workers (optional extra)
-        from ..distributed import sssp_on_dask
+        from kleene.distributed import sssp_on_dask
 
         return sssp_on_dask(client, G, source, method=method, directed=directed,
                             return_predecessors=return_predecessors, delta=delta)  # fmt: skip
@@ -232,7 +224,7 @@ def _check_delta(delta, method: str) -> float:
 
 
 def _delta_stepping(A: Matrix, source: int, delta: float | None, auto: bool, preds: bool):
-    """One source by ``kleene.ops.frontier_delta_stepping``: (distances, predecessors or
+    """One source by ``kleene.engine.frontier_delta_stepping``: (distances, predecessors or
     None). For "auto" only its fused loop: where the back end has none
     (``KLEENE_CPU=numpy``, no Numba) Bellman-Ford, which beats the composed buckets (NY
     road: 1.3 s against 7.6 s)."""
@@ -260,7 +252,7 @@ def _choose_delta(A: Matrix) -> float:
 
 def _delta(A: Matrix, srcs, delta: float | None):
     """Delta-stepping from several sources at once: (k, n) distance and frontier
-    matrices (one source: ``kleene.ops.frontier_delta_stepping``)."""
+    matrices (one source: ``kleene.engine.frontier_delta_stepping``)."""
     delta = _choose_delta(A) if delta is None else delta
     light = select(A, "valuele", delta)
     heavy = select(A, "valuegt", delta)

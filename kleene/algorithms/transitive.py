@@ -6,18 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import names_gpu_memory
-from ..ops import (
-    Matrix,
-    array_module,
-    bool_tensor_cores,
-    closure,
-    product_scratch,
-    replay_buffers,
-    take_square,
-)
-from ..progress import Progress, progress_for
-from ..semiring import Semiring, get_semiring
+from kleene.backends import array_module, bool_tensor_cores
+from kleene.core import Matrix
+from kleene.engine import closure, product_scratch, replay_buffers, take_square
+from kleene.errors import names_gpu_memory
+from kleene.progress import Progress, progress_for
+from kleene.semiring import Semiring, get_semiring
+
 from .all_pairs import (
     _FINAL_UNITS,
     _INITIAL_UNITS,
@@ -48,7 +43,7 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
 
     ``method="auto"`` on the CPU runs one ``closure`` of the whole matrix, which
     the CPU back end computes over bit-packed rows, one per strongly connected
-    component, in reverse topological order (``kleene/ops/cpu/bool_closure.py``;
+    component, in reverse topological order (``kleene/backends/cpu/bool_closure.py``;
     n = 6,301 p2p-Gnutella08 in 0.11 s, peak 2 bytes a pair: the result and its
     working copy). On the GPU, a sparse graph's strongly connected components (SciPy,
     on the host) in reverse topological order, R-Kleene of the lower-triangular

@@ -10,7 +10,7 @@ from importlib import resources
 
 import numpy as np
 
-from ..ops import Matrix
+from kleene.core import Matrix
 
 __all__ = ["karate_club"]
 
@@ -41,7 +41,7 @@ def karate_club(*, weights: str = "length", device: str = "cpu") -> Matrix:
     >>> int(kleene.bfs(A, 0).max())  # everyone is within 3 ties of the instructor
     3
     """
-    from .. import io
+    from kleene import io
 
     if weights not in ("length", "strength", "none"):
         raise ValueError(f"weights must be 'length', 'strength' or 'none', got {weights!r}")

@@ -29,7 +29,7 @@ import uuid
 
 import numpy as np
 
-from ..algorithms.all_pairs import (
+from kleene.algorithms.all_pairs import (
     _block_size,
     _check_cycles,
     _initial,
@@ -38,11 +38,13 @@ from ..algorithms.all_pairs import (
     _weights,
     raise_cycle,
 )
-from ..algorithms.apsp_memory import check_fits, out_of_memory
-from ..algorithms.graph_input import as_graph
-from ..ops import Matrix, to_host
-from ..progress import progress_for
-from ..semiring import get_semiring
+from kleene.algorithms.apsp_memory import check_fits, out_of_memory
+from kleene.algorithms.graph_input import as_graph
+from kleene.backends import to_host
+from kleene.core import Matrix
+from kleene.progress import progress_for
+from kleene.semiring import get_semiring
+
 from . import device_ipc, tasks
 from .failures import check_client, gather, settle, worker_addresses
 
@@ -122,7 +124,7 @@ def apsp_on_dask(client, G, *, method: str = "auto", directed: bool = True,
         _resolve(A, sr, "blocked", preds)  # the semiring must have an idempotent add
         n, dtype = A.nrows, A.dtype
         if n == 0:
-            from ..algorithms import apsp
+            from kleene.algorithms import apsp
 
             return apsp(A, method="blocked", return_predecessors=preds, semiring=sr)
     workers = sorted(worker_addresses(client, "apsp"))

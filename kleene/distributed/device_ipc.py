@@ -19,7 +19,8 @@ import os
 
 import numpy as np
 
-from ..ops import is_cupy_array
+from kleene.backends import is_cupy_array
+
 from .failures import named_task
 
 # The exported buffers of this worker process, by tag, until ``drop``.
@@ -130,7 +131,7 @@ def _try(client, workers: list[str]) -> bool:
     if len({info[w].get("host") for w in workers}) != 1:
         last_reason = "workers on more than one host"
         return False
-    from ..ops import gpu_available
+    from kleene.backends import gpu_available
 
     if not all(client.run(gpu_available, workers=workers).values()):
         last_reason = "not every worker sees a GPU"

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
 
-from ..errors import NegativeCycleError
+from kleene.errors import NegativeCycleError
 
 
 class DistributedError(RuntimeError):

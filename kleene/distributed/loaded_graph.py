@@ -13,7 +13,8 @@ workers), so a call costs only its source batches.
 
 from __future__ import annotations
 
-from ..algorithms.graph_input import as_graph
+from kleene.algorithms.graph_input import as_graph
+
 from . import tasks
 from .failures import check_client, settle, worker_addresses
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algorithms.graph_input import as_graph, check_source
+from kleene.algorithms.graph_input import as_graph, check_source
+
 from . import tasks
 from .failures import check_client, gather, settle
 from .loaded_graph import LoadedGraph, load_graph
@@ -73,7 +74,7 @@ def _run(client, name: str, G, directed: bool, source, kwargs: dict, batches: in
     single = np.ndim(source) == 0
     kwargs = {**kwargs, "directed": True}  # the loaded graph is symmetrized already
     if srcs.size == 0:  # no sources: nothing to distribute
-        from .. import algorithms
+        from kleene import algorithms
 
         fn = algorithms.bfs if name == "bfs" else algorithms.sssp
         return fn(_empty(n), [], **kwargs)
@@ -120,7 +121,7 @@ def _dask_arrays(futures, rows: list[int], n: int, name: str, kwargs: dict, sing
     import dask.array as da
     from dask import delayed
 
-    from ..ops import to_host
+    from kleene.backends import to_host
 
     dist = np.int64 if name == "bfs" else np.float64
     kinds = [dist, np.int64] if kwargs["return_predecessors"] else [dist]

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import Matrix, closure, gpu_available, is_cupy_array, mxm_accumulate, to_host
-from ..semiring import SEMIRINGS, get_semiring
+from kleene.backends import gpu_available, is_cupy_array, to_host
+from kleene.core import Matrix
+from kleene.engine import closure, mxm_accumulate
+from kleene.semiring import SEMIRINGS, get_semiring
+
 from .failures import named_task
 
 
@@ -40,7 +43,7 @@ def initial(sr, chunk, r0: int, c0: int, preds: bool):
     """A chunk of a dense graph (inf = no edge; bool: False = no edge) at rows r0..,
     columns c0.. → its block of D (diagonal ⊕= one on the graph's diagonal) and of P
     (P[i, j] = i for each edge off the diagonal, else -1), as apsp builds them."""
-    from ..algorithms.all_pairs import _initial, _weights
+    from kleene.algorithms.all_pairs import _initial, _weights
 
     a = chunk if is_cupy_array(chunk) or not gpu_available() else _matrix(chunk).to_dense()
     if a.dtype != np.bool_ and a.dtype.kind != "f":
@@ -75,7 +78,7 @@ def initial(sr, chunk, r0: int, c0: int, preds: bool):
 def cycle_on_diagonal(sr, kk):
     """The first diagonal index of a diagonal block whose entry beats ``one`` (a cycle
     better than the empty path: a negative cycle for min_plus), else None."""
-    from ..algorithms.all_pairs import first_cycle
+    from kleene.algorithms.all_pairs import first_cycle
 
     return first_cycle(Matrix.from_dense(kk[0], missing=None), get_semiring(sr))
 
@@ -132,7 +135,7 @@ def sources(name: str, graph: Matrix, batch, kwargs: dict, on_device: bool = Fal
     """``kleene.bfs`` / ``kleene.sssp`` (``name``) from a batch of sources (a list, or one
     int) on this worker's loaded graph; host arrays back, or left on the worker's device
     (``on_device``: for results that stay distributed)."""
-    from .. import algorithms
+    from kleene import algorithms
 
     fn = algorithms.bfs if name == "bfs" else algorithms.sssp
     out = fn(graph, batch, **kwargs)

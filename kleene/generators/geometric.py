@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import Matrix
-from ..ops.device import module_for
+from kleene.backends.device import module_for
+from kleene.core import Matrix
 
 
 def geometric_graph(n: int, avg_degree: float = 6.0, *, radius: float | None = None, seed=0,

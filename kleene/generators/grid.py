@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import Matrix
-from ..ops.device import module_for
+from kleene.backends.device import module_for
+from kleene.core import Matrix
+
 from ._random import integers, rng_for
 
 

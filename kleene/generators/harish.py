@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import Matrix
+from kleene.core import Matrix
+
 from ._random import integers, rng_for
 
 

@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
-from ..ops import Matrix
-from ..ops.device import module_for
+from kleene.backends.device import module_for
+from kleene.core import Matrix
+
 from . import _size
 
 SPECS = {

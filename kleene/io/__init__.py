@@ -20,9 +20,7 @@ True
 True
 """
 
-from ._api import FORMATS, read, write
-from ._table import GraphFileError
-from .interop import (
+from kleene.core.interop import (
     from_graphblas,
     from_networkx,
     from_scipy,
@@ -30,6 +28,9 @@ from .interop import (
     to_networkx,
     to_scipy,
 )
+
+from ._api import FORMATS, read, write
+from ._table import GraphFileError
 
 __all__ = [
     "FORMATS",

@@ -7,9 +7,10 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..ops.device import host_memory_free
-from ..ops.matrix import Matrix
-from ..semiring.dtypes import as_dtype
+from kleene.backends.device import host_memory_free
+from kleene.core.matrix import Matrix
+from kleene.semiring.dtypes import as_dtype
+
 from . import dimacs, edgelist, mtx
 from ._atomic import atomic_file
 from ._source import (

@@ -10,8 +10,9 @@ from typing import IO
 
 import numpy as np
 
-from ..ops.matrix import Matrix
-from ..semiring.dtypes import SUPPORTED_DTYPES
+from kleene.core.matrix import Matrix
+from kleene.semiring.dtypes import SUPPORTED_DTYPES
+
 from ._table import GraphFileError, Table, show
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..progress import Progress
+from kleene.progress import Progress
+
 from ._atomic import atomic_file
 
 # --out extensions and what each holds.

@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Callable
 from typing import IO
 
-from .. import progress as _progress
+from kleene import progress as _progress
 
 PathLike = str | os.PathLike
 Progress = bool | Callable[[str], None] | None

@@ -18,9 +18,11 @@ import math
 import networkx as nx
 import numpy as np
 
-from ..algorithms import bfs, sssp
-from ..errors import NegativeCycleError
-from ..ops import Mask, Matrix, Vector, vxm
+from kleene.algorithms import bfs, sssp
+from kleene.core import Mask, Matrix, Vector
+from kleene.errors import NegativeCycleError
+from kleene.ops import vxm
+
 from ._order import ordered_adjacency, ordered_weights, settle, settle_rows, walk
 from .graph import KleeneGraph
 

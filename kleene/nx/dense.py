@@ -12,9 +12,10 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from ..algorithms import apsp
-from ..algorithms import transitive_closure as _closure
-from ..errors import NegativeCycleError
+from kleene.algorithms import apsp
+from kleene.algorithms import transitive_closure as _closure
+from kleene.errors import NegativeCycleError
+
 from ._engine import NEGATIVE_CYCLE, host, number, paths_from_tree
 from .graph import KleeneGraph, convert_to_nx
 
@@ -32,7 +33,7 @@ def _apsp(G: KleeneGraph, weight, *, preds: bool, drop_loops: bool = False, meth
     G.no_hidden_arcs(weight, "Floyd-Warshall")
     A = G.matrix(weight, unit=True)
     if drop_loops and G.src.size and bool((G.src == G.dst).any()):
-        from ..ops import select
+        from kleene.ops import select
 
         A = select(A, "offdiag")
     try:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.matrix import Matrix
+from kleene.core.matrix import Matrix
 
 __all__ = ["KleeneGraph", "convert_from_nx", "convert_to_nx"]
 

@@ -2,7 +2,7 @@
 
 Paths follow NetworkX's BFS parents exactly (``_engine.bfs_levels``); the
 all-pairs lengths run ``kleene.bfs`` with a batch of sources at a time
-(``kleene.ops.frontier_bfs_multi``: one masked ``mxm`` per level for the batch).
+(``kleene.engine.frontier_bfs_multi``: one masked ``mxm`` per level for the batch).
 """
 
 from __future__ import annotations

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from .checks import as_container
-from .matrix import Matrix
+from kleene.core.checks import as_container
+from kleene.core.matrix import Matrix
+from kleene.core.vector import Vector
+
 from .operations import select
-from .vector import Vector
 
 
 def diagonal(A: Matrix) -> Vector:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..semiring import UnaryOp, get_indexunary, get_unary
-from ..semiring.builtins import indexunary
-from ..semiring.dtypes import resolve_scalar
-from .checks import as_binary, as_container, same_device
-from .device import backend
-from .entries import Bitmap, Keys, intersection, union
-from .matrix import Matrix
-from .vector import Vector
+from kleene.backends.device import backend
+from kleene.core.checks import as_binary, as_container, same_device
+from kleene.core.entries import Bitmap, Keys, intersection, union
+from kleene.core.matrix import Matrix
+from kleene.core.vector import Vector
+from kleene.semiring import UnaryOp, get_indexunary, get_unary
+from kleene.semiring.builtins import indexunary
+from kleene.semiring.dtypes import resolve_scalar
+
 from .write import finish
 
 

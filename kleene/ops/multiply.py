@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..semiring import Semiring, get_semiring, lor_land
-from . import layout
-from .checks import (
-    as_container,
-    as_mask,
-    check_out,
-    reject_nan,
-    same_device,
-)
-from .device import backend
-from .entries import Bitmap, Keys
-from .matrix import Matrix
+from kleene.backends.device import backend
+from kleene.core import layout
+from kleene.core.checks import as_container, as_mask, check_out, reject_nan, same_device
+from kleene.core.entries import Bitmap, Keys
+from kleene.core.matrix import Matrix
+from kleene.core.vector import Vector
+from kleene.semiring import Semiring, get_semiring, lor_land
+
 from .symmetry import is_symmetric
-from .vector import Vector
 from .write import finish
 
 _METHODS = ("auto", "pull", "push")

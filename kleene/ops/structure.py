@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..semiring.dtypes import resolve_scalar
-from . import layout
-from .checks import (
+from kleene.backends.device import backend
+from kleene.core import layout
+from kleene.core.checks import (
     as_binary,
     as_container,
     as_mask,
@@ -14,10 +14,11 @@ from .checks import (
     output_dtype,
     same_device,
 )
-from .device import backend
-from .entries import Bitmap, Keys, union
-from .matrix import Matrix
-from .vector import Vector
+from kleene.core.entries import Bitmap, Keys, union
+from kleene.core.matrix import Matrix
+from kleene.core.vector import Vector
+from kleene.semiring.dtypes import resolve_scalar
+
 from .write import finish, write
 
 _AXES = {None: None, 0: 0, 1: 1, "rows": 1, "columns": 0, "cols": 0}

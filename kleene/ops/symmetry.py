@@ -8,13 +8,13 @@ import os
 
 import numpy as np
 
-from .checks import as_container
-from .cpu.symmetry import symmetry_sums as host_symmetry_sums
-from .cpu.symmetry import union_min as host_union_min
-from .cpu.symmetry import union_pattern as host_union_pattern
-from .device import backend
-from .matrix import Matrix
-from .value_scan import keep_value_stats
+from kleene.backends.cpu.symmetry import symmetry_sums as host_symmetry_sums
+from kleene.backends.cpu.symmetry import union_min as host_union_min
+from kleene.backends.cpu.symmetry import union_pattern as host_union_pattern
+from kleene.backends.device import backend
+from kleene.core.checks import as_container
+from kleene.core.matrix import Matrix
+from kleene.core.value_scan import keep_value_stats
 
 # Salt of the GPU fingerprint: fixed per process (so cached answers agree), unknown
 # to whoever builds the input (so no input is a planned collision).

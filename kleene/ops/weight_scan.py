@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .matrix import Matrix
+from kleene.core.matrix import Matrix
+
 from .operations import reduce
 
 

@@ -7,10 +7,10 @@ outside it C keeps its entries unless ``replace`` deletes them.
 
 from __future__ import annotations
 
-from . import layout
-from .entries import Bitmap, Keys, present_of, to_bitmap, to_keys, union
-from .matrix import Matrix
-from .vector import Vector
+from kleene.core import layout
+from kleene.core.entries import Bitmap, Keys, present_of, to_bitmap, to_keys, union
+from kleene.core.matrix import Matrix
+from kleene.core.vector import Vector
 
 
 def build(xp, t, shape, dtype, kind):
@@ -81,7 +81,7 @@ def _write_keys(xp, t, c, dtype, mask, accum, replace):
 
 def finish(opname, xp, t, *, shape, dtype, kind, out, mask, accum, replace):
     """Check ``out`` and ``mask`` against the result, then apply the output rule."""
-    from .checks import as_binary, as_mask, check_out, output_dtype
+    from kleene.core.checks import as_binary, as_mask, check_out, output_dtype
 
     check_out(opname, out, shape, kind)
     mask = as_mask(opname, mask, shape)

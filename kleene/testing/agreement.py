@@ -19,8 +19,9 @@ import numpy as np
 from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
-from ..semiring import Semiring, get_semiring
-from ..semiring.dtypes import as_dtype
+from kleene.semiring import Semiring, get_semiring
+from kleene.semiring.dtypes import as_dtype
+
 from . import reference as ref
 from . import strategies as kst
 from .convert import assert_matches, mask_to_reference, to_reference

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..semiring import Semiring, get_semiring
-from ..semiring.dtypes import as_dtype
+from kleene.semiring import Semiring, get_semiring
+from kleene.semiring.dtypes import as_dtype
+
 from .strategies import carrier_values
 
 __all__ = [

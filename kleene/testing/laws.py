@@ -38,8 +38,9 @@ import numpy as np
 from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
-from ..semiring import Monoid, Semiring, get_monoid, get_semiring
-from ..semiring.dtypes import as_dtype, resolve_scalar
+from kleene.semiring import Monoid, Semiring, get_monoid, get_semiring
+from kleene.semiring.dtypes import as_dtype, resolve_scalar
+
 from . import strategies
 from .scalars import binary_scalar
 

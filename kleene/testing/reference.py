@@ -31,15 +31,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..semiring import (
-    IndexUnaryOp,
-    Monoid,
-    UnaryOp,
-    get_indexunary,
-    get_semiring,
-    get_unary,
-)
-from ..semiring.dtypes import as_dtype
+from kleene.semiring import IndexUnaryOp, Monoid, UnaryOp, get_indexunary, get_semiring, get_unary
+from kleene.semiring.dtypes import as_dtype
+
 from .scalars import (
     OneOf,
     as_binary,

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..semiring import BinaryOp, IndexUnaryOp, Monoid, UnaryOp, get_binary, get_monoid
-from ..semiring.dtypes import as_dtype, resolve_scalar
+from kleene.semiring import BinaryOp, IndexUnaryOp, Monoid, UnaryOp, get_binary, get_monoid
+from kleene.semiring.dtypes import as_dtype, resolve_scalar
 
 __all__ = [
     "OneOf", "as_binary", "as_monoid", "binary_scalar", "cast", "fold", "index_unary_scalar",

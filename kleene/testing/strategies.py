@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from ..semiring import Monoid, Semiring, get_semiring
-from ..semiring.dtypes import as_dtype, infinity, neg_infinity, resolve_scalar
+from kleene.semiring import Monoid, Semiring, get_semiring
+from kleene.semiring.dtypes import as_dtype, infinity, neg_infinity, resolve_scalar
 
 __all__ = [
     "MASK_KINDS", "carrier_values", "edge_lists", "elements", "mask_of", "masks", "matrices",

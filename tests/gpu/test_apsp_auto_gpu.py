@@ -98,7 +98,7 @@ def test_johnson_negative_weights_on_gpu_equal_scipy():
     want = scipy_johnson(S)
     for method in ("johnson", "auto"):
         got = kleene.apsp(cxs.csr_matrix(S), method=method)
-        np.testing.assert_allclose(kleene.ops.to_host(got), want, rtol=1e-12, atol=1e-9)
+        np.testing.assert_allclose(kleene.backends.to_host(got), want, rtol=1e-12, atol=1e-9)
 
 
 def test_sparse_results_go_to_host_memory_past_the_gpu(monkeypatch):

@@ -1,4 +1,4 @@
-"""Boolean (or, and) products on tensor cores (kleene/ops/cuda/boolean_mma.py) and the
+"""Boolean (or, and) products on tensor cores (kleene/backends/cuda/boolean_mma.py) and the
 GPU transitive closure over them, judged by the CPU: NumPy's integer product > 0 for
 the products, the CPU back end's bit-packed closure and SciPy's BFS for reachability.
 Shapes across the 16-element alignment and the row bands, all-false, all-true and
@@ -28,8 +28,8 @@ if gpu_missing():
 import cupy  # noqa: E402
 
 import kleene  # noqa: E402
-from kleene.ops import mxm_accumulate  # noqa: E402
-from kleene.ops.cuda import boolean_mma  # noqa: E402
+from kleene.backends.cuda import boolean_mma  # noqa: E402
+from kleene.engine import mxm_accumulate  # noqa: E402
 from kleene.semiring import get_semiring  # noqa: E402
 
 
@@ -37,7 +37,7 @@ from kleene.semiring import get_semiring  # noqa: E402
 def calls(monkeypatch):
     """How many products took the tensor-core path. Replayed CUDA graphs are dropped
     first: a closure replayed from an earlier test's capture calls no product."""
-    kleene.ops.release_replays()
+    kleene.engine.release_replays()
     seen = []
     real = boolean_mma.product
 
@@ -212,7 +212,7 @@ def test_bit_packed_closure_equals_cpu_and_generic_kernel(n, p):
     """The bit-packed (or, and) closure (kernels/bool_closure_bits.cu; blocked passes
     over it beyond 512 rows) on a strided view inside a larger matrix, against the
     CPU closure and, up to 128 rows, the generic one-block kernel; reruns identical."""
-    from kleene.ops.cuda import closure as cuda_closure
+    from kleene.backends.cuda import closure as cuda_closure
 
     rng = np.random.default_rng(n + int(p * 1000))
     host = _bool(rng, (n + 9, n + 20), p)
@@ -268,7 +268,7 @@ def test_dense_frontier_bfs_on_tensor_cores(calls, monkeypatch, n, density):
 def test_gather_square_equals_numpy_indexing(dtype, n, c):
     """gather_square (kernels/gather_square.cu): out = C[idx][:, idx], repeats allowed,
     from a strided square view."""
-    from kleene.ops.cuda.gather import gather_square
+    from kleene.backends.cuda.gather import gather_square
 
     rng = np.random.default_rng(n + c)
     big = (rng.random((c + 3, c + 8)) * 100).astype(dtype)

@@ -30,9 +30,9 @@ from scipy.sparse.csgraph import shortest_path  # noqa: E402
 from test_closure_primitives import closure_ref, closure_values  # noqa: E402
 
 import kleene  # noqa: E402
-from kleene.ops import cuda  # noqa: E402
-from kleene.ops.cuda import closure as cuda_closure  # noqa: E402
-from kleene.ops.cuda import jit  # noqa: E402
+from kleene.backends import cuda  # noqa: E402
+from kleene.backends.cuda import closure as cuda_closure  # noqa: E402
+from kleene.backends.cuda import jit  # noqa: E402
 from kleene.semiring import SEMIRINGS  # noqa: E402
 
 GRID_CASES = [("min_plus", np.float32), ("min_plus", np.float64), ("min_plus", np.int32),
@@ -119,12 +119,12 @@ def test_closure_grid_refused_falls_back(monkeypatch):
     gw = g(w)
     cuda.closure_dense(sr, gw, 0.0)
     check(gw, want, w.dtype, sr.add)
-    assert kleene.ops.closure_base_block(4096, np.float32, cupy) == 128
+    assert kleene.engine.closure_base_block(4096, np.float32, cupy) == 128
 
 
 def test_closure_base_block_on_the_gpu():
     """Whole blocks up to GRID_MAX, GRID_BASE past it; one block's limit otherwise."""
-    base = kleene.ops.closure_base_block
+    base = kleene.engine.closure_base_block
     assert base(100, np.float32, cupy) == 100
     assert base(2048, np.float32, cupy) == 2048
     assert base(2049, np.float64, cupy) == cuda_closure.GRID_BASE == 1024

@@ -26,10 +26,11 @@ if _WHY is not None:
 
 import cupy  # noqa: E402
 
-from kleene.ops import closure_generic, cpu, cuda  # noqa: E402
-from kleene.ops.cuda import closure as cuda_closure  # noqa: E402
-from kleene.ops.cuda import codegen  # noqa: E402
-from kleene.ops.cuda import dense as cuda_dense  # noqa: E402
+from kleene.backends import cpu, cuda  # noqa: E402
+from kleene.backends import generic_closure as closure_generic  # noqa: E402
+from kleene.backends.cuda import closure as cuda_closure  # noqa: E402
+from kleene.backends.cuda import codegen  # noqa: E402
+from kleene.backends.cuda import dense as cuda_dense  # noqa: E402
 from kleene.semiring import SEMIRINGS, Semiring  # noqa: E402
 from kleene.semiring.dtypes import infinity, neg_infinity  # noqa: E402
 
@@ -207,7 +208,7 @@ def initial_preds(w: np.ndarray, sr: Semiring) -> np.ndarray:
 
 
 def closure_ref(sr, w, pred=None):
-    """Floyd-Warshall on the CPU (closure_generic over kleene.ops.cpu)."""
+    """Floyd-Warshall on the CPU (closure_generic over kleene.backends.cpu)."""
     want = w.copy()
     wp = None if pred is None else pred.copy()
     closure_generic.closure_dense(cpu, sr, want, sr.one_for(w.dtype), wp)

@@ -1,4 +1,4 @@
-"""The CUDA primitives agree with the CPU primitives (kleene.ops.cpu).
+"""The CUDA primitives agree with the CPU primitives (kleene.backends.cpu).
 
 Every built-in semiring x each of its dtypes, on seeded random inputs with
 infinities/identities, empty rows and vectors, k = 0 and odd sizes; a
@@ -30,8 +30,8 @@ if _WHY is not None:
 
 import cupy  # noqa: E402
 
-from kleene.ops import cpu, cuda  # noqa: E402
-from kleene.ops.cuda import codegen, jit  # noqa: E402
+from kleene.backends import cpu, cuda  # noqa: E402
+from kleene.backends.cuda import codegen, jit  # noqa: E402
 from kleene.semiring import (  # noqa: E402
     SEMIRINGS,
     SUPPORTED_DTYPES,
@@ -360,7 +360,7 @@ def test_gpu_memory_free_follows_the_pool_between_driver_readings(monkeypatch):
     """gpu_memory_free asks the driver at most every GPU_FREE_READING_S; in between, what
     CuPy's pool takes from or gives back to the driver moves the answer by as much, and
     a fresh reading agrees with the estimate."""
-    from kleene.ops import device
+    from kleene.backends import device
 
     def truth() -> int:
         return real()[0] + pool.free_bytes()
@@ -389,11 +389,11 @@ def test_gpu_memory_free_follows_the_pool_between_driver_readings(monkeypatch):
     monkeypatch.setattr(device, "GPU_FREE_READING_S", 3600.0)
     import kleene
 
-    kleene.ops.release_replays()
+    kleene.engine.release_replays()
     device.gpu_memory_free()
     before = len(asked)
     kleene.apsp(kleene.Matrix.from_dense(cupy.ones((300, 300), dtype=cupy.float32)),
                 method="recursive", block_size=64)  # fmt: skip
     device.gpu_memory_free()
     assert len(asked) > before
-    kleene.ops.release_replays()
+    kleene.engine.release_replays()

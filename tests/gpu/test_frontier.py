@@ -2,7 +2,7 @@
 
 ``kleene.bfs`` / ``kleene.sssp`` on the GPU run kernels/frontier.cu (all levels in
 one cooperative launch). Here they are checked against the composed-operation
-searches (``kleene.ops.frontier_bfs`` / ``frontier_bellman_ford`` with
+searches (``kleene.engine.frontier_bfs`` / ``frontier_bellman_ford`` with
 ``fused=False``, on the same GPU matrix), against
 scipy, and against the per-level fallback, including parents (the smallest
 neighbour one level up) and negative cycles. Skipped without CuPy or a GPU.
@@ -32,8 +32,8 @@ from scipy.sparse.csgraph import shortest_path  # noqa: E402
 
 import kleene  # noqa: E402
 from kleene.algorithms.graph_input import as_graph  # noqa: E402
+from kleene.backends.cuda import frontier, jit  # noqa: E402
 from kleene.errors import NegativeCycleError  # noqa: E402
-from kleene.ops.cuda import frontier, jit  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from graph_data import load_scipy  # noqa: E402
@@ -53,7 +53,7 @@ def graphs(draw, negative=False, max_n=40):
 
 
 def _composed_bfs(A, s, method, parents):
-    levels, par = kleene.ops.frontier_bfs(A, s, parents=parents, method=method, fused=False)
+    levels, par = kleene.engine.frontier_bfs(A, s, parents=parents, method=method, fused=False)
     return levels.to_dense(missing=-1), par.to_dense(missing=-1)
 
 
@@ -89,7 +89,7 @@ def test_fused_bellman_ford_equals_composed(data):
     g, s = data
     A = kleene.Matrix.from_scipy(g).to("gpu")
     try:
-        want = kleene.ops.frontier_bellman_ford(A, s, fused=False).to_dense().get()
+        want = kleene.engine.frontier_bellman_ford(A, s, fused=False).to_dense().get()
     except NegativeCycleError:
         with pytest.raises(NegativeCycleError):
             kleene.sssp(A, s, method="bellman-ford")
@@ -147,7 +147,7 @@ def test_bfs_rounds_equal_composed(data, k, directed):
     # end as the composed search's, whatever order warps reach a vertex in.
     g, s = data
     A = as_graph(kleene.Matrix.from_scipy(g).to("gpu"), directed=directed)
-    levels, _ = kleene.ops.frontier_bfs(A, s, method="push", fused=False)
+    levels, _ = kleene.engine.frontier_bfs(A, s, method="push", fused=False)
     want = levels.to_dense(missing=-1).get()
     with _RoundLevels(k) as r:
         got = kleene.bfs(A, s).get()
@@ -244,11 +244,11 @@ def test_bellman_ford_with_hubs(negative, source):
         expect = want if dtype == np.float64 else (
             _dag_distances(w.astype(np.float64), n, source) if negative
             else shortest_path(w.astype(np.float64), indices=source))  # fmt: skip
-        got = kleene.ops.frontier_bellman_ford(B, source).to_dense().get()
+        got = kleene.engine.frontier_bellman_ford(B, source).to_dense().get()
         np.testing.assert_allclose(got, expect, rtol=1e-12)
-        again = kleene.ops.frontier_bellman_ford(B, source).to_dense().get()
+        again = kleene.engine.frontier_bellman_ford(B, source).to_dense().get()
         np.testing.assert_array_equal(got, again)  # atomics: the same every run
         with _PerLevel():
             np.testing.assert_array_equal(
-                kleene.ops.frontier_bellman_ford(B, source).to_dense().get(), got
+                kleene.engine.frontier_bellman_ford(B, source).to_dense().get(), got
             )

@@ -26,8 +26,9 @@ from hypothesis import strategies as st  # noqa: E402
 from scipy.sparse.csgraph import dijkstra  # noqa: E402
 
 import kleene  # noqa: E402
-from kleene.ops import Matrix, is_symmetric, layout  # noqa: E402
-from kleene.ops.cuda import structure  # noqa: E402
+from kleene.backends.cuda import structure  # noqa: E402
+from kleene.core import Matrix, layout  # noqa: E402
+from kleene.ops import is_symmetric  # noqa: E402
 
 
 def _csr(n, density, seed, dtype=np.float64):

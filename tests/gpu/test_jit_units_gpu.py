@@ -1,4 +1,4 @@
-"""Compile units on the GPU (kleene.ops.cuda.jit, kleene.ops.cuda.units).
+"""Compile units on the GPU (kleene.backends.cuda.jit, kleene.backends.cuda.units).
 
 A first call compiles only the kernels it runs; a unit compiled once is loaded from
 CuPy's disk cache by a later process; cooperative kernels, compiled like any other,
@@ -28,8 +28,8 @@ if _WHY is not None:
 
 import cupy  # noqa: E402
 
-from kleene.ops import cuda  # noqa: E402
-from kleene.ops.cuda import codegen, jit  # noqa: E402
+from kleene.backends import cuda  # noqa: E402
+from kleene.backends.cuda import codegen, jit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 _CODE = """
@@ -53,7 +53,7 @@ def _run(kernel, k: int) -> None:
 
 _LATER = """
 import sys, cupy, numpy as np
-from kleene.ops.cuda import jit
+from kleene.backends.cuda import jit
 code, k = sys.stdin.read(), int(sys.argv[1])
 out = cupy.zeros(1000, dtype=np.int32)
 jit.load_unit(code, (f"kl_t_fill<{k}>",))[f"kl_t_fill<{k}>"]((4,), (128,), (out, np.int64(1000)))

@@ -1,6 +1,6 @@
 """The fused GPU multi-source BFS (MS-BFS, 64 sources per word) equals its composed twin.
 
-``kleene.ops.frontier_bfs_multi`` on the GPU runs ``bfs_multi``
+``kleene.engine.frontier_bfs_multi`` on the GPU runs ``bfs_multi``
 (kernels/multi_frontier.cu); with ``fused=False`` it runs the composed loop (one
 masked mxm of the (k, n) frontier per level). Both are compared, levels and parents
 (the smallest in-neighbour one level up), on random graphs with every method
@@ -32,7 +32,7 @@ import cupy  # noqa: E402
 from scipy.sparse.csgraph import shortest_path  # noqa: E402
 
 import kleene  # noqa: E402
-from kleene.ops.cuda import multi_frontier  # noqa: E402
+from kleene.backends.cuda import multi_frontier  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from graph_data import graphs  # noqa: E402
@@ -48,7 +48,7 @@ def _parts(g: sp.csr_matrix):
 
 
 def _composed(A, sources, parents=True):
-    lv, par = kleene.ops.frontier_bfs_multi(A, sources, parents=parents, fused=False)
+    lv, par = kleene.engine.frontier_bfs_multi(A, sources, parents=parents, fused=False)
     return lv.get(), (par.get() if parents else None)
 
 
@@ -94,7 +94,7 @@ def test_fused_bfs_multi_rmat_equals_composed_and_scipy(k):
     rng = np.random.default_rng(k)
     src = rng.integers(0, n, k)
     src[k // 2] = src[0]  # a repeat
-    lv, par = kleene.ops.frontier_bfs_multi(A, src, parents=True)
+    lv, par = kleene.engine.frontier_bfs_multi(A, src, parents=True)
     want_lv, want_par = _composed(A, src)
     np.testing.assert_array_equal(lv.get(), want_lv)
     np.testing.assert_array_equal(par.get(), want_par)
@@ -112,7 +112,7 @@ def test_fused_bfs_multi_symmetric_rmat_equals_composed():
     g, n = _rmat(12, seed=7, undirected=True)
     A = kleene.Matrix.from_scipy(g).to("gpu")
     src = np.arange(0, n, n // 100)[:100]  # hubs (low labels) and leaves, two groups
-    lv, par = kleene.ops.frontier_bfs_multi(A, src, parents=True, symmetric=True)
+    lv, par = kleene.engine.frontier_bfs_multi(A, src, parents=True, symmetric=True)
     want_lv, want_par = _composed(A, src)
     np.testing.assert_array_equal(lv.get(), want_lv)
     np.testing.assert_array_equal(par.get(), want_par)
@@ -123,9 +123,9 @@ def test_fused_bfs_multi_runs_are_identical():
     g, n = _rmat(15, seed=3)
     A = kleene.Matrix.from_scipy(g).to("gpu")
     src = np.random.default_rng(3).integers(0, n, 100)
-    lv0, par0 = (x.get() for x in kleene.ops.frontier_bfs_multi(A, src, parents=True))
+    lv0, par0 = (x.get() for x in kleene.engine.frontier_bfs_multi(A, src, parents=True))
     for _ in range(5):
-        lv, par = (x.get() for x in kleene.ops.frontier_bfs_multi(A, src, parents=True))
+        lv, par = (x.get() for x in kleene.engine.frontier_bfs_multi(A, src, parents=True))
         assert np.array_equal(lv, lv0) and np.array_equal(par, par0)
 
 
@@ -134,14 +134,14 @@ def test_fused_bfs_multi_too_large_names_the_bytes(monkeypatch):
     A = kleene.Matrix.from_scipy(g).to("gpu")
     monkeypatch.setattr(multi_frontier, "gpu_memory_free", lambda: 1000)
     with pytest.raises(MemoryError, match=r"need \d+ bytes .* 1000 bytes free"):
-        kleene.ops.frontier_bfs_multi(A, [0, 1, 2])
+        kleene.engine.frontier_bfs_multi(A, [0, 1, 2])
 
 
 def test_fused_bfs_multi_no_sources_and_fused_true():
     A = kleene.Matrix.from_edges([0, 1], [1, 2], n=3).to("gpu")
-    lv, par = kleene.ops.frontier_bfs_multi(A, [], parents=True, fused=True)
+    lv, par = kleene.engine.frontier_bfs_multi(A, [], parents=True, fused=True)
     assert lv.shape == (0, 3) and par.shape == (0, 3)
-    lv, _ = kleene.ops.frontier_bfs_multi(A, 2, fused=True)
+    lv, _ = kleene.engine.frontier_bfs_multi(A, 2, fused=True)
     assert lv.get().tolist() == [[-1, -1, 0]]
 
 
@@ -156,7 +156,7 @@ def test_levels_past_the_kept_words_equal_scipy(k):
     g = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
     src = np.random.default_rng(k).integers(0, n - 20, k)
     A = kleene.Matrix.from_scipy(g).to("gpu")
-    lv, par = kleene.ops.frontier_bfs_multi(A, src, parents=True)
+    lv, par = kleene.engine.frontier_bfs_multi(A, src, parents=True)
     ref = shortest_path(g, unweighted=True, indices=src)
     np.testing.assert_array_equal(lv.get(), np.where(np.isinf(ref), -1, ref).astype(np.int64))
     want_lv, want_par = _composed(A, src)
@@ -196,11 +196,11 @@ def test_pull_with_lagging_searches_pushed_equals_composed(monkeypatch, shift):
 
     monkeypatch.setattr(multi_frontier, "_sparse_searches", counted)
     A = kleene.Matrix.from_scipy(g).to("gpu")
-    lv, par = kleene.ops.frontier_bfs_multi(A, src, parents=True)
+    lv, par = kleene.engine.frontier_bfs_multi(A, src, parents=True)
     want_lv, want_par = _composed(A, src)
     np.testing.assert_array_equal(lv.get(), want_lv)
     np.testing.assert_array_equal(par.get(), want_par)
     assert any(hybrid)
     for _ in range(3):  # the pull and the push set bits of the same words: no races
-        again_lv, again_par = kleene.ops.frontier_bfs_multi(A, src, parents=True)
+        again_lv, again_par = kleene.engine.frontier_bfs_multi(A, src, parents=True)
         assert np.array_equal(again_lv.get(), want_lv) and np.array_equal(again_par.get(), want_par)

@@ -29,9 +29,10 @@ import cupy  # noqa: E402
 from scipy.sparse.csgraph import dijkstra  # noqa: E402
 
 import kleene  # noqa: E402
+from kleene.backends.cuda import near_far  # noqa: E402
+from kleene.core import Matrix, Vector  # noqa: E402
+from kleene.engine import frontier_delta_stepping, shortest_path_tree  # noqa: E402
 from kleene.generators import rmat, road_graph  # noqa: E402
-from kleene.ops import Matrix, Vector, frontier_delta_stepping, shortest_path_tree  # noqa: E402
-from kleene.ops.cuda import near_far  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from graph_data import check_shortest_path_tree, record_in_edges  # noqa: E402
@@ -135,7 +136,7 @@ def test_zero_weights_fall_back_to_the_bfs_tree():
 
 
 def test_refused_cooperative_launch_runs_bellman_ford(monkeypatch):
-    from kleene.ops.cuda import frontier
+    from kleene.backends.cuda import frontier
 
     S = road_graph(40, seed=1).to_scipy().astype(np.float64)
     monkeypatch.setattr(frontier, "_no_cooperative", {frontier.jit.device_id()})
@@ -145,7 +146,7 @@ def test_refused_cooperative_launch_runs_bellman_ford(monkeypatch):
 
 
 def test_tight_parents_kernel_equals_the_cpu_one():
-    from kleene.ops.cpu.tree import _tight_parents
+    from kleene.backends.cpu.tree import _tight_parents
 
     S = road_graph(80, seed=6).to_scipy().astype(np.float64)
     dist = dijkstra(S, indices=0)
@@ -162,7 +163,7 @@ def test_tight_parents_from_in_edges_equal_the_push_pass(ties):
     lanes, a warp, and hubs over the heavy list (chunks skip entries above a found
     parent). Integer weights 1..3 give many tight in-edges (the smallest must win);
     real ones give one. Repeated runs give the same answer (atomicMin on hubs)."""
-    from kleene.ops.cpu.tree import _tight_parents
+    from kleene.backends.cpu.tree import _tight_parents
 
     n = 1 << 16
     src, dst = rmat(16, edge_factor=16, seed=9)

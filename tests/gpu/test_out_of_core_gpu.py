@@ -1,4 +1,4 @@
-"""Out-of-core APSP on the GPU (kleene/ops/cuda/tile_stream.py): the checks of
+"""Out-of-core APSP on the GPU (kleene/backends/cuda/tile_stream.py): the checks of
 tests/test_out_of_core.py on a CuPy graph, both host-memory modes (page-locked result:
 direct copies; pageable or numpy.memmap out=: staged copies), bit-identical reruns
 (no race between the copy and compute streams) and the device's memory-pool peak
@@ -39,7 +39,7 @@ from scipy.sparse.csgraph import shortest_path  # noqa: E402
 
 import kleene  # noqa: E402
 from kleene.algorithms import apsp_out_of_core as ooc  # noqa: E402
-from kleene.ops.cuda import tile_stream  # noqa: E402
+from kleene.backends.cuda import tile_stream  # noqa: E402
 
 RESERVE = ooc.GPU_RESERVE
 

@@ -1,4 +1,4 @@
-"""Dense closures replayed as CUDA graphs (kleene/ops/cuda/graphs.py, kleene.ops.replay).
+"""Dense closures replayed as CUDA graphs (kleene/backends/cuda/graphs.py, kleene.engine.replay).
 
 A captured graph holds pointers: these tests check that every replay works on the
 new call's data (not the capture's), that replays agree with eager runs
@@ -29,14 +29,14 @@ if gpu_missing():
 import cupy  # noqa: E402
 
 import kleene  # noqa: E402
-from kleene.ops.cuda import graphs  # noqa: E402
+from kleene.backends.cuda import graphs  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def fresh_cache():
-    kleene.ops.release_replays()
+    kleene.engine.release_replays()
     yield
-    kleene.ops.release_replays()
+    kleene.engine.release_replays()
 
 
 def _weighted(n: int, seed: int, per: float = 4.0):
@@ -62,7 +62,7 @@ def test_replays_use_each_calls_data(method):
         np.testing.assert_allclose(cupy.asnumpy(got), shortest_path(G, method="D"), rtol=1e-6)
         entries = _captured()
         assert len(entries) == 1 and entries[0][1] is None, entries  # captured, not eager
-    assert kleene.ops.replay_bytes() >= n * n * 8
+    assert kleene.engine.replay_bytes() >= n * n * 8
 
 
 def cupyx_csr(G):
@@ -173,12 +173,12 @@ def test_transitive_closure_replays_on_new_graphs(n):
 
 def test_release_frees_and_graphs_off_holds_nothing(monkeypatch):
     kleene.apsp(cupyx_csr(_weighted(512, 1)), method="recursive")
-    assert kleene.ops.replay_bytes() > 0
-    kleene.ops.release_replays()
-    assert kleene.ops.replay_bytes() == 0
+    assert kleene.engine.replay_bytes() > 0
+    kleene.engine.release_replays()
+    assert kleene.engine.replay_bytes() == 0
     monkeypatch.setenv("KLEENE_CUDA_GRAPHS", "0")
     kleene.apsp(cupyx_csr(_weighted(512, 1)), method="recursive")
-    assert kleene.ops.replay_bytes() == 0
+    assert kleene.engine.replay_bytes() == 0
 
 
 def test_cache_is_bounded(monkeypatch):
@@ -193,7 +193,7 @@ def test_a_step_that_swaps_its_buffer_runs_eagerly_and_right():
     a captured graph working on memory the caller no longer sees: the capture is
     refused (recorded as failed) and every call runs eagerly on the cache's buffers,
     with each call's own data."""
-    kleene.ops.release_replays()
+    kleene.engine.release_replays()
     base = cupy.arange(64, dtype=cupy.float32).reshape(8, 8)
 
     def double(m):
@@ -201,7 +201,7 @@ def test_a_step_that_swaps_its_buffer_runs_eagerly_and_right():
 
     for trial in range(1, 4):
         D = kleene.Matrix.from_dense(base * trial, missing=None)
-        (R,) = kleene.ops.replay(("swap-test",), double, D)
+        (R,) = kleene.engine.replay(("swap-test",), double, D)
         np.testing.assert_array_equal(cupy.asnumpy(R.to_dense()), cupy.asnumpy(2 * trial * base))
     failures = [f for k, f in _captured() if k[2] == ("swap-test",)]
     assert len(failures) == 1 and "replaced" in failures[0]
@@ -211,7 +211,7 @@ def test_replay_of_handed_buffers_skips_the_lookup_and_stays_right(monkeypatch):
     """replay() on the very matrices replay_buffers() handed out for its key takes them
     without a second cache lookup; another key, a dropped entry, or matrices that are
     not the handed ones take the full path, with the same answers."""
-    from kleene.ops import replayable
+    from kleene.engine import replayable
 
     def close(m):
         kleene.closure(m, out=m)
@@ -231,29 +231,29 @@ def test_replay_of_handed_buffers_skips_the_lookup_and_stays_right(monkeypatch):
     key = ("handed-test",)
     for _ in range(3):  # capture, then replays of the handed buffers
         w, want = graph()
-        (a,), (D,) = kleene.ops.replay_buffers(key, [((n, n), np.float32)], cupy)
+        (a,), (D,) = kleene.engine.replay_buffers(key, [((n, n), np.float32)], cupy)
         a[...] = cupy.asarray(w)
         before = len(lookups)
-        (R,) = kleene.ops.replay(key, close, D)
+        (R,) = kleene.engine.replay(key, close, D)
         assert R is D and len(lookups) == before  # no second lookup
         np.testing.assert_allclose(cupy.asnumpy(R.to_dense()), want, rtol=1e-5)
-    (a,), (D,) = kleene.ops.replay_buffers(key, [((n, n), np.float32)], cupy)
-    kleene.ops.release_replays()  # the entry is gone: replay looks it up (a new one)
+    (a,), (D,) = kleene.engine.replay_buffers(key, [((n, n), np.float32)], cupy)
+    kleene.engine.release_replays()  # the entry is gone: replay looks it up (a new one)
     w, want = graph()
     a[...] = cupy.asarray(w)
     before = len(lookups)
-    (R,) = kleene.ops.replay(key, close, D)
+    (R,) = kleene.engine.replay(key, close, D)
     assert len(lookups) == before + 1 and R is not D
     np.testing.assert_allclose(cupy.asnumpy(R.to_dense()), want, rtol=1e-5)
     w, want = graph()  # a matrix of the caller's own: copied in, as ever
     mine = kleene.Matrix.from_dense(cupy.asarray(w), missing=None)
     assert replayable._handed(key, (mine,)) is None
-    (R,) = kleene.ops.replay(key, close, mine)
+    (R,) = kleene.engine.replay(key, close, mine)
     np.testing.assert_allclose(cupy.asnumpy(R.to_dense()), want, rtol=1e-5)
-    (a,), (D,) = kleene.ops.replay_buffers(key, [((n, n), np.float32)], cupy)
+    (a,), (D,) = kleene.engine.replay_buffers(key, [((n, n), np.float32)], cupy)
     assert replayable._handed(("another",), (D,)) is None
     del a, D, R
-    kleene.ops.release_replays()  # the handed entry is not kept alive: its buffers go
+    kleene.engine.release_replays()  # the handed entry is not kept alive: its buffers go
     gc.collect()
     assert replayable._local.handed[1]() is None
 
@@ -264,7 +264,7 @@ def test_threads_replay_their_own_graphs():
     every answer equals SciPy's."""
     import threading
 
-    kleene.ops.release_replays()
+    kleene.engine.release_replays()
     graphs_by_thread = {t: [_weighted(600, 10 * t + i) for i in range(3)] for t in range(2)}
     wrong: list = []
 

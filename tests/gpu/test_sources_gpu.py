@@ -1,6 +1,6 @@
 """The fused GPU multi-source shortest paths against the composed form, scipy and itself.
 
-``kleene.ops.multi_source_sssp`` on a GPU matrix runs ``kleene.ops.cuda.sources.
+``kleene.engine.multi_source_sssp`` on a GPU matrix runs ``kleene.backends.cuda.sources.
 sssp_rows`` (kernels/sssp_rows.cu: bit-packed frontier Bellman-Ford, all rounds in
 one cooperative launch, predecessors from a BFS over the tight edges); ``fused=False``
 runs the composed form on the same GPU matrix. Distances must be equal to the
@@ -34,9 +34,9 @@ import cupy  # noqa: E402
 from scipy.sparse.csgraph import dijkstra, shortest_path  # noqa: E402
 
 import kleene  # noqa: E402
-from kleene.ops import multi_source_sssp  # noqa: E402
-from kleene.ops.cuda import jit  # noqa: E402
-from kleene.ops.cuda import sources as gs  # noqa: E402
+from kleene.backends.cuda import jit  # noqa: E402
+from kleene.backends.cuda import sources as gs  # noqa: E402
+from kleene.engine import multi_source_sssp  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from graph_data import check_shortest_path_tree, graphs, load_scipy  # noqa: E402

@@ -1,0 +1,236 @@
+"""Fused multi-source shortest paths on the CPU: one compiled search per source, over the cores.
+
+The CPU back end's ``dijkstra_rows`` primitive behind ``kleene.engine.multi_source_sssp``
+(whose composed twin, multi-source Bellman-Ford over public operations, defines
+the distances; tests/test_cpu_sources.py checks the two against each other).
+Each source is an independent search written straight into its row of the (k, n)
+result; the sources are shared among the threads with ``numba.prange``. A row
+depends on nothing but its source, so the results do not depend on the
+scheduling or the thread count.
+
+Which search: the one single-source ``kleene.sssp`` runs, so that k sources never
+cost more than k single-source calls. That is delta-stepping (``cpu/delta.py``,
+bucket width the mean positive weight), which beats Dijkstra's heap on road
+graphs (many levels, small buckets) and ties it on low-diameter ones; with
+predecessors, each vertex then takes its smallest-numbered tight in-neighbour
+(``cpu/tree.py``), a shortest-path tree whenever sums grow strictly
+(``kleene.engine.strict_sums``: every weight > 0 and above the rounding step). Where
+they may not (zero weights), the predecessors come from Dijkstra over an indexed
+4-ary heap, whose scan order makes them a tree also across zero-weight cycles.
+
+Dijkstra's predecessor rule (deterministic): the predecessor of v is the vertex
+whose scan first set v's final distance by a strict improvement. Dijkstra scans
+vertices in an order where each one's final distance is known when it is
+scanned, so ``pred[v]`` was scanned before v: the chains lead back to the source
+without cycles, even across zero-weight cycles, and ``dist[pred[v]] + w(pred[v],
+v) == dist[v]`` holds exactly (it is the sum that was stored). Where several
+vertices offer v the same distance, the one scanned first wins: the scan order
+(the heap's tie-breaking included) is a function of the graph's CSR and the
+source alone, not of threads or timing.
+
+Both searches reach the same distances bit for bit (the least left-to-right
+rounded path sum). Weights must be non-negative (``dijkstra_rows`` checks, in
+O(m)): callers with negative weights reweight first (Johnson). The (k, n)
+results are allocated before any search, and refused with a MemoryError naming
+the bytes when they cannot fit (``row_results``). Without Numba ``dijkstra_rows``
+is None, so the back end has no such primitive and the composed form runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kleene.backends.strict_sums import strict_sums
+
+from .delta import _delta_kernel, bucket_slots
+from .row_results import check_rows_fit
+from .tree import _parents_kernel
+
+try:
+    import numba
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
+
+HAVE_NUMBA = numba is not None
+
+
+def _dijkstra_row(indptr, indices, weights, source, dist, pred, want_pred, heap, pos):
+    """Distances from ``source`` into ``dist`` (and predecessors into ``pred``).
+
+    ``heap``/``pos``: scratch of n entries each (any contents on entry). ``heap[:size]``
+    is a 4-ary min-heap of vertices keyed by ``dist`` (half a binary heap's depth:
+    1.2-1.8x faster on rome99/facebook/Gnutella); ``pos[v]`` is v's slot in it, -1
+    before v is queued and -2 once it is scanned. The sifts are written out here:
+    as helper functions (even inlined by Numba) the loop ran 1.8x slower.
+    """
+    n = dist.size
+    for v in range(n):
+        dist[v] = np.inf
+        pos[v] = -1
+    if want_pred:
+        for v in range(n):
+            pred[v] = -1
+    dist[source] = 0.0
+    heap[0] = source
+    pos[source] = 0
+    size = 1
+    while size:
+        u = heap[0]
+        pos[u] = -2
+        size -= 1
+        if size:  # sift the last entry down from the root
+            x = heap[size]
+            key = dist[x]
+            at = 0
+            while True:
+                first = 4 * at + 1
+                if first >= size:
+                    break
+                best = first
+                best_key = dist[heap[first]]
+                for c in range(first + 1, min(first + 4, size)):
+                    ck = dist[heap[c]]
+                    if ck < best_key:
+                        best = c
+                        best_key = ck
+                if key <= best_key:
+                    break
+                y = heap[best]
+                heap[at] = y
+                pos[y] = at
+                at = best
+            heap[at] = x
+            pos[x] = at
+        du = dist[u]
+        for e in range(indptr[u], indptr[u + np.uint32(1)]):
+            v = indices[e]
+            nd = du + weights[e]
+            if nd < dist[v]:  # never true for a scanned v: weights are >= 0
+                dist[v] = nd
+                if want_pred:
+                    pred[v] = u
+                at = pos[v]
+                if at < 0:  # not queued yet: append
+                    at = size
+                    size += 1
+                while at > 0:  # sift v up
+                    parent = (at - 1) >> 2
+                    y = heap[parent]
+                    if dist[y] <= nd:
+                        break
+                    heap[at] = y
+                    pos[y] = at
+                    at = parent
+                heap[at] = v
+                pos[v] = at
+
+
+def _rows_kernel(indptr, indices, weights, sources, dist, pred, want_pred, workers):
+    """Row i of ``dist`` (and ``pred``) from ``sources[i]``; worker w takes rows w,
+    w + workers, ... (interleaved: sources of unequal cost spread evenly), with
+    its own heap. Without ``want_pred``, ``pred`` has rows of length 0, never written."""
+    k = sources.size
+    n = dist.shape[1]
+    for w in numba.prange(workers):
+        heap = np.empty(n, dtype=np.uint32)
+        pos = np.empty(n, dtype=np.int32)
+        for i in range(w, k, workers):
+            _dijkstra_row(indptr, indices, weights, sources[i], dist[i], pred[i], want_pred,
+                          heap, pos)  # fmt: skip
+
+
+def _delta_rows_kernel(indptr, indices, weights, sources, dist, pred, want_pred, delta, nslots,
+                       workers):  # fmt: skip
+    """As ``_rows_kernel`` by delta-stepping; with ``want_pred`` (strict sums only) each
+    reached vertex's smallest tight in-neighbour."""
+    k = sources.size
+    n = dist.shape[1]
+    for w in numba.prange(workers):
+        for i in range(w, k, workers):
+            d = dist[i]
+            d[:] = np.inf
+            _delta_kernel(indptr, indices, weights, sources[i], d, delta, nslots)
+            if want_pred:
+                p = pred[i]
+                p[:] = n
+                _parents_kernel(indptr, indices, weights, d, p)
+                for v in range(n):
+                    if p[v] == n:
+                        p[v] = -1
+
+
+if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
+    _jit = numba.njit(cache=True, nogil=True)
+    _dijkstra_row = _jit(_dijkstra_row)
+    _rows_kernel = numba.njit(cache=True, nogil=True, parallel=True)(_rows_kernel)
+    _delta_rows_kernel = numba.njit(cache=True, nogil=True, parallel=True)(_delta_rows_kernel)
+
+
+def _dijkstra_rows(indptr, indices, weights, sources, predecessors: bool = False, out=None):
+    """Shortest distances from each of ``sources`` by Dijkstra, one row per source.
+
+    ``indptr``/``indices``/``weights``: the graph's CSR (int64 / int32 / any real
+    dtype, converted once if need be); weights must be >= 0 (ValueError otherwise).
+    Returns (dist float64 (k, n), inf where unreachable; pred int64 (k, n), -1 for
+    the source and unreachable vertices, or None unless ``predecessors``).
+    ``out``: optional (dist, pred or None) C-contiguous arrays of those shapes and
+    dtypes to write the results into (and return), e.g. row blocks of a larger
+    result: no second allocation, no copy.
+    """
+    ptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    idx = np.ascontiguousarray(indices, dtype=np.int32)
+    n = ptr.size - 1
+    if n < 0 or idx.ndim != 1 or (n and int(ptr[-1]) > idx.size):
+        raise ValueError("dijkstra_rows: indptr/indices are not a CSR matrix")
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    if w.shape != idx.shape:
+        raise ValueError("dijkstra_rows: weights must have one value per stored edge")
+    least, most = (float(w.min()), float(w.max())) if w.size else (0.0, 0.0)
+    if not least >= 0:  # NaN fails this too
+        raise ValueError("dijkstra_rows: Dijkstra needs non-negative weights (reweight first)")
+    src = np.ascontiguousarray(sources, dtype=np.int64).reshape(-1)
+    if src.size and (int(src.min()) < 0 or int(src.max()) >= n):
+        bad = src[(src < 0) | (src >= n)][0]
+        raise IndexError(f"dijkstra_rows: source {bad} is out of range for {n} vertices")
+    k = src.size
+    if out is None:
+        what = "float64 distances" + (" and int64 predecessors" if predecessors else "")
+        check_rows_fit("sssp", k, n, what, 16 if predecessors else 8)
+    dist, pred = _outputs(out, k, n, bool(predecessors))
+    if k and n:
+        workers = max(1, min(k, numba.get_num_threads()))
+        rows = pred if predecessors else np.empty((k, 0), dtype=np.int64)  # never written
+        uptr, uidx = ptr.view(np.uint64), idx.view(np.uint32)
+        if not predecessors or strict_sums(least, most, n):
+            delta = _mean_positive(w)
+            _delta_rows_kernel(uptr, uidx, w, src, dist, rows, bool(predecessors), delta,
+                               bucket_slots(most, delta, n), workers)  # fmt: skip
+        else:
+            _rows_kernel(uptr, uidx, w, src, dist, rows, bool(predecessors), workers)
+    return dist, pred
+
+
+def _mean_positive(w: np.ndarray) -> float:
+    """Delta-stepping's bucket width: the mean finite positive weight (1 when none is;
+    an infinite weight is an edge no path uses, as ``frontier._weight_summary`` says)."""
+    positive = w[(w > 0) & (w < np.inf)]
+    return float(positive.mean()) if positive.size else 1.0
+
+
+def _outputs(out, k: int, n: int, predecessors: bool):
+    """(dist, pred or None): ``out``'s arrays checked, or new ones."""
+    if out is None:
+        pred = np.empty((k, n), dtype=np.int64) if predecessors else None
+        return np.empty((k, n), dtype=np.float64), pred
+    dist, pred = out
+    wants = [(dist, np.float64)] + ([(pred, np.int64)] if predecessors else [])
+    for a, dtype in wants:
+        if not (isinstance(a, np.ndarray) and a.shape == (k, n) and a.dtype == dtype
+                and a.flags.c_contiguous and a.flags.writeable):  # fmt: skip
+            raise ValueError(f"dijkstra_rows: out arrays must be writable C-contiguous "
+                             f"({k}, {n}) float64 / int64 arrays")  # fmt: skip
+    return dist, (pred if predecessors else None)
+
+
+# None without Numba: the back end then has no such primitive (the composed form runs).
+dijkstra_rows = _dijkstra_rows if HAVE_NUMBA else None
