@@ -8,7 +8,7 @@ from kleene.backends.device import array_module, backend, is_cupy_array, module_
 from kleene.semiring import get_monoid
 from kleene.semiring.dtypes import as_dtype, resolve_scalar
 
-from . import layout
+from . import layout, methods
 from .methods import OperationMethods
 from .storage import Storage
 
@@ -349,9 +349,7 @@ class Matrix(OperationMethods):
     @property
     def T(self) -> Matrix:
         """The transpose (a new matrix)."""
-        from kleene.ops.operations import transpose
-
-        return transpose(self)
+        return methods._operations.transpose(self)
 
     # ---- views of the data (internal, used by the operations) -------------
     def _coo(self):
@@ -656,14 +654,10 @@ class Matrix(OperationMethods):
 
     # ---- products as methods (the rest come from OperationMethods) --------
     def mxm(self, other, semiring, **kw):
-        from kleene.ops.operations import mxm
-
-        return mxm(self, other, semiring, **kw)
+        return methods._operations.mxm(self, other, semiring, **kw)
 
     def mxv(self, u, semiring, **kw):
-        from kleene.ops.operations import mxv
-
-        return mxv(self, u, semiring, **kw)
+        return methods._operations.mxv(self, u, semiring, **kw)
 
 
 def _canonical_csr(s) -> bool:

@@ -6,6 +6,16 @@ from kleene.backends.device import device_of
 
 from .mask import Mask
 
+# The operation layer sits above the containers and registers itself here when it is
+# imported (kleene.ops does so), so this layer imports nothing above it.
+_operations = None
+
+
+def provide_operations(module) -> None:
+    """Called once by ``kleene.ops``: the module whose functions the methods call."""
+    global _operations
+    _operations = module
+
 
 class OperationMethods:
     """Masks (``A.S``, ``A.V``), the device, and operations as methods (``A.ewise_add(B, op)``)."""
@@ -28,36 +38,22 @@ class OperationMethods:
         return device_of(self._xp)
 
     def ewise_add(self, other, op, **kw):
-        from kleene.ops.operations import ewise_add
-
-        return ewise_add(self, other, op, **kw)
+        return _operations.ewise_add(self, other, op, **kw)
 
     def ewise_mult(self, other, op, **kw):
-        from kleene.ops.operations import ewise_mult
-
-        return ewise_mult(self, other, op, **kw)
+        return _operations.ewise_mult(self, other, op, **kw)
 
     def apply(self, op, **kw):
-        from kleene.ops.operations import apply
-
-        return apply(self, op, **kw)
+        return _operations.apply(self, op, **kw)
 
     def select(self, op, thunk=None, **kw):
-        from kleene.ops.operations import select
-
-        return select(self, op, thunk, **kw)
+        return _operations.select(self, op, thunk, **kw)
 
     def reduce(self, op, **kw):
-        from kleene.ops.operations import reduce
-
-        return reduce(self, op, **kw)
+        return _operations.reduce(self, op, **kw)
 
     def extract(self, rows=None, cols=None, **kw):
-        from kleene.ops.operations import extract
-
-        return extract(self, rows, cols, **kw)
+        return _operations.extract(self, rows, cols, **kw)
 
     def assign(self, value, rows=None, cols=None, **kw):
-        from kleene.ops.operations import assign
-
-        return assign(self, value, rows, cols, **kw)
+        return _operations.assign(self, value, rows, cols, **kw)

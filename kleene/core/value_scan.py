@@ -4,11 +4,17 @@ the matrix so no other pass reads them (APSP's and SSSP's checks and bucket size
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from kleene.backends.device import backend
 
 from .matrix import Matrix
+
+# Salt of the GPU fingerprint: fixed per process (so cached answers agree), unknown
+# to whoever builds the input (so no input is a planned collision).
+SYMMETRY_SALT = int.from_bytes(os.urandom(8), "little")
 
 
 def scan_nan(m: Matrix) -> bool:
@@ -30,9 +36,7 @@ def scan_nan(m: Matrix) -> bool:
     xp = m._xp
     if m._fmt != "dense":
         if xp is not np:
-            from kleene.ops.symmetry import scan_csr  # one GPU pass answers symmetry too
-
-            nan = scan_csr(m)
+            nan = scan_csr(m)  # one GPU pass answers symmetry too
             if nan is not None:
                 return nan
         return bool(xp.isnan(m._values).any())
@@ -76,3 +80,24 @@ def keep_value_stats(m: Matrix, nans: int, stats: dict) -> None:
         m.cached("min_value", lambda: stats["least"])
         m.cached("value_stats", lambda: (stats["greatest"], stats["positive_sum"],
                                          stats["positive_count"]))  # fmt: skip
+
+
+def scan_csr(A: Matrix):
+    """One pass over a CSR on a back end with the fingerprint kernel: whether A has a
+    NaN value, with both symmetry answers cached on A as a by-product (the input checks
+    of a graph and the symmetry test share the read), and for floating-point values
+    their range and positive part (``value_stats``: what the shortest-path loops ask
+    next, without another pass and host read). None where it cannot."""
+    sums = getattr(backend(A.xp), "symmetry_sums", None)
+    if sums is None or A._fmt != "csr" or A.nrows != A.ncols:
+        return None
+    ptr, idx, val = A._csr()
+    stats: dict = {}
+    try:
+        pattern, weighted, nans = sums(ptr, idx, val, SYMMETRY_SALT, stats=stats)
+    except TypeError:  # a value type without a kernel
+        return None
+    A.cached("pattern_symmetric", lambda: pattern == 0)
+    A.cached("symmetric", lambda: pattern == 0 and weighted == 0)
+    keep_value_stats(A, nans, stats)  # (the least value is exact in float64)
+    return nans > 0

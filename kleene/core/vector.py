@@ -8,7 +8,7 @@ from kleene.backends.device import array_module, module_for
 from kleene.semiring import get_monoid
 from kleene.semiring.dtypes import as_dtype, resolve_scalar
 
-from . import layout
+from . import layout, methods
 from .matrix import _DEFAULT, _is_nan, default_missing
 from .methods import OperationMethods
 from .storage import Storage
@@ -231,6 +231,4 @@ class Vector(OperationMethods):
 
     # ---- products as methods (the rest come from OperationMethods) --------
     def vxm(self, A, semiring, **kw):
-        from kleene.ops.operations import vxm
-
-        return vxm(self, A, semiring, **kw)
+        return methods._operations.vxm(self, A, semiring, **kw)

@@ -20,12 +20,12 @@ from kleene.backends.device import backend, to_host
 from kleene.backends.strict_sums import strict_sums
 from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
+from kleene.core.value_scan import scan_csr
 from kleene.core.vector import Vector
 from kleene.errors import NegativeCycleError
 from kleene.ops.elementwise import apply, ewise_add, ewise_mult, select
 from kleene.ops.multiply import mxm, transpose_at_hand, transposed_pattern, vxm
 from kleene.ops.structure import reduce
-from kleene.ops.symmetry import scan_csr
 from kleene.ops.weight_scan import stored_min
 from kleene.semiring import any_pair, min_first
 
@@ -435,7 +435,7 @@ def _weight_summary(A: Matrix) -> tuple[float, float]:
         return tuple(parts.tolist())
 
     # (greatest, positive sum, positive count): the GPU's input scan leaves them here
-    # (kleene.ops.symmetry.scan_csr), so a graph passed per call is not read again.
+    # (kleene.core.value_scan.scan_csr), so a graph passed per call is not read again.
     if A.xp is not np and A.known("value_stats") is None:
         scan_csr(A)  # one kernel pass; CuPy's reductions compile CUB's headers (seconds)
     most, total, count = A.cached("value_stats", stats)

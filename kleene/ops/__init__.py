@@ -6,6 +6,9 @@ through ``kleene.backends.backend(xp)``. Nothing else is public here: the
 containers are ``kleene.core``, the fused path primitives ``kleene.engine``.
 """
 
+from kleene.core import methods as _methods
+
+from . import operations as _operations
 from .diagonal import diagonal
 from .operations import (
     apply,
@@ -22,6 +25,8 @@ from .operations import (
 )
 from .symmetry import is_symmetric, symmetrize
 from .weight_scan import all_finite, first_stored, stored_min, stores
+
+_methods.provide_operations(_operations)
 
 __all__ = [
     "all_finite",

@@ -4,8 +4,6 @@ A ∪ Aᵀ for the graphs that do not."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from kleene.backends.cpu.symmetry import symmetry_sums as host_symmetry_sums
@@ -14,11 +12,7 @@ from kleene.backends.cpu.symmetry import union_pattern as host_union_pattern
 from kleene.backends.device import backend
 from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
-from kleene.core.value_scan import keep_value_stats
-
-# Salt of the GPU fingerprint: fixed per process (so cached answers agree), unknown
-# to whoever builds the input (so no input is a planned collision).
-_SALT = int.from_bytes(os.urandom(8), "little")
+from kleene.core.value_scan import SYMMETRY_SALT
 
 
 def is_symmetric(A: Matrix, *, values: bool = True) -> bool:
@@ -51,27 +45,6 @@ def is_symmetric(A: Matrix, *, values: bool = True) -> bool:
     return bool(A.cached(key, lambda: _decide(A, values)))
 
 
-def scan_csr(A: Matrix):
-    """One pass over a CSR on a back end with the fingerprint kernel: whether A has a
-    NaN value, with both symmetry answers cached on A as a by-product (the input checks
-    of a graph and the symmetry test share the read), and for floating-point values
-    their range and positive part (``value_stats``: what the shortest-path loops ask
-    next, without another pass and host read). None where it cannot."""
-    sums = getattr(backend(A.xp), "symmetry_sums", None)
-    if sums is None or A._fmt != "csr" or A.nrows != A.ncols:
-        return None
-    ptr, idx, val = A._csr()
-    stats: dict = {}
-    try:
-        pattern, weighted, nans = sums(ptr, idx, val, _SALT, stats=stats)
-    except TypeError:  # a value type without a kernel
-        return None
-    A.cached("pattern_symmetric", lambda: pattern == 0)
-    A.cached("symmetric", lambda: pattern == 0 and weighted == 0)
-    keep_value_stats(A, nans, stats)  # (the least value is exact in float64)
-    return nans > 0
-
-
 def _decide(A: Matrix, values: bool) -> bool:
     xp = A.xp
     ptr, idx, val = A._csr()
@@ -80,7 +53,7 @@ def _decide(A: Matrix, values: bool) -> bool:
         sums = host_symmetry_sums  # the pass of cpu/symmetry.py (None without Numba)
     if sums is not None:
         try:
-            pattern, weighted = sums(ptr, idx, val if values else None, _SALT)[:2]
+            pattern, weighted = sums(ptr, idx, val if values else None, SYMMETRY_SALT)[:2]
             return pattern == 0 and weighted == 0
         except TypeError:  # a value type without a kernel: compare with the transpose
             pass

@@ -91,7 +91,7 @@ __device__ __forceinline__ unsigned long long kl_order_key(double x) {
 }
 
 // What the input checks and the shortest-path loops ask of a graph's values, gathered
-// in the pass that reads them (kleene.ops.symmetry.scan_csr, Matrix.has_nan on a dense
+// in the pass that reads them (kleene.core.value_scan.scan_csr, Matrix.has_nan on a dense
 // matrix): the number of NaNs, the least / greatest other value as order keys
 // (kl_order_key), the sum of the positive values (in double) and their number.
 struct kl_value_scan {
