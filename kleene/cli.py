@@ -22,8 +22,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from kleene.errors import IndexOutOfBound, OutOfMemory
 
-from .io._results import OUT_FORMATS, size_needed, write_result
+from .io.results import OUT_FORMATS, size_needed, write_result
 
 COMMANDS = {
     "bfs": "breadth-first levels (and parents) from --source",
@@ -127,7 +128,7 @@ def source_ids(spec: int | list[int | range], n: int, cmd: str) -> int | np.ndar
     for item in parts:
         top = item if isinstance(item, int) else item[-1]
         if top >= n:
-            raise IndexError(f"{cmd}: source {top} is out of range for a graph of {n} vertices")
+            raise IndexOutOfBound(f"{cmd}: source {top} is out of range for a graph of {n} vertices")
     if isinstance(spec, int):
         return spec
     return np.concatenate(
@@ -232,7 +233,7 @@ def check_memory(cmd: str, k: int, n: int, preds: bool) -> None:
     free = host_memory_free()
     if need > free:
         fit = free // max(n * 8 * (2 if preds else 1), 1)
-        raise MemoryError(
+        raise OutOfMemory(
             f"{cmd}: a {k}x{n} result{' with predecessors' if preds else ''} needs "
             f"{need:,} bytes ({need / 2**30:,.1f} GiB) of host memory, {free:,} bytes "
             f"({free / 2**30:,.1f} GiB) are available; up to about {fit} sources fit"

@@ -303,7 +303,7 @@ def test_failed_write_leaves_no_file(tmp_path, capsys, monkeypatch):
     def disk_full(*a, **k):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("kleene.io._results._write_npy", disk_full)
+    monkeypatch.setattr("kleene.io.results._write_npy", disk_full)
     rc, _, err = run_main(capsys, "sssp", "grid:3x3", "--out", tmp_path / "d.npy")
     assert_one_line_error(rc, err, "No space left on device")
     assert list(tmp_path.iterdir()) == []  # neither the file nor its temporary

@@ -19,11 +19,11 @@ import kleene
 import kleene.cli
 import kleene.io
 import kleene.io._atomic
-import kleene.io._results
+import kleene.io.results
 from kleene.__main__ import main
 from kleene.generators import from_spec
 from kleene.io._atomic import atomic_file
-from kleene.io._results import size_needed, write_result
+from kleene.io.results import size_needed, write_result
 
 TINY = "p sp 4 5\na 1 2 4\na 1 3 1\na 3 2 2\na 2 4 1\na 3 4 7\n"
 
@@ -142,7 +142,7 @@ def test_ctrl_c_while_writing_keeps_the_old_file(tmp_path, tiny, capsys, monkeyp
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(kleene.io._results, "_write_npy", interrupted)
+    monkeypatch.setattr(kleene.io.results, "_write_npy", interrupted)
     rc, _, err = run_main(capsys, "sssp", tiny, "--out", out, "--force")
     assert rc == 130 and err == "kleene: interrupted\n"
     assert out.read_bytes() == b"old result" and leftovers(tmp_path) == []
@@ -316,7 +316,7 @@ def test_multi_source_run_shows_a_bar(capsys, monkeypatch):
 
 def test_large_write_shows_progress(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("kleene.progress.DELAY_S", 0.0)
-    monkeypatch.setattr(kleene.io._results, "_SLICE", 4096)
+    monkeypatch.setattr(kleene.io.results, "_SLICE", 4096)
     out = tmp_path / "a.npz"
     rc, _, err = run_main(capsys, "apsp", "grid:10x10", "--out", out)
     assert rc == 0 and f"writing {out.name} (0 MB) [" in err and "100.0%" in err
@@ -374,7 +374,7 @@ def test_graph_write_that_fails_keeps_the_old_file(tmp_path):
     assert stat.S_IMODE((tmp_path / "new.mtx").stat().st_mode) == 0o644
 
 
-@pytest.mark.parametrize("mod", [kleene.cli, kleene.io._atomic, kleene.io._results])
+@pytest.mark.parametrize("mod", [kleene.cli, kleene.io._atomic, kleene.io.results])
 def test_docstring_examples(mod):
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
