@@ -1,14 +1,17 @@
 """Time kleene versions side by side on one machine: the road and RMAT rows of issue 12.
 
     PYTHONPATH=. python3 benchmarks/ab_versions.py 6c3f74d HEAD --rounds 3 --rmat \
-        --out benchmarks/results/logs/ab.json
+        --out /tmp/ab.json
+
+A comparison of two trees is a decision, not a result to keep: write it outside the
+repository and put its one-line outcome in benchmarks/results/HISTORY.md.
 
 Each git revision's ``kleene`` package is exported (``git archive``) to its own folder and
 timed in its own process (``PYTHONPATH`` = that folder; the benchmark code is this file's,
 the same for all). Processes run one revision after another, the revisions interleaved
 for ``--rounds`` rounds, and a figure is the median over rounds of each process's median
 of ``--repeat`` calls after two warm-ups, wall time with a device sync. GPU near-far and
-road BFS times differ by up to 35 % between H100s (docs/benchmarks.md), so compare
+road BFS times differ by up to 35 % between cards of one kind (docs/benchmarks.md), so compare
 versions only within one run of this script.
 
 Rows: ``kleene.bfs(G, 0)``, ``kleene.sssp(G, 0)`` and ``kleene.sssp(G, 0,

@@ -1,8 +1,12 @@
 """APSP benchmark: the shape of Buluç et al. Table 1 (iterative vs recursive, n = 512…8192)
 and Katz & Kider Table 1 (blocked FW), kleene GPU/CPU beside scipy on the host CPU.
 
-    PYTHONPATH=. python3 benchmarks/bench_apsp.py --sizes 512 1024 2048 \
-        --out benchmarks/results/apsp_h100.json
+    PYTHONPATH=. python3 benchmarks/bench_apsp.py --sizes 1024 2048 4096 8192 16384 \
+        --methods auto recursive blocked --scipy-max 0 --out benchmarks/results/apsp_dense_h100.json
+
+Without ``--out`` each mode writes its own fixed file under benchmarks/results/
+(``apsp``, ``apsp_sparse``, ``boolean``, ``frontiers``: .json, .md and for some a .png),
+overwriting its previous result.
 
 Dense random graphs (every pair an edge, fp32 weights in [1, 100)), fresh per run.
 Each method runs while its last time stayed under ``--budget`` seconds. ``--full``
@@ -52,7 +56,7 @@ def main(argv=None) -> None:
     ap.add_argument("--budget", type=float, default=20.0, help="seconds a method may take")
     ap.add_argument("--block", type=int, default=None)
     ap.add_argument("--scipy-max", type=int, default=2048)
-    ap.add_argument("--out", default="benchmarks/results/apsp.json")
+    ap.add_argument("--out", default=None, help="default: benchmarks/results/<mode>.json")
     ap.add_argument(
         "--full",
         action="store_true",
@@ -77,6 +81,10 @@ def main(argv=None) -> None:
                     help="multi-source BFS rows (boolean_rows.frontier_rows): dense frontiers "
                     "on tensor cores against the sparse MS-BFS kernels (GPU)")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.out is None:  # one fixed file per mode: a run replaces its own mode's result
+        mode = next((m for m in ("boolean", "frontiers", "sparse") if getattr(args, m)), "")
+        name = {"sparse": "apsp_sparse", "": "apsp"}.get(mode, mode)
+        args.out = f"benchmarks/results/{name}.json"
     if args.boolean:
         from boolean_rows import plot as boolean_plot
         from boolean_rows import rows as boolean_rows

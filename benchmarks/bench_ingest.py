@@ -39,7 +39,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import main_or_replot, markdown_table, write_results  # noqa: E402
+from common import main_or_replot, markdown_table, save_figure, write_results  # noqa: E402
 
 import kleene  # noqa: E402
 
@@ -520,7 +520,7 @@ def plot(rows: list[dict], path: Path) -> None:
     axes[0].legend(fontsize=8)
     fig.suptitle("kleene BFS / SSSP on the user's path")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
     plt.close(fig)
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from common import markdown_table
+from common import markdown_table, save_figure
 
 CONVENTIONS = {
     "time": "wall time of the whole public call (host clock): one warm-up call, then 3; "
@@ -106,5 +106,5 @@ def plot(rows: list[dict], path: Path, title: str = "kleene CPU: time over basel
                  fontsize=10)  # fmt: skip
     ax.grid(True, axis="x", which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
     plt.close(fig)

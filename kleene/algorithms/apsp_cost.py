@@ -83,9 +83,8 @@ def cpu_dense_s(n: int, dtype, preds: bool) -> float:
     return float(n) ** 3 * step + float(n) ** 2 * pair
 
 
-# GPU (H100, 2026-11-26; benchmarks/results/logs/apsp_sparse_cost_2026-11-26_h100.json,
-# made by apsp_sparse_cost_probe.py.txt beside it): medians of 3 (1 past n = 16384) with a
-# device sync. "sssp": multi_source_sssp over every source, batches as apsp makes them,
+# GPU (the timings the fit was made from are MEASURED in tests/test_apsp_cost.py): medians
+# of 3 (1 past n = 16384) with a device sync. "sssp": multi_source_sssp over every source, batches as apsp makes them,
 # results in GPU memory (the fused bit-packed Bellman-Ford, kleene.backends.cuda.sources);
 # "dense": the public apsp(method="recursive") on a cupyx CSR (R-Kleene on one-launch
 # 1024-row bases). ms without / with predecessors; L: BFS levels (max over 4 vertices);
