@@ -11,7 +11,7 @@ Example
 [0.0, 1.0, 3.0]
 """
 
-from . import backends, core, engine, io, ops, semiring
+from . import algorithms, backends, core, engine, io, ops, semiring
 from ._info import __version__
 from .algorithms import apsp, bfs, reconstruct_path, sssp, transitive_closure
 from .backends.device import gpu_available
@@ -101,6 +101,16 @@ __all__ = [
 # Submodules with optional dependencies (kleene.testing needs hypothesis) or a
 # cost at import load on first use: ``kleene.testing.check_semiring`` just works.
 _LAZY = ("testing", "generators", "progress", "cli", "datasets")
+
+
+def _load_distributed() -> None:
+    """Import kleene.distributed, which registers its runners for ``client=``."""
+    import importlib
+
+    importlib.import_module("kleene.distributed")
+
+
+algorithms.register_cluster_loader(_load_distributed)
 
 
 def __getattr__(name: str):

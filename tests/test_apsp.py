@@ -178,7 +178,7 @@ def test_bad_arguments_raise(backend):
     with pytest.raises(ValueError, match="NaN"):
         kleene.apsp(np.array([[0.0, np.nan], [1.0, 0.0]]))
     with pytest.raises(MemoryError, match="would fit|fit"):
-        kleene.algorithms.all_pairs.check_fits(10**7, np.float64, True, np)
+        kleene.algorithms.apsp_memory.check_fits(10**7, np.float64, True, np)
 
 
 def test_float32_graphs_every_method_matches_scipy(backend):
@@ -198,23 +198,23 @@ def test_auto_method_choice(backend):
     not apply: predecessors), repeated SSSP / Johnson for large very sparse graphs
     (apsp_cost.py: on the GPU with predecessors, or once the dense closure is slow
     enough for the depth probe to pay)."""
-    from kleene.algorithms.all_pairs import _choose
+    from kleene.algorithms.dense_closure import auto_method
     from kleene.semiring import max_min, min_plus
 
     n = 5000
     sparse = kleene.Matrix.from_edges([0, 1], [1, 2], [1.0, 2.0], n=n).to(backend)
     small = kleene.Matrix.from_edges([0, 1], [1, 2], [1.0, 2.0], n=64).to(backend)
     dense = "blocked" if backend == "gpu" else "recursive"
-    assert _choose(small, min_plus, False, False) == dense
-    assert _choose(small, max_min, False, True) == dense
+    assert auto_method(small, min_plus, False, False) == dense
+    assert auto_method(small, max_min, False, True) == dense
     if backend == "cpu":
-        assert _choose(sparse, min_plus, False, False) == "repeated-sssp"
-        assert _choose(sparse, min_plus, True, False) == "johnson"
+        assert auto_method(sparse, min_plus, False, False) == "repeated-sssp"
+        assert auto_method(sparse, min_plus, True, False) == "johnson"
     else:
         # float64, dense estimated at 54 ms (71 with predecessors): the depth probe
         # finds 2 levels, Johnson ~10 ms (~20)
-        assert _choose(sparse, min_plus, True, False) == "johnson"
-        assert _choose(sparse, min_plus, True, True) == "johnson"
-        assert _choose(small, min_plus, False, True) == "repeated-sssp"  # 1 against 6 ms
+        assert auto_method(sparse, min_plus, True, False) == "johnson"
+        assert auto_method(sparse, min_plus, True, True) == "johnson"
+        assert auto_method(small, min_plus, False, True) == "repeated-sssp"  # 1 against 6 ms
         # a graph stored dense keeps the dense closure
-        assert _choose(sparse.to_format("dense"), min_plus, True, True) == "blocked"
+        assert auto_method(sparse.to_format("dense"), min_plus, True, True) == "blocked"

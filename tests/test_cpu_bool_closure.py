@@ -328,7 +328,7 @@ def test_transitive_closure_fused_equals_composed(monkeypatch):
 
 
 def test_transitive_closure_memory_need_is_the_whole_closure():
-    from kleene.algorithms.all_pairs import check_fits
+    from kleene.algorithms.apsp_memory import check_fits
 
     need = check_fits(6301, np.bool_, False, np, method="closure", what="transitive_closure")
     assert need.per_pair == 3 and need.method == "closure"

@@ -31,7 +31,7 @@ from graph_data import check_shortest_path_tree, graphs, load_scipy  # noqa: E40
 
 import kleene  # noqa: E402
 import kleene.backends.cpu as cpu  # noqa: E402
-from kleene.algorithms.all_pairs import _choose  # noqa: E402
+from kleene.algorithms.dense_closure import auto_method  # noqa: E402
 from kleene.backends.cpu import sources as cs  # noqa: E402
 from kleene.engine import multi_source_sssp  # noqa: E402
 from kleene.semiring import max_min, min_plus  # noqa: E402
@@ -237,7 +237,7 @@ def test_runs_are_identical():
 
 
 def test_auto_on_the_cpu_follows_the_measured_rule():
-    """all_pairs._choose: Dijkstra rows for sparse graphs, the dense closure for dense
+    """dense_closure.auto_method: Dijkstra rows for sparse graphs, the dense closure for dense
     ones without predecessors and for tiny ones (the measurements are in its comment)."""
     rng = np.random.default_rng(2)
     n = 1024
@@ -247,15 +247,15 @@ def test_auto_on_the_cpu_follows_the_measured_rule():
 
     for density in (0.002, 0.02):  # m/n 2 and 20
         A = graph(density)
-        assert _choose(A, min_plus, False, False) == "repeated-sssp"
-        assert _choose(A, min_plus, True, True) == "johnson"
-        assert _choose(A, max_min, False, False) == "recursive"
+        assert auto_method(A, min_plus, False, False) == "repeated-sssp"
+        assert auto_method(A, min_plus, True, True) == "johnson"
+        assert auto_method(A, max_min, False, False) == "recursive"
     A = graph(0.2)  # m/n 205
-    assert _choose(A, min_plus, False, False) == "recursive"
-    assert _choose(A, min_plus, False, True) == "repeated-sssp"  # the dense repair costs more
-    assert _choose(graph(1.0), min_plus, False, True) == "recursive"
+    assert auto_method(A, min_plus, False, False) == "recursive"
+    assert auto_method(A, min_plus, False, True) == "repeated-sssp"  # the dense repair costs more
+    assert auto_method(graph(1.0), min_plus, False, True) == "recursive"
     tiny = kleene.Matrix.from_edges([0, 1], [1, 2], [1.0, 2.0], n=64)
-    assert _choose(tiny, min_plus, False, False) == "recursive"
+    assert auto_method(tiny, min_plus, False, False) == "recursive"
 
 
 def test_imports_without_numba():

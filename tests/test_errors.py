@@ -334,7 +334,7 @@ def test_transitive_closure_too_large(small_machine):
 
 
 def test_largest_n_that_fits_is_true(small_machine):
-    from kleene.algorithms.all_pairs import check_fits
+    from kleene.algorithms.apsp_memory import check_fits
 
     for method in ("recursive", "repeated-sssp"):
         for preds in (False, True):
@@ -347,7 +347,7 @@ def test_largest_n_that_fits_is_true(small_machine):
 def test_out_of_core_extra_is_counted_only_for_the_message(small_machine):
     # apsp passes the out-of-core extra bytes as a callable: counting a dense GPU
     # matrix's edges is a pass and a sync, wanted only when the check fails.
-    from kleene.algorithms.all_pairs import check_fits
+    from kleene.algorithms.apsp_memory import check_fits
 
     calls = []
 

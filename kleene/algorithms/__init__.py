@@ -2,8 +2,18 @@
 
 from .all_pairs import apsp
 from .breadth_first import bfs
+from .cluster import cluster_runner, register_cluster_loader, register_cluster_runner
 from .paths import reconstruct_path
 from .single_source import sssp
 from .transitive import transitive_closure
 
-__all__ = ["apsp", "bfs", "reconstruct_path", "sssp", "transitive_closure"]
+__all__ = [
+    "apsp",
+    "bfs",
+    "cluster_runner",
+    "reconstruct_path",
+    "register_cluster_loader",
+    "register_cluster_runner",
+    "sssp",
+    "transitive_closure",
+]

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from kleene.backends import gpu_memory_free, host_memory_free
+from kleene.backends.device import MEMORY_SHARE
 from kleene.core import Matrix
+from kleene.errors import OutOfMemory
 
-from . import apsp_dense, apsp_out_of_core, apsp_sparse
+from . import apsp_dense, apsp_sparse
 
 SPARSE = ("repeated-sssp", "johnson")
 OUT_OF_CORE = "blocked out-of-core"
@@ -21,7 +23,11 @@ OUT_OF_CORE = "blocked out-of-core"
 WHOLE = "closure"
 WHOLE_BYTES_PER_PAIR = 3
 
-_BUDGET = 0.8  # share of the free memory a closure may take: the rest is left to others
+# Host bytes of the out-of-core closure besides its n² arrays: the GPU's pinned
+# staging chunks (kleene.backends.cuda.tile_stream: 2 rings of 3 × 64 MiB at most)
+# and the graph's COO copy while D is built (per stored edge).
+STAGING_BYTES = 6 * (64 << 20)
+COO_BYTES_PER_EDGE = 24
 
 
 @dataclass(frozen=True)
@@ -46,17 +52,17 @@ class MemoryNeed:
         return self.bytes_for(self.n)
 
     def fits(self) -> bool:
-        return self.bytes <= _BUDGET * self.free
+        return self.bytes <= MEMORY_SHARE * self.free
 
     def largest_n(self) -> int:
         """The largest n whose closure by this method fits in the same memory."""
-        a, b, c = self.per_pair, self.per_vertex, _BUDGET * self.free - self.fixed
+        a, b, c = self.per_pair, self.per_vertex, MEMORY_SHARE * self.free - self.fixed
         if c < 0:
             return 0
         k = int((-b + (b * b + 4 * a * c) ** 0.5) / (2 * a))  # the root of a·n² + b·n = c
-        while k > 0 and self.bytes_for(k) > _BUDGET * self.free:  # float rounding
+        while k > 0 and self.bytes_for(k) > MEMORY_SHARE * self.free:  # float rounding
             k -= 1
-        while self.bytes_for(k + 1) <= _BUDGET * self.free:
+        while self.bytes_for(k + 1) <= MEMORY_SHARE * self.free:
             k += 1
         return k
 
@@ -65,8 +71,8 @@ class MemoryNeed:
         return (
             f"an {self.n}×{self.n} result{preds} by {self.method} needs about "
             f"{gib(self.bytes)} of {self.where} (the result and its working copies), "
-            f"of which {gib(self.free)} is free and {_BUDGET:.0%} "
-            f"({gib(_BUDGET * self.free)}) may be used; up to about n={self.largest_n()} fits"
+            f"of which {gib(self.free)} is free and {MEMORY_SHARE:.0%} "
+            f"({gib(MEMORY_SHARE * self.free)}) may be used; up to about n={self.largest_n()} fits"
         )
 
 
@@ -102,8 +108,9 @@ def need_for(what: str, n: int, method: str, preds: bool, dtype, xp) -> MemoryNe
 def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
                what: str = "apsp", sparse_ok: bool = True, out_of_core: bool = False,
                out_of_core_extra: int | Callable[[], int] = 0) -> MemoryNeed:  # fmt: skip
-    """What an n×n closure by ``method`` needs; a MemoryError that says how much was
-    asked and the largest n that fits, unless it fits where its result will live.
+    """What an n×n closure by ``method`` needs; an OutOfMemory (a MemoryError) that says
+    how much was asked and the largest n that fits, unless it fits where its result
+    will live.
 
     Dense methods work where the graph is (``xp``); the sparse ones keep their
     result in GPU memory when it fits there, else in host memory. ``sparse_ok``:
@@ -139,7 +146,7 @@ def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
             hints.append(f"host memory is too small even out of core ({gib(host.bytes)} for "
                          f"the result and the graph's copy, {gib(host.free)} free): pass "
                          "out=numpy.memmap(...) to compute it out of core into a file")  # fmt: skip
-    raise MemoryError(f"{what}: {need.describe()}" + "".join(f"; {h}" for h in hints))
+    raise OutOfMemory(f"{what}: {need.describe()}" + "".join(f"; {h}" for h in hints))
 
 
 def out_of_core_need(n: int, dtype, preds: bool, new_dist: bool,
@@ -156,8 +163,8 @@ def out_of_core_need(n: int, dtype, preds: bool, new_dist: bool,
 def out_of_core_extra(A: Matrix) -> int:
     """Host bytes of the out-of-core closure besides its n² arrays: the graph's COO copy
     while D is built, and on the GPU the pinned staging chunks."""
-    extra = apsp_out_of_core.COO_BYTES_PER_EDGE * A.nvals
-    return extra + (apsp_out_of_core.STAGING_BYTES if A.xp is not np else 0)
+    extra = COO_BYTES_PER_EDGE * A.nvals
+    return extra + (STAGING_BYTES if A.xp is not np else 0)
 
 
 @contextmanager
@@ -167,4 +174,4 @@ def out_of_memory(need: MemoryNeed) -> Iterator[None]:
     try:
         yield
     except MemoryError as e:
-        raise MemoryError(f"{need.what}: ran out of {need.where}: {need.describe()}") from e
+        raise OutOfMemory(f"{need.what}: ran out of {need.where}: {need.describe()}") from e

@@ -37,19 +37,25 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
 from kleene.backends import gpu_memory_free, host_memory_free, to_host
-from kleene.core import Matrix, Vector
+from kleene.backends.device import MEMORY_SHARE
+from kleene.core import Matrix
 from kleene.engine import closure, mxm_accumulate, pinned_empty, tile_stream
-from kleene.errors import NegativeCycleError
-from kleene.ops import apply, reduce, select
-from kleene.semiring import Semiring, min_plus
+from kleene.errors import DimensionMismatch, InvalidValue, NegativeCycleError, OutOfMemory
+from kleene.progress import progress_for
+from kleene.semiring import Semiring
 
-MIN_TILE = 8  # smaller tiles: a memory_limit too small to be useful (a ValueError)
+from .apsp_memory import OUT_OF_CORE, MemoryNeed, gib, out_of_core_extra, out_of_core_need
+from .dense_closure import FINAL_UNITS, INITIAL_UNITS, check_diagonal, repair, repair_units
+
+MIN_TILE = 8  # smaller tiles: a memory_limit too small to be useful (an InvalidValue)
 _ALIGN = 128  # tiles of 1024 and more are rounded up to the GPU products' 128-row blocks
 _COLUMN_SLOTS = 2  # the column tile in use and the next one loading
 _TRAILING_SLOTS = 3  # loading, in the product, storing
@@ -58,14 +64,9 @@ _TRAILING_SLOTS = 3  # loading, in the product, storing
 # predecessors) and the copy a CPU store makes (measured with tracemalloc)
 _TEMP_SLOTS = 2
 GPU_RESERVE = 16 << 20  # device bytes besides the tiles: flags, diagonals, pool rounding
-GPU_SHARE = 0.8  # of the free GPU memory, when no memory_limit is given (all_pairs._BUDGET)
 CPU_SHARE = 0.4  # of the free host memory for the CPU's working set (the result needs room too)
 PIN_SHARE = 0.25  # page-lock a result of the GPU path only up to this share of free host memory
 _FILL_CHUNK = 1 << 24  # entries a host thread fills or copies at a time
-# Host bytes besides the result: the GPU's pinned staging chunks (tile_stream.py: 2 rings
-# of 3 × 64 MiB at most) and the graph's COO copy while D is built (per stored edge).
-STAGING_BYTES = 6 * (64 << 20)
-COO_BYTES_PER_EDGE = 24
 
 PIVOT = "pivot"
 
@@ -166,10 +167,11 @@ def smallest_working_set(n: int, itemsize: int, preds: bool, reserve: int = 0) -
 
 
 def device_limit(limit: int | None, gpu: bool) -> int:
-    """The working-set cap: ``memory_limit`` (at most 80% of the free GPU memory on
-    the GPU), or without one 80% of the free GPU memory / 40% of the free host memory."""
+    """The working-set cap: ``memory_limit`` (on the GPU at most ``MEMORY_SHARE`` of the
+    free GPU memory), or without one that share of the free GPU memory / ``CPU_SHARE``
+    of the free host memory."""
     if gpu:
-        free = int(GPU_SHARE * gpu_memory_free())
+        free = int(MEMORY_SHARE * gpu_memory_free())
         return free if limit is None else min(limit, free)
     return int(CPU_SHARE * host_memory_free()) if limit is None else limit
 
@@ -193,11 +195,11 @@ def check_out(out, n: int, dtype, preds: bool):
         return None, None
     if isinstance(out, tuple):
         if not preds:
-            raise ValueError(
+            raise InvalidValue(
                 "apsp: out=(dist, pred) is for return_predecessors=True; pass one array"
             )
         if len(out) != 2:
-            raise ValueError(f"apsp: out must be an array or a pair (dist, pred), got {len(out)}")
+            raise InvalidValue(f"apsp: out must be an array or a pair (dist, pred), got {len(out)}")
         dist, pred = out
     else:
         dist, pred = out, None
@@ -206,27 +208,27 @@ def check_out(out, n: int, dtype, preds: bool):
     if pred is not None:
         _check_array("out (predecessors)", pred, n, np.dtype(np.int64))
     if dist is not None and pred is not None and np.may_share_memory(dist, pred):
-        raise ValueError("apsp: the distance and predecessor outputs share memory")
+        raise InvalidValue("apsp: the distance and predecessor outputs share memory")
     return dist, pred
 
 
 def _check_array(name: str, a, n: int, dtype: np.dtype) -> None:
     if not isinstance(a, np.ndarray):
-        raise ValueError(
+        raise InvalidValue(
             f"apsp: {name} must be a NumPy array in host memory (numpy.empty, numpy.memmap, "
             f"cupyx.empty_pinned), got {type(a).__module__}.{type(a).__name__}"
         )
     if a.shape != (n, n):
-        raise ValueError(f"apsp: {name} has shape {a.shape}, the result is ({n}, {n})")
+        raise DimensionMismatch(f"apsp: {name} has shape {a.shape}, the result is ({n}, {n})")
     if a.dtype != dtype:
-        raise ValueError(
+        raise InvalidValue(
             f"apsp: {name} has dtype {a.dtype}, the result has dtype {dtype} (the closure "
             "runs in place in the result's dtype)"
         )
     if not a.flags.writeable:
-        raise ValueError(f"apsp: {name} is read-only (a numpy.memmap needs mode 'w+' or 'r+')")
+        raise InvalidValue(f"apsp: {name} is read-only (a numpy.memmap needs mode 'w+' or 'r+')")
     if not a.flags.c_contiguous:
-        raise ValueError(f"apsp: {name} must be C-contiguous (row-major), as numpy.empty gives")
+        raise InvalidValue(f"apsp: {name} must be C-contiguous (row-major), as numpy.empty gives")
 
 
 # ---- host memory ---------------------------------------------------------------
@@ -272,7 +274,8 @@ def _by_rows(fn, a: np.ndarray) -> None:
 
 def build(A: Matrix, sr: Semiring, D: np.ndarray, P: np.ndarray | None) -> None:
     """D = the edge values (the semiring's zero where no edge), diagonal ⊕= one; P(i, j) = i
-    for every edge i → j (i ≠ j), -1 elsewhere: what the in-core ``_initial`` builds."""
+    for every edge i → j (i ≠ j), -1 elsewhere: what the in-core
+    ``dense_closure.initial`` builds."""
     n = A.nrows
     zero, one = sr.zero_for(D.dtype), sr.one_for(D.dtype)
     _by_rows(lambda r: D[r].fill(zero), D)
@@ -295,32 +298,6 @@ def _scatter(D, P, row0: int, rows, cols, vals) -> None:
     if P is not None:
         off = rows != cols
         P[rows[off], cols[off]] = rows[off]
-
-
-# ---- negative cycles -------------------------------------------------------------
-
-
-def check_diagonal(diag, sr: Semiring, first: int = 0) -> None:
-    """NegativeCycleError if an entry of a diagonal beats the semiring's one (the
-    in-core check's rule and words); ``first`` is the vertex of ``diag[0]``.
-
-    Example
-    -------
-    >>> import numpy as np
-    >>> check_diagonal(np.zeros(3), min_plus)  # no cycle beats the empty path
-    """
-    diag = to_host(diag)
-    if diag.size == 0:
-        return
-    one = sr.one_for(diag.dtype)
-    v = Vector.from_dense(diag, missing=None)
-    if sr.add.op(reduce(v, sr.add), one) == one:
-        return
-    better = select(apply(v, sr.add.op, right=one), "valuene", one)
-    if better.nvals:
-        i = first + int(better.to_coo()[0][0])
-        kind = "negative cycle" if sr is min_plus else f"cycle better than {one!r} ({sr.name})"
-        raise NegativeCycleError(f"apsp: the graph has a {kind} through vertex {i}")
 
 
 # ---- the schedule -----------------------------------------------------------------
@@ -500,9 +477,6 @@ def solve(A: Matrix, sr: Semiring, preds: bool, tile: int, D: np.ndarray | None,
     return D, P
 
 
-INITIAL_UNITS = 4  # progress units a pair for the build (all_pairs._INITIAL_UNITS)
-
-
 def work(n: int) -> int:
     """Multiply-adds of the tiled closure: n³ whatever the tiles (Σ_k b_k·n²).
 
@@ -523,3 +497,63 @@ def bytes_per_pair(dtype, preds: bool) -> int:
     12
     """
     return np.dtype(dtype).itemsize + (8 if preds else 0)
+
+
+# ---- apsp's out-of-core route ----------------------------------------------------
+
+
+def run(A: Matrix, sr: Semiring, preds: bool, limit: int | None, out, progress):
+    """``kleene.apsp``'s out-of-core route: plan the tiles and the host memory, then
+    :func:`solve`; the cycle check and the predecessor repair as in core."""
+    n, gpu = A.nrows, A.xp is not np
+    dist_out, pred_out = check_out(out, n, A.dtype, preds)
+    cap = device_limit(limit, gpu)
+    reserve = GPU_RESERVE if gpu else 0
+    itemsize = np.dtype(A.dtype).itemsize
+    tile = choose_tile(n, itemsize, preds, cap, reserve)
+    if tile is None:
+        least = smallest_working_set(n, itemsize, preds, reserve)
+        side = min(n, MIN_TILE)
+        where = "GPU memory" if gpu else "host memory"
+        if limit is not None and limit <= cap:
+            raise InvalidValue(
+                f"apsp: memory_limit={limit:,} bytes is too small for the out-of-core closure "
+                f"of n={n}: its smallest working set (tiles of {side}×{side}"
+                f"{' with predecessors' if preds else ''}, in {where}) needs {least:,} bytes"
+            )
+        raise OutOfMemory(
+            f"apsp: the out-of-core closure of n={n} needs at least {gib(least)} of {where} "
+            f"for its tiles; {gib(cap)} is available"
+        )
+    need = out_of_core_need(
+        n, A.dtype, preds, dist_out is None, preds and pred_out is None, out_of_core_extra(A)
+    )
+    if need.per_pair and not need.fits():
+        raise OutOfMemory(
+            f"apsp: {need.describe()}; pass out=numpy.memmap(...) (and for predecessors "
+            "out=(dist, pred) with two) to keep the result in a file"
+        )
+    total = (INITIAL_UNITS + FINAL_UNITS) * n * n + work(n) + repair_units(n, preds)
+    at = f"tiles of {tile}×{tile}, at most {gib(cap)} on the {'GPU' if gpu else 'CPU'}"
+    with _memory_errors(need, at), progress_for(progress, total, f"apsp {OUT_OF_CORE}") as bar:
+        dist, pred = solve(A, sr, preds, tile, dist_out, pred_out, bar)
+        bar.step(FINAL_UNITS * n * n)
+        if not preds:
+            return dist
+        # the check's slabs (about 64 bytes an entry on the device) within the cap too
+        return dist, repair(A, sr, dist, pred, max(n, cap // 64))  # the rest: finish()
+
+
+@contextmanager
+def _memory_errors(need: MemoryNeed, tiles: str) -> Iterator[None]:
+    """An allocation failing out of core says where: the device's tiles, or host memory."""
+    try:
+        yield
+    except MemoryError as e:
+        if type(e).__module__.startswith("cupy"):
+            raise OutOfMemory(
+                f"apsp: out of GPU memory in the out-of-core closure ({tiles}): {e}; a smaller "
+                "memory_limit leaves more room to others"
+            ) from e
+        host = need.describe() if need.per_pair else f"{gib(need.free)} was free"
+        raise OutOfMemory(f"apsp: ran out of host memory out of core: {host}") from e

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.engine import frontier_bfs_levels, frontier_bfs_multi
-from kleene.errors import names_gpu_memory
+from kleene.errors import InvalidValue, names_gpu_memory
 
+from .cluster import cluster_runner
 from .dense_frontiers import dense_frontiers_win, levels_dense
 from .graph_input import as_graph, check_source, loaded_client
 
@@ -71,13 +72,17 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     [2, -1, 1, -1]
     """
     if method not in METHODS:
-        raise ValueError(f"bfs: method must be one of {METHODS}, got {method!r}")
+        raise InvalidValue(f"bfs: method must be one of {METHODS}, got {method!r}")
     client = loaded_client(G, client)
-    if client is not None:  # source batches on Dask workers (optional extra)
-        from kleene.distributed import bfs_on_dask
-
-        return bfs_on_dask(client, G, source, method=method, directed=directed,
-                           return_predecessors=return_predecessors)  # fmt: skip
+    if client is not None:  # source batches on a cluster's workers (kleene.distributed)
+        return cluster_runner("bfs")(
+            client,
+            G,
+            source,
+            method=method,
+            directed=directed,
+            return_predecessors=return_predecessors,
+        )
     # Levels read the pattern only: a NaN weight is still an edge, and no pass scans them.
     A = as_graph(G, directed=directed, pattern=True, check_nan=False)
     srcs = check_source(source, A.nrows)
@@ -85,7 +90,7 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
                                   and dense_frontiers_win(A, len(srcs)))  # fmt: skip
     if dense:
         if return_predecessors:
-            raise ValueError("bfs: method='dense' gives levels only; use another method for "
+            raise InvalidValue("bfs: method='dense' gives levels only; use another method for "
                              "predecessors")  # fmt: skip
         lv = levels_dense(A, srcs)
         return lv if np.ndim(source) > 0 else lv[0]

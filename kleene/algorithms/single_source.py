@@ -6,9 +6,10 @@ import numpy as np
 
 from kleene.core import Matrix, Vector
 from kleene.engine import frontier_bellman_ford, frontier_delta_stepping, multi_source_sssp, relax
-from kleene.errors import NegativeCycleError, names_gpu_memory
+from kleene.errors import InvalidValue, NegativeCycleError, names_gpu_memory
 from kleene.ops import ewise_add, reduce, select, stored_min
 
+from .cluster import cluster_runner
 from .graph_input import as_graph, check_source, loaded_client
 from .shortest_tree import predecessors_from_distances
 
@@ -88,16 +89,21 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
     [-1, 0, 1]
     """
     if method not in METHODS:
-        raise ValueError(f"sssp: method must be one of {METHODS}, got {method!r}")
+        raise InvalidValue(f"sssp: method must be one of {METHODS}, got {method!r}")
     if delta is not None:
         delta = _check_delta(delta, method)
         method = "delta-stepping"
     client = loaded_client(G, client)
-    if client is not None:  # source batches on Dask workers (optional extra)
-        from kleene.distributed import sssp_on_dask
-
-        return sssp_on_dask(client, G, source, method=method, directed=directed,
-                            return_predecessors=return_predecessors, delta=delta)  # fmt: skip
+    if client is not None:  # source batches on a cluster's workers (kleene.distributed)
+        return cluster_runner("sssp")(
+            client,
+            G,
+            source,
+            method=method,
+            directed=directed,
+            return_predecessors=return_predecessors,
+            delta=delta,
+        )
     A = as_graph(G, directed=directed)
     srcs = check_source(source, A.nrows)
     multi = np.ndim(source) > 0
@@ -128,7 +134,7 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
     if A.dtype != np.float64 and multi:
         A = A.astype(np.float64)
     if method == "delta-stepping" and negative:
-        raise ValueError(
+        raise InvalidValue(
             "sssp: delta-stepping needs non-negative weights; use method='bellman-ford' "
             "for negative weights"
         )
@@ -213,13 +219,13 @@ def _bellman_ford(A: Matrix, srcs):
 def _check_delta(delta, method: str) -> float:
     """``delta`` as a float; ValueError unless it is a finite positive number."""
     if method == "bellman-ford":
-        raise ValueError("sssp: delta is the bucket width of method='delta-stepping'; "
+        raise InvalidValue("sssp: delta is the bucket width of method='delta-stepping'; "
                          "bellman-ford takes none")  # fmt: skip
     if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, (int, float, np.number)):
-        raise ValueError(f"sssp: delta must be a positive number, got {delta!r}")
+        raise InvalidValue(f"sssp: delta must be a positive number, got {delta!r}")
     value = float(delta)
     if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"sssp: delta must be a finite number > 0, got {delta!r}")
+        raise InvalidValue(f"sssp: delta must be a finite number > 0, got {delta!r}")
     return value
 
 

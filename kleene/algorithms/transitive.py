@@ -9,23 +9,23 @@ import numpy as np
 from kleene.backends import array_module, bool_tensor_cores
 from kleene.core import Matrix
 from kleene.engine import closure, product_scratch, replay_buffers, take_square
-from kleene.errors import names_gpu_memory
+from kleene.errors import InvalidValue, names_gpu_memory
 from kleene.progress import Progress, progress_for
 from kleene.semiring import Semiring, get_semiring
 
-from .all_pairs import (
-    _FINAL_UNITS,
-    _INITIAL_UNITS,
-    METHODS,
-    _block_size,
-    _closure_key,
-    _dense_closure,
-    _resolve,
-    _solve,
-    _weights,
-    _work,
-)
 from .apsp_memory import SPARSE, WHOLE, check_fits, out_of_memory
+from .dense_closure import (
+    DEFAULT_BLOCK,
+    FINAL_UNITS,
+    INITIAL_UNITS,
+    closure_key,
+    resolve_method,
+    run_closure,
+    solve,
+    weights,
+    work,
+)
+from .dense_closure import METHODS as APSP_METHODS
 from .graph_input import as_graph
 
 
@@ -59,10 +59,12 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
     >>> kleene.transitive_closure(G).astype(int).tolist()
     [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
     """
-    if method not in METHODS:
-        raise ValueError(f"transitive_closure: method must be one of {METHODS}, got {method!r}")
+    if method not in APSP_METHODS:
+        raise InvalidValue(
+            f"transitive_closure: method must be one of {APSP_METHODS}, got {method!r}"
+        )
     if method in SPARSE:
-        raise ValueError(
+        raise InvalidValue(
             "transitive_closure: use a dense method (floyd-warshall, blocked, recursive)"
         )
     sr = get_semiring("lor_land")
@@ -70,14 +72,14 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
     whole = method == "auto" and A.xp is np  # the CPU: one closure of the whole matrix
     tensor = method == "auto" and A.xp is not np and bool_tensor_cores()  # R-Kleene
     if not tensor:  # (the tensor-core closure reads only the edges: every stored entry)
-        A = _weights(A, sr)
-    method = WHOLE if whole else "recursive" if tensor else _resolve(A, sr, method, False)
+        A = weights(A, sr)
+    method = WHOLE if whole else "recursive" if tensor else resolve_method(A, sr, method, False)
     n = A.nrows
     pad = (-n) % 16 if tensor else 0  # 16-aligned blocks for the tensor-core products
     need = check_fits(n + pad, np.dtype(bool), False, A.xp, method=method,
                       what="transitive_closure", sparse_ok=False)  # fmt: skip
-    block = _tensor_base(n + pad) if tensor else _block_size(None)
-    total = (_WHOLE_UNITS * n * n if whole else _work(n + pad, method, block, False)) + A.nvals
+    block = _tensor_base(n + pad) if tensor else DEFAULT_BLOCK
+    total = (_WHOLE_UNITS * n * n if whole else work(n + pad, method, block, False)) + A.nvals
     with out_of_memory(need), progress_for(progress, total, "transitive_closure") as bar:
         if whole:
             star = _star_whole(A, sr, bar)
@@ -87,7 +89,7 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
                 return reach
             star = _star_tensor_cores(A, sr, n + pad, block, bar)
         else:
-            star = _solve(A, sr, method, False, block, bar)
+            star = solve(A, sr, method, False, block, bar)
         if not reflexive:
             _drop_empty_paths(A, star)
         return star
@@ -115,7 +117,7 @@ def _star_tensor_cores(A: Matrix, sr: Semiring, size: int, block: int, bar: Prog
     del rows, cols
     n = A.nrows
     star = D.block(slice(0, n), slice(0, n)).to_dense()  # the result's own copy
-    bar.step(_FINAL_UNITS * size * size)
+    bar.step(FINAL_UNITS * size * size)
     return star
 
 
@@ -126,17 +128,17 @@ def _closure_of_edges(xp, rows, cols, size: int, sr: Semiring, block: int, bar: 
     closure of this size. ``lower``: every edge leads from a larger index to a
     smaller one."""
     method = "recursive-lower" if lower else "recursive"
-    key = _closure_key(method, block, sr)
+    key = closure_key(method, block, sr)
     (dense,), (D,) = replay_buffers(key, [((size, size), np.bool_)], xp)  # filled in place
     dense.fill(False)
     dense[rows, cols] = True
     idx = xp.arange(size)
     dense[idx, idx] = True  # the empty path: sr.one on the diagonal
     del dense
-    bar.step(_INITIAL_UNITS * size * size)
+    bar.step(INITIAL_UNITS * size * size)
     top = -(-(size // 2) // 16) * 16  # the top split's larger half: its products are the largest
     need = product_scratch(sr, np.bool_, top, top, top, xp)
-    D, _ = _dense_closure(sr, D, None, method, block, bar, scratch=need, key=key)
+    D, _ = run_closure(sr, D, None, method, block, bar, scratch=need, key=key)
     return D
 
 
@@ -190,7 +192,7 @@ def _closure_condensed(A: Matrix, sr: Semiring, bar: Progress, reflexive: bool):
     del cr, cc
     reach = take_square(C, comp)  # one pass from the closure's own buffer
     del C
-    bar.step(_FINAL_UNITS * size * size)
+    bar.step(FINAL_UNITS * size * size)
     if not reflexive:
         idx = xp.arange(n)
         reach[idx, idx] = xp.asarray(cyclic[label])

@@ -123,6 +123,13 @@ def forget_gpu_memory_reading() -> None:
     _readings.clear()
 
 
+# The share of the free memory (GPU or host) one call may plan to take: the rest is
+# left to other code in the process and to the allocator's rounding. Every check that
+# refuses a size before allocating (generators, apsp, transitive_closure, the
+# out-of-core tiles) uses this one figure.
+MEMORY_SHARE = 0.8
+
+
 def host_memory_free() -> int:
     """Available host memory in bytes (MemAvailable; physical memory as a fallback)."""
     try:

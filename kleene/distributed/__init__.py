@@ -2,7 +2,9 @@
 ``kleene.sssp(G, sources, client=client)``.
 
 An optional extra (``pip install 'kleene[dask]'``): ``import kleene`` never imports
-this package or Dask; the public functions import it when given a ``client``.
+this package or Dask. Importing it registers its runners with
+``kleene.algorithms.register_cluster_runner``; the package root imports it the
+first time a public function is given a ``client``.
 
 - :func:`apsp_on_dask`: the blocked closure (Katz & Kider's blocked Floyd-Warshall)
   over a 2-D grid of blocks held by the workers, each task run where its output
@@ -19,10 +21,16 @@ The work inside each task is kleene's own operations (``closure``,
 workers, CuPy on workers that see a GPU (``tasks.py``). See docs/scaling.md.
 """
 
+from kleene.algorithms import register_cluster_runner
+
 from .closure_grid import apsp_on_dask, default_block_size, is_dask_array
 from .failures import DistributedError
 from .loaded_graph import LoadedGraph, load_graph
 from .sources import bfs_on_dask, sssp_on_dask
+
+register_cluster_runner("apsp", apsp_on_dask)
+register_cluster_runner("bfs", bfs_on_dask)
+register_cluster_runner("sssp", sssp_on_dask)
 
 __all__ = [
     "DistributedError",

@@ -29,19 +29,20 @@ import uuid
 
 import numpy as np
 
-from kleene.algorithms.all_pairs import (
-    _block_size,
-    _check_cycles,
-    _initial,
-    _repair,
-    _resolve,
-    _weights,
-    raise_cycle,
-)
 from kleene.algorithms.apsp_memory import check_fits, out_of_memory
+from kleene.algorithms.dense_closure import (
+    check_block_size,
+    check_cycles,
+    cycle_error,
+    initial,
+    repair,
+    resolve_method,
+    weights,
+)
 from kleene.algorithms.graph_input import as_graph
 from kleene.backends import to_host
 from kleene.core import Matrix
+from kleene.errors import DimensionMismatch, DomainMismatch, InvalidValue
 from kleene.progress import progress_for
 from kleene.semiring import get_semiring
 
@@ -105,30 +106,32 @@ def apsp_on_dask(client, G, *, method: str = "auto", directed: bool = True,
     [[0.0, 3.0, 4.0], [3.0, 0.0, 1.0], [2.0, 5.0, 0.0]]
     """
     if method not in ("auto", "blocked"):
-        raise ValueError(f"apsp: with client=, method must be 'auto' or 'blocked', got {method!r}")
+        raise InvalidValue(
+            f"apsp: with client=, method must be 'auto' or 'blocked', got {method!r}"
+        )
     check_client(client, "apsp")
     preds = bool(return_predecessors)
     lazy = is_dask_array(G)
     as_dask_array = lazy if as_dask_array is None else bool(as_dask_array)
     if lazy and preds:
-        raise ValueError("apsp: predecessors are not available for a dask.array G")
+        raise InvalidValue("apsp: predecessors are not available for a dask.array G")
     if as_dask_array and preds:
-        raise ValueError("apsp: as_dask_array=True returns distances only")
+        raise InvalidValue("apsp: as_dask_array=True returns distances only")
     sr = get_semiring(semiring)
     if lazy:
         n, dtype = _lazy_input(G, sr, directed)
     else:
-        A = _weights(as_graph(G, directed=directed, fmt=None), sr)
+        A = weights(as_graph(G, directed=directed, fmt=None), sr)
         if A.xp is not np:
             A = A.to("cpu")  # the client builds D on the host; the workers pick their device
-        _resolve(A, sr, "blocked", preds)  # the semiring must have an idempotent add
+        resolve_method(A, sr, "blocked", preds)  # the semiring must have an idempotent add
         n, dtype = A.nrows, A.dtype
         if n == 0:
             from kleene.algorithms import apsp
 
             return apsp(A, method="blocked", return_predecessors=preds, semiring=sr)
     workers = sorted(worker_addresses(client, "apsp"))
-    b = default_block_size(n, len(workers)) if block_size is None else _block_size(block_size)
+    b = default_block_size(n, len(workers)) if block_size is None else check_block_size(block_size)
     total = sum(_round_work(n, min(b, n - s)) for s in range(0, n, b))
     srarg = tasks.semiring_arg(sr)
     if lazy:
@@ -138,7 +141,7 @@ def apsp_on_dask(client, G, *, method: str = "auto", directed: bool = True,
             return _finish_distributed(client, grid, workers, n, b, dtype, sr, as_dask_array)
     need = check_fits(n, dtype, preds, np, method="blocked", sparse_ok=False)
     with out_of_memory(need), progress_for(progress, total, "apsp on dask") as bar:
-        D, P = _initial(A, sr, preds)
+        D, P = initial(A, sr, preds)
         grid = _scatter(client, D, P, b, workers)
         del D, P
         grid = _rounds(client, grid, srarg, workers, bar, n, b)
@@ -146,10 +149,10 @@ def apsp_on_dask(client, G, *, method: str = "auto", directed: bool = True,
             return _finish_distributed(client, grid, workers, n, b, dtype, sr, True)
         dist, pred = _collect(client, grid, workers)
         del grid
-        _check_cycles(Matrix.from_dense(dist, missing=None), sr)
+        check_cycles(Matrix.from_dense(dist, missing=None), sr)
         if not preds:
             return dist
-        return dist, _repair(A, sr, dist, pred)
+        return dist, repair(A, sr, dist, pred)
 
 
 def is_dask_array(G) -> bool:
@@ -161,18 +164,18 @@ def _lazy_input(G, sr, directed: bool) -> tuple[int, np.dtype]:
     """n and the closure's dtype for a dask.array graph; the checks the eager path makes
     on the whole graph that can be made without computing it."""
     if not directed:
-        raise ValueError("apsp: directed=False needs the whole graph; symmetrize the "
+        raise InvalidValue("apsp: directed=False needs the whole graph; symmetrize the "
                          "dask array first (e.g. da.minimum(G, G.T))")  # fmt: skip
     if G.ndim != 2 or G.shape[0] != G.shape[1] or any(math.isnan(s) for s in G.shape):
-        raise ValueError(f"G must be square (an adjacency matrix), got shape {G.shape}")
+        raise DimensionMismatch(f"G must be square (an adjacency matrix), got shape {G.shape}")
     if G.dtype.kind not in "biuf":
-        raise TypeError(f"G must hold real or bool edge weights, got dtype {G.dtype}")
+        raise DomainMismatch(f"G must hold real or bool edge weights, got dtype {G.dtype}")
     if not sr.idempotent:
-        raise ValueError(f"apsp: semiring {sr.name} has no in-place closure (add must be "
+        raise InvalidValue(f"apsp: semiring {sr.name} has no in-place closure (add must be "
                          "idempotent)")  # fmt: skip
     probe = Matrix.from_dense(np.zeros((1, 1), dtype=G.dtype), missing=None)
     probe = probe if G.dtype.kind in "bf" else probe.astype(np.float64)
-    return G.shape[0], _weights(probe, sr).dtype
+    return G.shape[0], weights(probe, sr).dtype
 
 
 def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]) -> dict:
@@ -206,7 +209,7 @@ def _finish_distributed(client, grid: dict, workers: list[str], n: int, b: int, 
     settle(list(grid.values()), "apsp on dask", watch=(client, workers))
     for k, at in enumerate(gather(client, checks, "apsp on dask", watch=workers)):
         if at is not None:
-            raise_cycle(sr, k * b + at, dtype)
+            raise cycle_error(sr, k * b + at, dtype)
     if as_dask_array:
         return _dask_array(grid, n, b, dtype)
     dist, _ = _collect(client, grid, workers)

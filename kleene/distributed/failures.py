@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
 
-from kleene.errors import NegativeCycleError
+from kleene.errors import InvalidObject, KleeneError, NegativeCycleError, OutOfMemory
 
 
-class DistributedError(RuntimeError):
+class DistributedError(KleeneError, RuntimeError):
     """A distributed kleene run could not finish: a task raised (the message names the
     task and the worker) or a worker holding its blocks was lost. No result is returned."""
 
@@ -40,7 +40,7 @@ def named_task(fn):
         except Exception as e:
             msg = f"{label} failed on worker {_worker_address()}: {type(e).__name__}: {e}"
             if isinstance(e, MemoryError):  # CuPy's OutOfMemoryError takes other arguments
-                err = MemoryError(msg)
+                err = OutOfMemory(msg)
             elif isinstance(e, _KEEP_TYPE):
                 try:
                     err = type(e)(msg)
@@ -123,16 +123,16 @@ _WORKER_WAIT_S = 30
 
 
 def check_client(client, what: str) -> None:
-    """TypeError unless ``client`` is a Dask client; DistributedError (a RuntimeError)
-    if it is closed, before any work or transfer starts.
+    """InvalidObject (a TypeError) unless ``client`` is a Dask client; DistributedError
+    (a RuntimeError) if it is closed, before any work or transfer starts.
 
     >>> check_client("tcp://127.0.0.1:8786", "apsp")
     Traceback (most recent call last):
     ...
-    TypeError: apsp: client must be a dask.distributed.Client, got str
+    kleene.errors.InvalidObject: apsp: client must be a dask.distributed.Client, got str
     """
     if not (hasattr(client, "scheduler_info") and hasattr(client, "submit")):
-        raise TypeError(
+        raise InvalidObject(
             f"{what}: client must be a dask.distributed.Client, got {type(client).__name__}"
         )
     status = getattr(client, "status", "running")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.algorithms.graph_input import as_graph, check_source
+from kleene.errors import InvalidValue
 
 from . import tasks
 from .failures import check_client, gather, settle
@@ -61,10 +62,10 @@ def _run(client, name: str, G, directed: bool, source, kwargs: dict, batches: in
          as_dask_array: bool):  # fmt: skip
     check_client(client, name)
     if batches is not None and (not isinstance(batches, (int, np.integer)) or batches < 1):
-        raise ValueError(f"{name}: batches must be a positive integer, got {batches!r}")
+        raise InvalidValue(f"{name}: batches must be a positive integer, got {batches!r}")
     if isinstance(G, LoadedGraph):
         if G.directed != directed:
-            raise ValueError(f"{name}: the LoadedGraph was loaded with directed={G.directed}, "
+            raise InvalidValue(f"{name}: the LoadedGraph was loaded with directed={G.directed}, "
                              f"the call asks directed={directed}")  # fmt: skip
         H, n = G, G.n
     else:

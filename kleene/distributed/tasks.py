@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from kleene.algorithms import dense_closure
 from kleene.backends import gpu_available, is_cupy_array, to_host
 from kleene.core import Matrix
 from kleene.engine import closure, mxm_accumulate
+from kleene.errors import InvalidValue
 from kleene.semiring import SEMIRINGS, get_semiring
 
 from .failures import named_task
@@ -43,22 +45,20 @@ def initial(sr, chunk, r0: int, c0: int, preds: bool):
     """A chunk of a dense graph (inf = no edge; bool: False = no edge) at rows r0..,
     columns c0.. → its block of D (diagonal ⊕= one on the graph's diagonal) and of P
     (P[i, j] = i for each edge off the diagonal, else -1), as apsp builds them."""
-    from kleene.algorithms.all_pairs import _initial, _weights
-
     a = chunk if is_cupy_array(chunk) or not gpu_available() else _matrix(chunk).to_dense()
     if a.dtype != np.bool_ and a.dtype.kind != "f":
         a = a.astype(np.float64)
     A = Matrix.from_dense(a, missing=False if a.dtype == np.bool_ else float("inf"))
     if A.has_nan():
-        raise ValueError(f"G has NaN edge weights in rows {r0}..{r0 + a.shape[0] - 1}")
+        raise InvalidValue(f"G has NaN edge weights in rows {r0}..{r0 + a.shape[0] - 1}")
     if a.dtype.kind == "f" and bool((a == -np.inf).any()):
         i, j = (int(x[0]) for x in (a == -np.inf).nonzero())
-        raise ValueError(f"G has a -inf edge weight, at edge ({r0 + i}, {c0 + j}): path "
+        raise InvalidValue(f"G has a -inf edge weight, at edge ({r0 + i}, {c0 + j}): path "
                          "lengths need finite weights")  # fmt: skip
     semiring = get_semiring(sr)
-    A = _weights(A, semiring)
+    A = dense_closure.weights(A, semiring)
     if r0 == c0:  # a diagonal block: the same as the whole graph's D and P
-        D, P = _initial(A, semiring, preds)
+        D, P = dense_closure.initial(A, semiring, preds)
         if P is not None:
             xp = A.xp
             p = P.to_dense()
@@ -78,9 +78,7 @@ def initial(sr, chunk, r0: int, c0: int, preds: bool):
 def cycle_on_diagonal(sr, kk):
     """The first diagonal index of a diagonal block whose entry beats ``one`` (a cycle
     better than the empty path: a negative cycle for min_plus), else None."""
-    from kleene.algorithms.all_pairs import first_cycle
-
-    return first_cycle(Matrix.from_dense(kk[0], missing=None), get_semiring(sr))
+    return dense_closure.first_cycle(Matrix.from_dense(kk[0], missing=None), get_semiring(sr))
 
 
 @named_task

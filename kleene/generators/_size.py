@@ -7,21 +7,20 @@ about 90 bytes per generated edge (the drawn arrays, their sort, the CSR) and
 
 from __future__ import annotations
 
-from kleene.backends.device import gpu_memory_free, host_memory_free
+from kleene.backends.device import MEMORY_SHARE, gpu_memory_free, host_memory_free
 
 MAX_VERTICES = 2**31 - 1  # kleene indexes vertices with int32
 BYTES_PER_EDGE = 96
 BYTES_PER_VERTEX = 32
 BYTES_PER_PAIR = 16
 RMAT_BYTES_PER_EDGE = 32  # rmat() alone: the int64 pairs and one bit's draws
-_BUDGET = 0.8  # share of the free memory a generator may take
 
 
 def budget(device: str) -> tuple[int, str]:
     """(bytes a graph may take on ``device``, that memory's name)."""
     if device == "gpu":
-        return int(_BUDGET * gpu_memory_free()), "GPU memory"
-    return int(_BUDGET * host_memory_free()), "host memory"
+        return int(MEMORY_SHARE * gpu_memory_free()), "GPU memory"
+    return int(MEMORY_SHARE * host_memory_free()), "host memory"
 
 
 def sparse_bytes(n: int, edges: int) -> int:
@@ -44,7 +43,7 @@ def check(what: str, n: int, need: int, device: str, fits, max_vertices: int = M
     if need > room:
         raise MemoryError(
             f"{what} is too large: it needs about {_gib(need)} of {where} to build, "
-            f"{_gib(room / _BUDGET)} is free; {fits(room)} fits"
+            f"{_gib(room / MEMORY_SHARE)} is free; {fits(room)} fits"
         )
 
 

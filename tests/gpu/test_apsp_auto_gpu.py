@@ -26,7 +26,7 @@ from scipy.sparse.csgraph import johnson as scipy_johnson  # noqa: E402
 from scipy.sparse.csgraph import shortest_path  # noqa: E402
 
 import kleene  # noqa: E402
-from kleene.algorithms import all_pairs, apsp_memory  # noqa: E402
+from kleene.algorithms import apsp_memory, dense_closure  # noqa: E402
 from kleene.algorithms.graph_input import as_graph  # noqa: E402
 from kleene.generators import road_graph  # noqa: E402
 from kleene.semiring import min_plus  # noqa: E402
@@ -53,7 +53,7 @@ def _random(n: int, degree: int, seed: int = 1) -> sp.csr_matrix:
 
 def _picked(S, preds: bool) -> str:
     A = as_graph(cxs.csr_matrix(S), directed=True, fmt=None)
-    return all_pairs._resolve(A, min_plus, "auto", preds)
+    return dense_closure.resolve_method(A, min_plus, "auto", preds)
 
 
 @pytest.mark.parametrize(
@@ -73,7 +73,7 @@ def test_auto_picks_as_measured(make, preds, want):
 
 def test_auto_keeps_dense_on_a_complete_graph():
     A = kleene.generators.erdos_renyi(2048, 1.0, seed=3, device="gpu")
-    assert all_pairs._resolve(A, min_plus, "auto", False) == "recursive"
+    assert dense_closure.resolve_method(A, min_plus, "auto", False) == "recursive"
 
 
 @pytest.mark.parametrize("method", ["repeated-sssp", "johnson", "auto"])

@@ -119,16 +119,16 @@ def test_a_dense_input_with_nan_fails_after_its_closure_is_queued(method):
 def test_a_nan_input_is_refused_before_a_long_closure(monkeypatch, n, method):
     # Floyd-Warshall (seconds at n = 8192) and graphs past 64 MiB check for NaN before
     # the closure runs: no closure is even started for a NaN input.
-    from kleene.algorithms import all_pairs
+    from kleene.algorithms import dense_closure
 
     a = cupy.full((n, n), cupy.inf, dtype=cupy.float32)
     a[1, 2], a[2, 3] = 4.0, cupy.nan
-    assert all_pairs._scan_can_ride(kleene.Matrix.from_dense(a)) == (n < 4097)
+    assert dense_closure.scan_can_ride(kleene.Matrix.from_dense(a)) == (n < 4097)
 
     def refuse(*args, **kw):
         raise AssertionError("the closure ran before the NaN check")
 
-    monkeypatch.setattr(all_pairs, "_dense_closure", refuse)
+    monkeypatch.setattr(dense_closure, "run_closure", refuse)
     with pytest.raises(ValueError, match="NaN"):
         kleene.apsp(a, method=method)
 
