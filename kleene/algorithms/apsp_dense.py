@@ -20,6 +20,7 @@ import numpy as np
 
 from kleene.core import Matrix
 from kleene.engine import Lanes, closure, mxm_accumulate
+from kleene.errors import InvalidValue
 from kleene.progress import progress_for
 
 # ("star", r) or ("acc", a, b, c) with r a slice and a, b, c (rows, cols) slices; or
@@ -39,8 +40,8 @@ FIXED_BYTES = 64 << 20
 def bytes_per_pair(dtype, preds: bool, gpu: bool = False) -> int:
     """Peak bytes per (i, j) pair of a dense closure with D of ``dtype``.
 
-    On the GPU CuPy's pool reuses the freed build temporaries, and n = 65536 fp32
-    (16 GiB per copy) ran on an 80 GB H100: 3 copies, not the CPU's 3.5 rounded up.
+    On the GPU CuPy's pool reuses the freed build temporaries: 3 copies, not the CPU's
+    3.5 rounded up (the largest in-core closure, n = 65536 fp32, peaks there).
     """
     s = np.dtype(dtype).itemsize
     if preds:
@@ -132,7 +133,7 @@ def _blocked_plan(n: int, block: int) -> Iterator[Step]:
                 yield ("on", "side", step)
         rest = around(k, k + 1) if ahead else around(k)
         for rs in rest:  # pass 3: everything else, up to four rectangles around the band
-            for cs in rest:  # (on one lane: two lanes of them ran 2-4 % slower on an H100)
+            for cs in rest:  # (on one lane: splitting them over two lanes gained nothing)
                 yield ("acc", (rs, K), (K, cs), (rs, cs))
         if ahead:
             yield ("join", "side")  # round k + 1's pass 3 waits for its pivot, row and column
@@ -179,10 +180,10 @@ def _plan(method: str, n: int, block: int) -> Iterator[Step]:
     if method in ("recursive", "recursive-lower"):
         lower = method == "recursive-lower"
         return _recursive_plan(0, n, block, lower) if n else iter(())
-    raise ValueError(f"no dense plan for method {method!r}")
+    raise InvalidValue(f"no dense plan for method {method!r}")
 
 
-@lru_cache(maxsize=64)  # a walk over the plan's steps: 40 µs of host time at n = 4096
+@lru_cache(maxsize=64)  # a walk over every step of the plan: once per (method, n, block)
 def work(method: str, n: int, block: int = 128) -> int:
     """Multiply-adds of a dense closure of n vertices (the units progress counts).
 

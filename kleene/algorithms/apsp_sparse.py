@@ -90,8 +90,8 @@ def _rows(A: Matrix, preds: bool, progress, label: str, h):
 
     n = A.nrows
     xp = A.xp
-    # A GPU graph's results stay in GPU memory where they fit: the copy to host
-    # memory took 5x the search (n = 32768: 2.9 s against 0.55 s).
+    # A GPU graph's results stay in GPU memory where they fit: copying n² results to
+    # host memory costs several times the searches themselves.
     need = need_for("apsp", n, label, preds, A.dtype, xp)
     on_device = xp is not np and need.where != "host memory"
     rx = xp if on_device else np

@@ -45,9 +45,8 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
         in one launch, with the results of the composed operations. There,
         "auto" without predecessors on a graph of mean out-degree under 8 (a
         road network: it never pulls) takes 4 levels per grid barrier, each warp
-        expanding what it reaches 4 levels deep (same levels; on an H100 the New
-        York road graph in 1.5 ms, a 1 M-vertex road grid of 2,100 levels in
-        4.1 ms: docs/benchmarks.md).
+        expanding what it reaches 4 levels deep (same levels; a road graph's
+        thousands of levels then cost a quarter of the barriers).
     directed : bool
         False follows edges both ways.
     return_predecessors : bool

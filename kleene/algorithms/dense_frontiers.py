@@ -7,7 +7,7 @@ matrix. On the GPU that product runs on the int8 tensor cores
 frontier, against the sparse kernels' work proportional to the edges the
 frontiers touch. It wins on dense graphs (few levels, many edges a vertex) and
 loses on sparse ones; ``bfs(..., method="auto")`` with a list of sources picks it
-by :func:`dense_frontiers_win` (measured crossover, docs/algorithms.md).
+by :func:`dense_frontiers_win` (a measured crossover, docs/algorithms.md).
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from kleene.core import Matrix
 from kleene.ops import mxm
 
 # Dense frontiers when the graph has at least this share of all n² pairs as edges
-# and at least DENSE_MIN_SOURCES sources. H100, n = 16384, 1024 sources, random
-# digraphs (benchmarks/results/frontiers_h100.md): dense / sparse MS-BFS time 2.95
-# at density 0.001, 1.97 at 0.05, 0.56 at 0.2; the crossover, interpolated on a
-# log scale, near 0.1.
+# and at least DENSE_MIN_SOURCES sources: the dense product's work does not depend on
+# the edges, the sparse kernels' grows with them, and on random digraphs they cross
+# near a density of 0.1 (``benchmarks/bench_apsp.py --frontiers`` measures it).
 DENSE_MIN_DENSITY = 0.1
 DENSE_MIN_SOURCES = 64
 # Largest n whose dense bool adjacency (n² bytes) auto will build: 1 GiB.

@@ -47,7 +47,7 @@ def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "
         check_real(a.dtype, name)
         if a.dtype == np.bool_:
             A = Matrix.from_dense(a, missing=False, copy=False)
-        else:  # (no copy: 0.06 ms of an H100 at 4096² float32)
+        else:  # (no copy: the caller's float array is read as it is, never written)
             a = a.astype(np.float64) if a.dtype.kind not in "f" else a
             A = Matrix.from_dense(a, missing=float("inf"), copy=False)
     else:

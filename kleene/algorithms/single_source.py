@@ -44,27 +44,12 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         (Bellman-Ford where the back end has none: ``KLEENE_CPU=numpy`` or no
         Numba); otherwise (negative weights, several sources) Bellman-Ford (on the
         GPU a single source runs ``kleene.engine.frontier_bellman_ford``: every round
-        one fused kernel pass, all rounds in one launch). On an H100 (prebuilt
-        Matrix, weights 1..999) the near-far loop takes NY road from 7.9 ms
-        (Bellman-Ford) to 3.4-3.8 ms and road_graph(1024) from 83 to 9.9-10.2 ms,
-        since Bellman-Ford relaxes each road edge ~50 times; on RMAT-22 the two
-        are within 5 % (16.4-17.5 against 17.1 ms), so the rule has no shape
-        condition. Measured on the 2-core CPU machine through
-        ``kleene.sssp`` on a prebuilt Matrix, one source, integer weights 1..100
-        (seed 3; rome99: its own), min of 20 runs, ms:
-
-        ===================  ==============  ==============  ============
-        graph                SciPy dijkstra  delta-stepping  Bellman-Ford
-        ===================  ==============  ==============  ============
-        USA-road-NY          37.2            13.8 (0.37x)    95.6 (2.57x)
-        rome99               0.34            0.093 (0.28x)   0.43 (1.27x)
-        p2p-Gnutella08       0.71            0.14 (0.20x)    0.18 (0.25x)
-        RMAT-18 symmetric    120             50 (0.42x)      47 (0.39x)
-        ===================  ==============  ==============  ============
-
-        Delta-stepping wins on the road graphs and ties (within run-to-run
-        noise) on the low-diameter ones, so the rule has no other condition.
-        Given ``delta`` means "delta-stepping".
+        one fused kernel pass, all rounds in one launch). The rule has no shape
+        condition: on road graphs, where Bellman-Ford relaxes each edge many
+        times, delta-stepping's fused loop wins by several times on both back
+        ends, and on low-diameter graphs the two tie (``benchmarks/bench_paths.py``
+        and ``benchmarks/bench_cpu.py`` compare them). Given ``delta`` means
+        "delta-stepping".
     delta : float, optional
         Bucket width of delta-stepping: a finite number > 0. Passing it with
         method="bellman-ford" is an error (it would be ignored).
@@ -118,7 +103,7 @@ def sssp(G, source, *, method: str = "auto", directed: bool = True,
         A = A.astype(np.float64)
     negative = stored_min(A) < 0
     auto = method == "auto"
-    if auto:  # one source, weights >= 0: delta-stepping (measured: the docstring)
+    if auto:  # one source, weights >= 0: delta-stepping (the docstring says why)
         method = "bellman-ford" if negative or multi else "delta-stepping"
     if multi and not negative and (method == "bellman-ford" or delta is None):
         # The multi-source op: the back end's fused rows where it has them (GPU: 64
@@ -232,8 +217,8 @@ def _check_delta(delta, method: str) -> float:
 def _delta_stepping(A: Matrix, source: int, delta: float | None, auto: bool, preds: bool):
     """One source by ``kleene.engine.frontier_delta_stepping``: (distances, predecessors or
     None). For "auto" only its fused loop: where the back end has none
-    (``KLEENE_CPU=numpy``, no Numba) Bellman-Ford, which beats the composed buckets (NY
-    road: 1.3 s against 7.6 s)."""
+    (``KLEENE_CPU=numpy``, no Numba) Bellman-Ford, which beats the composed buckets
+    (their per-bucket operations cost more than the rounds they save)."""
     try:
         out = frontier_delta_stepping(A, source, delta=delta, fused=True if auto else None,
                                       predecessors=preds)  # fmt: skip

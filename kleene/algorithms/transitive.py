@@ -38,18 +38,18 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
     follows edges both ways. Computed as the closure A* over the Boolean semiring
     (lor_land), then R = A ⊗ A*: it equals A* off the diagonal, and R[i, i] holds
     when some edge i → j has A*[j, i], a gather over the edges. ``progress`` is as
-    for :func:`apsp`. A result that does not fit raises a MemoryError saying what
+    for :func:`apsp`. A result that does not fit raises an OutOfMemory (a
+    MemoryError) saying what
     was asked and the largest n that fits, before anything n×n is allocated.
 
     ``method="auto"`` on the CPU runs one ``closure`` of the whole matrix, which
     the CPU back end computes over bit-packed rows, one per strongly connected
     component, in reverse topological order (``kleene/backends/cpu/bool_closure.py``;
-    n = 6,301 p2p-Gnutella08 in 0.11 s, peak 2 bytes a pair: the result and its
-    working copy). On the GPU, a sparse graph's strongly connected components (SciPy,
-    on the host) in reverse topological order, R-Kleene of the lower-triangular
-    component graph on the int8 tensor cores and one gather back to the vertices
-    (n = 65,536 random digraph in 62 ms on an H100; docs/algorithms.md); a dense one
-    by R-Kleene over all n vertices. With the other methods, the dense closures of
+    peak 2 bytes a pair: the result and its working copy). On the GPU, a sparse
+    graph's strongly connected components (SciPy, on the host) in reverse
+    topological order, R-Kleene of the lower-triangular component graph on the int8
+    tensor cores and one gather back to the vertices (docs/algorithms.md); a dense
+    one by R-Kleene over all n vertices. With the other methods, the dense closures of
     :func:`apsp`.
 
     Example
@@ -97,10 +97,10 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
 
 def _tensor_base(size: int) -> int:
     """R-Kleene's base for the tensor-core Boolean closure: diagonal blocks of up to
-    512 rows close bit-packed in one thread block (ops/cuda/bool_closure.py), 32
-    Warshall steps a barrier. Measured on an H100 with bases 128/256/512: 16.3 /
-    12.9 / 11.9 ms at n = 8192, 34.8 / 26.1 / 25.5 at 16384 (replayed), 333 / 289 /
-    110 at 32768 (run eagerly): the larger base has fewer small products above it."""
+    512 rows close bit-packed in one thread block (backends/cuda/bool_closure.py), 32
+    Warshall steps a barrier. The largest base wins at every size (of 128, 256 and
+    512; ``benchmarks/bench_apsp.py --boolean``): it has the fewest small products
+    above it."""
     return 512
 
 
@@ -203,9 +203,8 @@ def _closure_condensed(A: Matrix, sr: Semiring, bar: Progress, reflexive: bool):
 # CPU back end computes over bit-packed rows (cpu/bool_closure.py). Peak: the matrix
 # (1 byte a pair) and the result's copy (1 byte), or the input's dense copy while the
 # matrix is built; the packed adjacency and component rows (1/8 byte each) live only
-# during the closure, beside the matrix alone. Measured with tracemalloc: 2.0 bytes a
-# pair (p2p-Gnutella08 75.9 MiB for a 37.9 MiB result, facebook 31.6 for 15.6, rome99
-# 21.5 for 10.7); counted as 3 (the m-sized edge arrays come on top).
+# during the closure, beside the matrix alone. Measured with tracemalloc on real graphs:
+# 2.0 bytes a pair; counted as 3 (the m-sized edge arrays come on top).
 _WHOLE_UNITS = 3  # progress units a pair: building the matrix, its closure, the copy out
 
 

@@ -1,9 +1,9 @@
 """Blocks between GPU workers of one host by CUDA IPC instead of Dask's comm.
 
 Dask moves a CuPy block between workers over its comm (TCP without UCX): device →
-host, a socket, host → device. Measured between two H200 workers that is about
-0.6 GB/s, and the blocked closure on two GPUs ran no faster than on one
-(benchmarks/results/dask_h200x2.md). Workers on one host can instead share device
+host, a socket, host → device: far below the GPUs' own links, so much slower that
+the blocked closure on two GPUs runs no faster than on one
+(``benchmarks/bench_dask_gpu.py`` measures it). Workers on one host can instead share device
 memory: the owner copies the block into a buffer of its own (``export``), a reader
 maps that buffer with ``cudaIpcOpenMemHandle`` and copies it device to device over
 NVLink or PCIe (``fetch``), and once every reader has its copy the owner frees the

@@ -57,7 +57,7 @@ def load_graph(client, G, *, directed: bool = True) -> LoadedGraph:
 
     >>> import scipy.sparse as sp, kleene, distributed  # doctest: +SKIP
     >>> client = distributed.Client(n_workers=2)  # doctest: +SKIP
-    >>> G = sp.csr_matrix(([1.0, 2.0], ([0, 1], [1, 2])), shape=(3, 3))
+    >>> G = sp.csr_matrix(([1.0, 2.0], ([0, 1], [1, 2])), shape=(3, 3))  # doctest: +SKIP
     >>> H = kleene.distributed.load_graph(client, G)  # doctest: +SKIP
     >>> kleene.sssp(H, [0, 1], client=client).tolist()  # doctest: +SKIP
     [[0.0, 1.0, 3.0], [inf, 0.0, 2.0]]

@@ -33,7 +33,7 @@ def bfs_on_dask(client, G, source, *, method: str = "auto", directed: bool = Tru
 
     >>> import scipy.sparse as sp, kleene, distributed  # doctest: +SKIP
     >>> client = distributed.Client(n_workers=2)  # doctest: +SKIP
-    >>> G = sp.csr_matrix(([1, 1], ([0, 1], [1, 2])), shape=(3, 3))
+    >>> G = sp.csr_matrix(([1, 1], ([0, 1], [1, 2])), shape=(3, 3))  # doctest: +SKIP
     >>> kleene.distributed.bfs_on_dask(client, G, [0, 1]).tolist()  # doctest: +SKIP
     [[0, 1, 2], [-1, 0, 1]]
     """
@@ -50,7 +50,7 @@ def sssp_on_dask(client, G, source, *, method: str = "auto", directed: bool = Tr
 
     >>> import scipy.sparse as sp, kleene, distributed  # doctest: +SKIP
     >>> client = distributed.Client(n_workers=2)  # doctest: +SKIP
-    >>> G = sp.csr_matrix(([1.0, 2.0], ([0, 1], [1, 2])), shape=(3, 3))
+    >>> G = sp.csr_matrix(([1.0, 2.0], ([0, 1], [1, 2])), shape=(3, 3))  # doctest: +SKIP
     >>> kleene.distributed.sssp_on_dask(client, G, [0, 1]).tolist()  # doctest: +SKIP
     [[0.0, 1.0, 3.0], [inf, 0.0, 2.0]]
     """
