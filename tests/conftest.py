@@ -9,6 +9,14 @@ Profiles (choose with HYPOTHESIS_PROFILE=<name>):
 The same property suite runs on the GPU: ``backend`` is "cpu" always and "gpu"
 (marked ``gpu``) when CuPy sees a GPU, so ``PYTHONPATH=. python3 -m pytest -m gpu``
 reruns every backend-parametrised test on the device.
+
+Two more steps of ``.ci/run`` select tests by marker:
+
+``bench``      tests of the scripts in ``benchmarks/`` (not of the library): left out
+               of a run unless its ``-m`` expression names them; ``-m bench`` runs them.
+``numpy_path`` the suites of ``NUMPY_PATH_SUITES``, which the NumPy-path step runs
+               again with ``KLEENE_CPU=numpy`` (read when ``kleene.backends.cpu`` is
+               imported, so in a process of its own): ``-m "numpy_path and not gpu"``.
 """
 
 from __future__ import annotations
@@ -39,9 +47,40 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+# The property and algorithm suites the NumPy reference path must pass as the compiled
+# default does (tests/test_numpy_path.py checks that the step really runs that path).
+NUMPY_PATH_SUITES = frozenset(
+    {
+        "test_numpy_path.py",
+        "test_ops_properties.py",
+        "test_semiring_laws.py",
+        "test_state_machine.py",
+        "test_frontier_ops.py",
+        "test_bfs_sssp.py",
+        "test_cpu_sources.py",
+        "test_ingest.py",
+    }
+)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    # Registered here too so the marker exists even if pyproject's list changes.
+    # Registered here too so the markers exist even if pyproject's list changes.
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU (cupy)")
+    config.addinivalue_line("markers", "bench: tests a benchmarks/ script (run with -m bench)")
+    config.addinivalue_line("markers", "numpy_path: rerun with KLEENE_CPU=numpy (CI step)")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects: numpy_path must be on the items
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in NUMPY_PATH_SUITES:
+            item.add_marker(pytest.mark.numpy_path)
+    if "bench" in (config.getoption("markexpr") or ""):
+        return  # the -m expression decides (`-m bench`: the benchmark-script step)
+    bench = [item for item in items if item.get_closest_marker("bench")]
+    if bench:  # the default suite is about the library: benchmark scripts run apart
+        config.hook.pytest_deselected(items=bench)
+        items[:] = [item for item in items if not item.get_closest_marker("bench")]
 
 
 def _gpu_ready() -> tuple[bool, str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.bench  # a benchmarks/ script: CI's own step (-m bench)
 ROOT = Path(__file__).resolve().parents[1]
 
 

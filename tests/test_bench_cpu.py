@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.bench  # a benchmarks/ script: CI's own step (-m bench)
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from graph_data import DATA_DIR as DATA  # noqa: E402  (KLEENE_DATA, default ../shared/data)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.bench  # a benchmarks/ script: CI's own step (-m bench)
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 ROWS = {
     "bfs_csr", "bfs_csr_undirected", "sssp_csr", "sssp_csr_undirected", "bfs_csr_4",

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.bench  # a benchmarks/ script: CI's own step (-m bench)
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 

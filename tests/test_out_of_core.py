@@ -624,6 +624,7 @@ def test_memory_error_suggests_a_memmap_when_host_memory_is_too_small(monkeypatc
         kleene.apsp(_random_graph(50, seed=0), out=out, return_predecessors=True)
 
 
+@pytest.mark.bench
 def test_benchmark_quick_run(tmp_path):
     """benchmarks/bench_out_of_core.py --quick: every row timed, the JSON and table written."""
     import importlib.util
