@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -262,12 +264,28 @@ def test_a_bug_keeps_its_traceback(monkeypatch):
         main(["sssp", "grid:3x3"])
 
 
-def test_small_graph_prints_no_progress(capsys):
-    # The first call of a process loads the compiled CPU kernels (numba, ~1 s on a
-    # 2-core machine), a wait the bar may rightly show: the check is on a warm process.
-    run_main(capsys, "apsp", "er:60")
+def test_small_graph_prints_no_progress(capsys, monkeypatch):
+    # The rule: a bar stays hidden until the work has run kleene.progress.DELAY_S
+    # seconds. On the bar's clock, stopped here, no time passes however slow the
+    # machine (a cold process loading the compiled kernels once ran past DELAY_S).
+    monkeypatch.setattr("kleene.progress._clock", lambda: 0.0)
     rc, out, err = run_main(capsys, "apsp", "er:60")
     assert rc == 0 and err == "" and "reached 3600" in out
+
+
+def test_run_past_the_delay_shows_its_bar_in_order(capsys, monkeypatch):
+    # The same run on a clock that moves a second at each reading: past DELAY_S, and
+    # with no throttling a line per step (stderr is no terminal here).
+    ticks = itertools.count()
+    monkeypatch.setattr("kleene.progress._clock", lambda: float(next(ticks)))
+    monkeypatch.setattr("kleene.progress._LINE_S", 0.0)
+    rc, out, err = run_main(capsys, "apsp", "er:60")
+    assert rc == 0 and "reached 3600" in out
+    lines = err.splitlines()
+    assert len(lines) >= 2 and all(line.startswith("apsp ") for line in lines), err
+    percents = [float(re.search(r"\] +([0-9.]+)%", line).group(1)) for line in lines]
+    assert percents == sorted(percents) and percents[0] < 100.0, err
+    assert percents.count(100.0) == 1 and percents[-1] == 100.0, err
 
 
 def test_csv_one_source(tmp_path, capsys):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import doctest
 import os
+import re
 import stat
 
 import numpy as np
@@ -292,8 +293,14 @@ def test_chunk_sizes_follow_the_clock(monkeypatch, per_source, sizes):
     assert out.shape == (2000, 3) and calls == sizes
 
 
+def _percents(lines: list[str]) -> list[float]:
+    return [float(re.search(r"\] +([0-9.]+)%", line).group(1)) for line in lines]
+
+
 def test_multi_source_run_shows_a_bar(capsys, monkeypatch):
+    # No delay and no throttling: a line for each chunk, whatever the clock says.
     monkeypatch.setattr("kleene.progress.DELAY_S", 0.0)
+    monkeypatch.setattr("kleene.progress._LINE_S", 0.0)
     monkeypatch.setattr(kleene.cli, "FIRST_CHUNK", 8)
     monkeypatch.setattr(kleene.cli, "MAX_CHUNK", 8)
     monkeypatch.setattr(kleene.cli, "MIN_CHUNK", 8)
@@ -310,16 +317,22 @@ def test_multi_source_run_shows_a_bar(capsys, monkeypatch):
     lines = err.splitlines()
     assert lines and all(line.startswith("bfs 36 sources [") for line in lines), err
     assert sum("100.0%" in line for line in lines) == 1 and "100.0%" in lines[-1]
+    assert _percents(lines) == [22.2, 44.4, 66.7, 88.9, 100.0], err  # chunks of 8, then 4
     rc, out, err = run_main(capsys, "bfs", "grid:6x6", "--source", "0..35", "--no-progress")
     assert rc == 0 and err == "" and seen == [True, False]
 
 
 def test_large_write_shows_progress(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("kleene.progress.DELAY_S", 0.0)
+    monkeypatch.setattr("kleene.progress._LINE_S", 0.0)  # a line per slice written
     monkeypatch.setattr(kleene.io.results, "_SLICE", 4096)
     out = tmp_path / "a.npz"
     rc, _, err = run_main(capsys, "apsp", "grid:10x10", "--out", out)
     assert rc == 0 and f"writing {out.name} (0 MB) [" in err and "100.0%" in err
+    writing = [line for line in err.splitlines() if line.startswith(f"writing {out.name} ")]
+    percents = _percents(writing)
+    assert len(percents) >= 2 and percents == sorted(percents), err
+    assert percents.count(100.0) == 1 and percents[-1] == 100.0, err
     rc, _, err = run_main(capsys, "apsp", "grid:10x10", "--out", out, "--force", "--no-progress")
     assert rc == 0 and err == ""
     np.testing.assert_array_equal(np.load(out)["result"], kleene.apsp(from_spec("grid:10x10")))

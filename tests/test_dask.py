@@ -11,7 +11,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
+import threading
 
 import numpy as np
 import pytest
@@ -185,6 +185,17 @@ def test_task_error_names_the_task(client):
     np.testing.assert_allclose(kleene.apsp(G, client=client), shortest_path(G, method="FW"))
 
 
+class _WorkerLeft(distributed.diagnostics.plugin.SchedulerPlugin):
+    """An event set when the scheduler removes the worker at ``address``."""
+
+    def __init__(self, address: str):
+        self.address, self.gone = address, threading.Event()
+
+    def remove_worker(self, scheduler, worker: str, **kwargs) -> None:
+        if worker == self.address:
+            self.gone.set()
+
+
 def test_worker_loss_is_an_error_not_a_partial_result():
     # its own cluster: the module's keeps its two workers
     G = _graph(400, 0.02, seed=9)
@@ -194,11 +205,20 @@ def test_worker_loss_is_an_error_not_a_partial_result():
     with cluster, distributed.Client(cluster) as c:
         victim = sorted(c.scheduler_info()["workers"])[1]
         pid = c.run(os.getpid, workers=[victim])[victim]
+        left = _WorkerLeft(victim)
+
+        async def watch():  # the cluster's scheduler runs in this process, on its loop
+            cluster.scheduler.add_plugin(left)
+
+        cluster.sync(watch)
+        killed = []
 
         def kill_once(done, total):  # after round 0's pivot: the run is under way
-            if done < total and pid:
+            if done < total and not killed:
+                killed.append(pid)
                 os.kill(pid, signal.SIGKILL)
-                time.sleep(0.5)
+                # the rest of the run starts once the scheduler has seen the worker go
+                assert left.gone.wait(timeout=120), "the scheduler never saw the worker go"
 
         with pytest.raises(DistributedError, match="worker or its data was lost"):
             kleene.apsp(G, client=c, block_size=50, progress=kill_once)
@@ -321,7 +341,8 @@ def test_block_sharing_plumbing_of_the_ipc_path(monkeypatch):
         i, j = np.nonzero(reach)
         p = pred[i, j]
         np.testing.assert_allclose(dist[i, p] + G.toarray()[p, j], dist[i, j])
-        time.sleep(0.2)  # the drops run after the last fetches
+        # apsp returns only once its drop tasks (each after its block's last fetch)
+        # have finished, so the exported buffers are gone by now: no wait needed
         assert device_ipc._EXPORTS == {}
 
 

@@ -106,7 +106,10 @@ def test_bad_progress_argument():
         Progress("yes", 3)
 
 
-def test_bar_is_quiet_for_short_work(capsys):
+def test_bar_is_quiet_for_short_work(capsys, monkeypatch):
+    # On the bar's clock, stopped, the run takes no time: under DELAY_S, so nothing
+    # is drawn, final 100% included (a real clock made this depend on the machine).
+    monkeypatch.setattr(kleene.progress, "_clock", lambda: 0.0)
     kleene.apsp(erdos_renyi(30, seed=0), progress=True)
     assert capsys.readouterr().err == ""
 
@@ -122,13 +125,29 @@ def test_bar_reaches_100_percent_once(capsys, monkeypatch):
     assert percents == sorted(percents) and len(percents) > 2
 
 
-# ---- the estimate of the time left, on a fake clock --------------------------------
+# ---- on a fake clock: the delay, and the estimate of the time left ----------------
 class _Clock:
     def __init__(self):
         self.now = 0.0
 
     def __call__(self) -> float:
         return self.now
+
+
+def test_bar_appears_once_the_delay_has_passed(capsys, monkeypatch):
+    clock = _Clock()
+    monkeypatch.setattr(kleene.progress, "_clock", clock)
+    monkeypatch.setattr(kleene.progress, "_LINE_S", 0.0)  # a line per step, off a terminal
+    step_s = kleene.progress.DELAY_S / 4
+    with Progress(True, total=10, label="work") as bar:
+        for _ in range(9):
+            clock.now += step_s
+            bar.step(1)
+    lines = capsys.readouterr().err.splitlines()
+    # steps 1-3 came before DELAY_S; from step 4 (elapsed = DELAY_S) a line each, then 100%
+    percents = [float(line.split("%")[0].split()[-1]) for line in lines]
+    assert percents == [40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 100.0], lines
+    assert all(line.startswith("work [") for line in lines)
 
 
 def _cold_blocked_run(n=2048, b=128):
