@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kleene.backends import gpu_memory_free, host_memory_free
-from kleene.backends.device import MEMORY_SHARE
+from kleene.backends import MEMORY_SHARE, gpu_memory_free, host_memory_free
 from kleene.core import Matrix
 from kleene.errors import OutOfMemory
 

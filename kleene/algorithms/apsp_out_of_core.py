@@ -44,8 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kleene.backends import gpu_memory_free, host_memory_free, to_host
-from kleene.backends.device import MEMORY_SHARE
+from kleene.backends import MEMORY_SHARE, gpu_memory_free, host_memory_free, to_host
 from kleene.core import Matrix
 from kleene.engine import closure, mxm_accumulate, pinned_empty, tile_stream
 from kleene.errors import DimensionMismatch, InvalidValue, NegativeCycleError, OutOfMemory

@@ -10,6 +10,7 @@ beside them.
 """
 
 from .device import (
+    MEMORY_SHARE,
     array_module,
     backend,
     bool_tensor_cores,
@@ -21,6 +22,7 @@ from .device import (
 )
 
 __all__ = [
+    "MEMORY_SHARE",
     "array_module",
     "backend",
     "bool_tensor_cores",

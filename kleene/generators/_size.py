@@ -7,7 +7,7 @@ about 90 bytes per generated edge (the drawn arrays, their sort, the CSR) and
 
 from __future__ import annotations
 
-from kleene.backends.device import MEMORY_SHARE, gpu_memory_free, host_memory_free
+from kleene.backends import MEMORY_SHARE, gpu_memory_free, host_memory_free
 
 MAX_VERTICES = 2**31 - 1  # kleene indexes vertices with int32
 BYTES_PER_EDGE = 96
