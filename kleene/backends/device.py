@@ -83,10 +83,10 @@ def to_host(a) -> np.ndarray:
     return a.get() if is_cupy_array(a) else np.asarray(a)
 
 
-# The driver's free-memory reading is a call into the kernel driver: 40-50 µs of host
-# time inside a public APSP call on an H100, asked twice before its fill (in-process
-# A/B at n = 4096: 7.77 ms a reading each time, 7.68 cached). A reading is reused for
-# this long, corrected by what CuPy's pool took or gave back since.
+# The driver's free-memory reading is a call into the kernel driver, asked twice on the
+# host path of a public APSP call before its fill, where host time delays the closure.
+# A reading is reused for this long, corrected by what CuPy's pool took or gave back
+# since.
 GPU_FREE_READING_S = 0.5
 _readings: dict[int, tuple[float, int, int]] = {}  # device: (when, driver's free, pool's total)
 

@@ -25,9 +25,9 @@ TO_PULL = 14  # Beamer's alpha: pull once m_f * TO_PULL > m_u (edge counts)
 TO_PUSH = 24  # Beamer's beta: push once n_f * TO_PUSH < n and n_f shrinks (vertex counts)
 # Alpha for batched searches (MS-BFS, 64 per bit-packed word): a pulled vertex stops only
 # once it has every search's bit, which a level whose searches' frontiers are still small
-# never gives, so the pull reads nearly all of m_u while the push reads m_f. On one H100
-# (64 random sources, RMAT-22) the second level, m_f = 7 % of m_u, took 1.6 ms pulled and
-# 0.65 ms pushed, while the third, m_f ~ m_u, took 1.2 ms pulled and 4.4 ms pushed.
+# never gives, so the pull reads nearly all of m_u while the push reads m_f. A level whose
+# m_f is a few per cent of m_u is therefore cheaper pushed, one with m_f near m_u pulled;
+# alpha 4 puts the switch between them.
 TO_PULL_MULTI = 4
 
 

@@ -44,8 +44,7 @@ HAVE_NUMBA = numba is not None
 # search ends within this many levels and reaches at least 1% of the vertices. It
 # shares edge passes where the searches' frontiers overlap (low-diameter graphs),
 # but writes each level across k rows and carries three words per vertex, which
-# loses to one search per source over a road graph's hundreds of thin levels
-# (measurements: docs/benchmarks.md, "Multi-source BFS and SSSP on the CPU").
+# loses to one search per source over a road graph's hundreds of thin levels.
 MS_MAX_LEVELS = 32
 
 

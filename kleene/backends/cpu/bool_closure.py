@@ -39,14 +39,10 @@ two bit matrices (n²/4 bytes) and a few int64 arrays of n.
 
 The result is the unique Boolean closure, so it equals the composed form
 (``closure_generic.closure_dense``: Floyd-Warshall with ``lor``/``land``) exactly,
-for any thread count. Measured on the 2-core CI machine (shared, so ranges),
-p2p-Gnutella08 (n = 6,301, m = 20,777; 4,234 SCCs, the largest of 2,068 vertices):
-the kernel 0.01 s (Tarjan 1.1 ms, step 4 0.5 ms, the rest packing and writing
-40 MB), ``kleene.transitive_closure`` 0.11 s, against 3.4-9.6 s for the recursive
-closure on ``cpu/closure.py``'s byte kernels and 395 s for the NumPy reference path.
-Harder shapes at n = 6,000 (``closure_dense``): a random DAG with p = 0.5 (9 M
-edges) 0.16-0.29 s, a complete-ish bipartite graph (4.5 M edges) 0.06-0.09 s, a
-6,000-vertex path 0.004-0.07 s; see docs/algorithms.md.
+for any thread count. On a sparse graph most of the time is packing and writing the
+n² result: the condensation and the component closure are small beside it, and the
+whole is orders of magnitude below the recursive closure on ``cpu/closure.py``'s byte
+kernels (docs/algorithms.md has the measured shapes).
 
 Numba is optional: without it both names are None, so the back end has no fused
 Boolean closure and the composed forms run.

@@ -78,9 +78,8 @@ FW_LIMIT = 256  # closure_dense runs one Floyd-Warshall loop up to this many row
 FW_BLOCK = 128  # the diagonal blocks of the blocked closure beyond it
 # A product runs over panels of _NC columns of C and _KC rows of B: four rows of C
 # (4 x 512 x 8 B = 16 KiB, twice that with predecessors) stay in L1 while B's panel
-# (512 KiB) stays in L2 for all the row tiles. Measured on the 2-core Zen 5 (n = 1024):
-# 18-21 G min-plus steps/s per core, 8-9 G with predecessors; 1024 columns lose 20%
-# with predecessors, the k panel (64, 128, all of K) changed nothing measurable.
+# (512 KiB) stays in L2 for all the row tiles. 1024 columns spill L1 with predecessors;
+# the k panel (64, 128, all of K) made no measurable difference.
 _NC = 512
 _KC = 128
 _MIN_THREADED = 1 << 21  # multiply-adds below which a product runs on the calling thread

@@ -12,9 +12,9 @@ by vertex (FIFO), each relaxing all its out-edges, as GAP's ``RelaxEdges`` does:
 a light edge (w <= delta) may put its target back into the current bucket, to be
 taken again, a heavy one only into a later bucket. The composed form's split —
 light edges until the bucket stays empty, then the heavy edges of what it
-settled, once — was measured here too and lost: a second pass over each
-adjacency list whose light/heavy branch the CPU cannot predict (NY road, delta =
-mean weight: 26 ms split, 14 ms all edges; RMAT-18: 142 against 49 ms).
+settled, once — was measured here too and lost, by about twice on road and RMAT
+graphs alike: a second pass over each adjacency list whose light/heavy branch the
+CPU cannot predict.
 
 Bucket storage: a circular array of ``nslots`` doubly linked lists (head/tail per
 slot, next/prev per vertex) and each queued vertex's absolute bucket number; an

@@ -1,9 +1,9 @@
 """A ← A* for one Boolean (or, and) block of up to 512 rows, bit-packed in shared memory.
 
-The generic one-block closure (``closure.py``) spends about 1.4 µs a step on a
-128-row block (one entry per register, 128 sequential steps), and the recursive
-and blocked closures run n such steps one after another: at n = 8192 the diagonal
-blocks took most of a Boolean closure's time. Packed 32 columns to a word, a step
+The generic one-block closure (``closure.py``) takes a barrier a step on a 128-row
+block (one entry per register, 128 sequential steps), and the recursive and blocked
+closures run n such steps one after another: for bool, whose products run on the
+tensor cores, the diagonal blocks would be most of the time. Packed 32 columns to a word, a step
 is one word operation per 32 entries (kernels/bool_closure_bits.cu). Used by
 ``closure.closure_dense`` for lor_land on bool without predecessors.
 """

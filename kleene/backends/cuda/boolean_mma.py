@@ -4,9 +4,8 @@ A Boolean product is an integer product followed by ``> 0``: bool arrays are byt
 of 0 or 1, so they are int8 operands as they lie, and cuBLAS's int8 GEMM
 (``cublasGemmEx`` with ``CUDA_R_8I`` inputs, ``CUDA_R_32I`` output, 32-bit integer
 compute, called through ``cublas_int8.py`` so that CUDA graphs can capture it) runs
-them on the tensor cores — on an H100 about 2,000 T int8 ops/s
-against 14 T steps/s of the CUDA-core semiring kernels. Sums reach at most k, far
-below int32's range.
+them on the tensor cores, whose int8 rate is two orders of magnitude above the
+CUDA-core semiring kernels'. Sums reach at most k, far below int32's range.
 
 Layout: kleene's arrays are row-major; cuBLAS is column-major, so C = A·B is run as
 Cᵀ = Bᵀ·Aᵀ, and the int8 tensor-core kernels want the "TN" form (cuBLASLt's rule
@@ -44,8 +43,8 @@ _OP_N, _OP_T = 0, 1  # cublasOperation_t
 # int32 scratch for one band of C's rows (the product before thresholding).
 SCRATCH_BYTES = 256 << 20
 MIN_BAND_BYTES = 4 << 20
-# Below this many multiply-adds the CUDA-core kernel's single launch is as fast
-# (128³; at 192³ the CUDA-core (or, and) kernel took 41 µs on an H100).
+# Below this many multiply-adds (128³) the CUDA-core kernel's single launch is as fast:
+# the GEMM's transpose, band and threshold launches cost more than the product saves.
 MIN_STEPS = 1 << 21
 _ALIGN = 4  # int8 tensor-core GEMMs: 4-byte aligned pointers, leading dims multiples of 4
 

@@ -32,8 +32,8 @@ _smem_allowed: dict[tuple, int] = {}
 # Largest block the one-launch closure takes: each of its n / 32 rounds re-reads the
 # block, which runs at speed while the block stays in L2 (16 MB at 2048 fp32).
 GRID_MAX = 2048
-# Base case of a recursive closure past GRID_MAX (H100, fp32 APSP: 1024 beat 2048 and
-# 512 at n = 4096 and 8192, benchmarks/results/logs/closure_grid_*).
+# Base case of a recursive closure past GRID_MAX: 2048 spends longer in the one-launch
+# closure's rounds than its products would, 512 doubles the launches of the products.
 GRID_BASE = 1024
 _no_grid: set[int] = set()  # devices that refused the cooperative launch
 
@@ -106,7 +106,7 @@ def _limit(dev: int, dtype: np.dtype, pred: bool) -> int:
 
 
 def one_block_limit(dtype, pred: bool) -> int:
-    """Largest n the one-block kernel closes on this device (128 on an H100)."""
+    """Largest n the one-block kernel closes on this device (its shared memory decides)."""
     return _limit(jit.device_id(), np.dtype(dtype), bool(pred))
 
 

@@ -24,9 +24,9 @@ _THREADS = 256
 # Resident blocks per SM for the whole-run kernels: more warps hide gather latency,
 # fewer make each level's barrier and bookkeeping cheaper. BFS on a graph of mean
 # out-degree under _THIN_DEGREE (road networks: small frontiers, thousands of levels)
-# runs one block per SM: on one H100 (prebuilt Matrix; benchmarks/results/logs/
-# ab_2026-11-26_h100_rows_thin.json) NY 2.53 -> 2.39 ms, road_graph(1024) 8.94 -> 8.18,
-# where RMAT-22 (mean degree 30) ran 7-25 % slower with one in other runs that day.
+# runs one block per SM: there a level's barrier and bookkeeping cost more than the
+# gathers that extra warps would hide, while dense graphs (RMAT, mean degree 30) need the
+# warps.
 _RUN_BLOCKS_PER_SM = 2
 # kl_bfs_run on the other graphs: 4 blocks per SM (its launch bounds), the latency of its
 # pull levels hidden by twice the warps now that its appends no longer contend.

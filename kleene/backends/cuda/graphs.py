@@ -1,9 +1,9 @@
 """CUDA graphs for fixed sequences of dense device work (R-Kleene, blocked FW).
 
 A dense closure of n = 8192 issues ~440 block operations; from Python each costs
-100-150 µs of host time, far more than the GPU needs for the small ones, so small
-and mid-size closures ran at host speed. Captured once into a CUDA graph and
-replayed, the same sequence costs about a microsecond a node.
+far more host time than the GPU needs for the small ones, so small and mid-size
+closures would run at host speed. Captured once into a CUDA graph and replayed, the
+same sequence costs the driver's launch of each node and nothing from Python.
 
 A graph holds raw pointers, so each entry owns the buffers its graph works on
 (the caller copies its data in and the result out) and a private memory pool that
@@ -47,7 +47,7 @@ def fits(specs) -> bool:
     return enabled() and _bytes(specs) <= MAX_BYTES // 2
 
 
-def _bytes(specs) -> int:  # (math.prod: NumPy's took ~5 µs a shape, twice per replay)
+def _bytes(specs) -> int:  # (math.prod: NumPy's prod is slower on small shapes)
     return sum(math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in specs)
 
 

@@ -42,9 +42,8 @@ _DEFER_BLOCKS_PER_SM = 6
 # A pull level pushes instead the searches whose frontier (estimated from a sample of the
 # queue, kl_ms_stats) holds fewer than n >> _SPARSE_SHIFT vertices: a pulled vertex stops
 # only once it has every search's bit, so one search still near its source made every
-# hub scan all its in-edges (6.4 of 30 ms of a 64-source RMAT-25 BFS). On one H100 with
-# 64 random sources, shifts 13 / 14 / 15 / 16 gave 8.1 / 8.4 / 8.0 / 8.6x one source at
-# RMAT-24 and 8.0 / 7.5 / 7.0 / 6.9x at RMAT-25 (none: 8.9x and 8.3x).
+# hub scan all its in-edges. Shifts 13 to 16 were swept on RMAT-24 and -25 with 64
+# random sources: 15 was at or near the best on both, and every shift beat none.
 _SPARSE_SHIFT = 15
 _HEAD = 4 + 64 + 1  # count, heavy, m_f, alive bits; kl_ms_stats' 64 counts and sample size
 

@@ -120,8 +120,8 @@ def _scan_out() -> cupy.ndarray:
 
 
 def _start_into(out: cupy.ndarray, dev: int, stream: int) -> None:
-    """Reset a kl_value_scan output to its start on ``stream`` (one copy: CuPy's ``copy``
-    of the kept start took 18 µs of host time)."""
+    """Reset a kl_value_scan output to its start on ``stream`` (one raw device copy:
+    CuPy's ``copy`` spends far more host time than the 40 bytes need)."""
     start = _scan_start(dev)
     rt = cupy.cuda.runtime
     rt.memcpyAsync(out.data.ptr, start.data.ptr, start.nbytes, rt.memcpyDeviceToDevice,
@@ -236,8 +236,8 @@ def _fill(values, present, fill, out, scan: bool, mark=None):
     fused = keep is not None and aligned and _vector_ok(values, present)
     copy = present is None and mark is None
     if copy and not (scan and fused and ctype in codegen.MARKED_VALUE_TYPES):
-        out[...] = values  # a copy (a new array by assignment: CuPy's .copy() took 0.097
-        return out, None  # ms against 0.059 on an H100 at 4096² float32)
+        out[...] = values  # a copy by assignment into a new array: CuPy's .copy() of a
+        return out, None  # large matrix runs a slower elementwise kernel
     if not fused:
         if present is None:  # a marker the 16-byte kernel does not take here
             present = values != mark
@@ -261,11 +261,11 @@ def _fill(values, present, fill, out, scan: bool, mark=None):
 
 class _ScanSlot:
     """A kl_value_scan output on the device, page-locked memory for its answer and an
-    event, reused (per device) once a scan's answer is read: making them took ~60 µs of
-    the host time of a public APSP call at n = 4096 on an H100, before its fill. The
-    output is reset to the scan's start when its answer is read, behind the work queued
-    by then (APSP's closure and result copy), not right before the fill (there it took
-    23 µs of GPU time, the first work after the caller's sync)."""
+    event, reused (per device) once a scan's answer is read: making them is host work on
+    the path of every public APSP call before its fill. The output is reset to the
+    scan's start when its answer is read, behind the work queued by then (APSP's closure
+    and result copy), not right before the fill, where it would be the first GPU work
+    after the caller's sync."""
 
     __slots__ = ("found", "host", "event", "dev", "reset_on")
     _free: dict[int, list] = {}  # device -> slots whose last answer has been read

@@ -135,12 +135,11 @@ def pinned_empty(shape, dtype) -> np.ndarray | None:
     """A page-locked NumPy array (an ordinary array that owns its memory, registered
     with CUDA until it is freed), or None when pinning fails.
 
-    ``cudaHostAlloc`` zeroes and maps its pages on one thread: 2.25 s for the 4 GB
-    result of n = 32768 on the H100 host, most of an out-of-core APSP's overhead.
-    Here the pages are first touched by several threads (0.13-0.18 s) and then
-    registered in one call (``cudaHostRegister``, 0.11-0.16 s); copies from it ran
-    at 54 GB/s, as from ``cudaHostAlloc`` memory. The registration ends when the
-    array is freed (a finalizer runs before NumPy releases the memory)."""
+    ``cudaHostAlloc`` zeroes and maps its pages on one thread, which for a result of
+    gigabytes is most of an out-of-core APSP's overhead. Here the pages are first
+    touched by several threads and then registered in one call (``cudaHostRegister``);
+    copies from it run as fast as from ``cudaHostAlloc`` memory. The registration ends
+    when the array is freed (a finalizer runs before NumPy releases the memory)."""
     dtype = np.dtype(dtype)
     nbytes = int(np.prod(shape)) * dtype.itemsize
     if nbytes == 0:

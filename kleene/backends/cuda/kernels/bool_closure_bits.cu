@@ -2,8 +2,8 @@
 // (or, and), by one thread block. Rows are packed 32 columns to a word in shared
 // memory, and Warshall's steps go 32 at a time (blocked Floyd-Warshall with 32 x 32
 // bit tiles), so a block of n rows takes 3 n / 32 barriers, not n: a barrier per
-// step, with one word operation on each side of it, had made a 256-row block cost
-// 150 us (0.6 us a step) on an H100. For the word column kw (steps k0 = 32 kw ..):
+// step, with one word operation on each side of it, made the barriers the whole cost
+// of a block. For the word column kw (steps k0 = 32 kw ..):
 //   1. one warp closes the diagonal tile: lane l holds row k0 + l's word kw, and
 //      step q ORs lane q's word (a shuffle) into the lanes whose bit q is set;
 //   2. the tile's rows: row p |= row q for each bit q of p's closed tile word;

@@ -4,17 +4,16 @@
 // Grid-wide barrier on a monotonic 64-bit arrival count (bar[0..2), 8-byte aligned, zero
 // at launch): a block's arrival is the count before its add, and it waits until the
 // count reaches the next multiple of gridDim.x. No block resets anything, so the last
-// arrival releases everyone with its one atomic (a reset and a generation bump cost two
-// more dependent atomics: ~2.1 against ~1.2 us a barrier at 264 blocks on an H100), and
-// 2^64 arrivals never wrap. The waiters poll with a short sleep: 263 blocks polling one
-// L2 line flat out slowed the late blocks' own work (RMAT-22 BFS 0.85 against 0.81 ms).
+// arrival releases everyone with its one atomic (a reset and a generation bump would add
+// two more dependent atomics to every barrier, the loops' per-level floor), and 2^64
+// arrivals never wrap. The waiters poll with a short sleep: every other block polling one
+// L2 line flat out slows the late blocks' own work.
 // Only valid in a cooperative launch (all blocks resident).
 //
 // `then()` runs on each block's thread 0 after the barrier, before the block's threads go
 // on: the loops read the counters the last level left for everyone there, into shared
-// memory (__ldcg), one L2 request per block. Read by every warp, the same line took
-// 2,112 requests a level at 2 blocks/SM (NY BFS 3.2 ms before the change, 2.6 after, on
-// two H100s: not one card's A/B, so take the size of the gain loosely).
+// memory (__ldcg), one L2 request per block. Read by every warp instead, the same line
+// takes thousands of requests a level, which the thin graphs' many levels add up.
 template <typename Then>
 __device__ __forceinline__ void kl_grid_sync(unsigned* bar, Then&& then) {
   __syncthreads();

@@ -210,8 +210,8 @@ kl_ms_push(const long long* __restrict__ indptr, const int* __restrict__ indices
   const int hn = (int)(hpacked & KL_MS_SLOT_MASK);
   const long long total = (long long)(hpacked >> KL_MS_SLOT_BITS);
   // Each warp walks one contiguous range of the heavy edge space, 32 edges a step, and
-  // looks a slot up once when it enters it (a binary search per 32 edges, 13 dependent
-  // loads for 6,000 hubs, held a 64-source RMAT-24 level of 35 M edges to 3 ms).
+  // looks a slot up once when it enters it (a binary search per 32 edges, a dozen
+  // dependent loads each, would bound a level with millions of hub edges).
   const long long per = ((total + nwarps - 1) / nwarps + 31) & ~31ll;
   const long long pend = min(total, warp * per + per);
   long long p0 = warp * per, lo_end = -1, base = 0;
@@ -291,8 +291,8 @@ kl_ms_pull(const long long* __restrict__ indptr, const long long* __restrict__ t
   const kl_bits alive = head_in[3] & ~skip;  // the searches this pull serves
   kl_bits act = 0;
   // Chunks of KL_MS_CHUNK vertices taken from a counter as a warp finishes one: a
-  // grid-stride split left the level's slowest warps alone on their SMs (achieved
-  // occupancy 24 % of 50 % under ncu at RMAT-22, the pull latency-bound on its gathers).
+  // grid-stride split leaves the level's slowest warps alone on their SMs, and the pull,
+  // bound by the latency of its gathers, needs every resident warp busy.
   for (long long c0 = kl_ms_take(dhead + 1); c0 < n; c0 = kl_ms_take(dhead + 1)) {
     const long long c1 = min(n, c0 + KL_MS_CHUNK);
     for (long long v0 = c0; v0 < c1; v0 += 32) {
@@ -382,7 +382,7 @@ kl_ms_pull(const long long* __restrict__ indptr, const long long* __restrict__ t
 // warp knows of the vertex. New bits go to its dacc word by one atomicOr, whose old value
 // brings what other warps found; a warp that found nothing new re-reads dacc every eighth
 // step. The warp jumps to its next vertex once the vertex has all it needs. (One edge a
-// lane and the slot's lookups every 32 edges took 9 of 18 ms of a 64-source RMAT-25 level.)
+// lane and the slot's lookups every 32 edges made the lookups half of a hub level's time.)
 __global__ void __launch_bounds__(KL_MS_T, KL_MS_DEFER_BLOCKS)
 kl_ms_pull_deferred(const long long* __restrict__ t_indptr, const int* __restrict__ t_indices,
                     const kl_bits* __restrict__ cur, const int* __restrict__ dv,
@@ -595,10 +595,9 @@ kl_ms_settle(kl_bits* seen, const kl_bits* __restrict__ next, const int* __restr
 // search b at bits 4(b % 16) of word b / 16), sixteen bits at a time with no branch on
 // the data, so the L rows' loads go out together, then writes rows b < kg: a warp's run
 // of a row is 32 * VPT * 8 contiguous bytes, stored evict-first (the result is not read
-// again here). The 8.6 GB of a 64-source RMAT-24 result: 3.8 ms (2.3 TB/s written, one
-// H100), where a loop over the reached bits, the next row's load behind it, took 4.8;
-// plain 16-byte stores of the same 64 rows run at 3.2 TB/s there (CuPy's fill(-1) at
-// 1.7, which had been taken for the ceiling).
+// again here). A loop over the reached bits instead keeps the next row's load behind it.
+// The kernel is bound by its stores; the write ceiling to compare with is plain 16-byte
+// stores of the same rows, not CuPy's fill(-1), which writes well below it.
 #define KL_MS_HIST 16
 // Bits 0..15 of m to bits 0, 4, ..., 60 (one a nibble).
 __device__ __forceinline__ kl_bits kl_ms_spread16(kl_bits m) {

@@ -28,8 +28,9 @@
 //
 // Predecessors (kleene.ops.shortest_path_tree where weights grow every sum) are a pass of
 // their own after the search (kl_tp_*_kernel): each vertex's smallest-numbered tight
-// in-neighbour (d[u] + w(u, v) == d[v]). Run inside this launch it took twice as long
-// (RMAT-22 on an H100: 12.7 against 6.6 ms), at the search's 16 warps per SM instead of 64.
+// in-neighbour (d[u] + w(u, v) == d[v]). It has a launch of its own because inside the
+// search's launch it would run at the search's 16 warps per SM instead of 64, and the pass
+// is bound by memory latency, which only more warps hide.
 #define KL_NF_THREADS 256
 #define KL_NF_WARPS (KL_NF_THREADS / 32)
 #define KL_NF_INF_BITS 0x7ff0000000000000LL

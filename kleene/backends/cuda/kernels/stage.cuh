@@ -2,8 +2,8 @@
 // bfs_rounds.cu and near_far.cu): appends gather here and reach the global queue KL_STAGE
 // at a time, with one atomic on its count a flush, where an append straight to the queue
 // took one (and one more for m_f) every warp step. Every warp of the grid adds to the same
-// counters, which the L2 serialises: a pull level of RMAT-22 took ~260 K such atomics,
-// and staged its BFS went from ~74 to ~95 GTEPS on an H100. frontier.cu adds the appends
+// counters, which the L2 serialises: a pull level of a large RMAT graph takes hundreds of
+// thousands of such atomics, one after another. frontier.cu adds the appends
 // to a next frontier (kl_stage_at: each lane sums its appends' out-degrees, m_f, added
 // once a warp in kl_stage_end; the heavy list still takes its atomic per vertex). A queue
 // without row bounds (the near-far search's far pile) stages with rows == nullptr.

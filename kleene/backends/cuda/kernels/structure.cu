@@ -66,8 +66,8 @@ __device__ __forceinline__ long long kl_row_of(const long long* __restrict__ ind
 // The row of entry e >= indptr[i], from row i on: i itself in the common case, else a
 // gallop then a bisection, so a chunk in a sparse region (an RMAT graph's tail of
 // almost empty rows: a thousand entries over a hundred thousand rows) costs a few
-// dozen loads per lane, not one per row (the linear walk left H100 SMs idle 60% of
-// the scan waiting on such chunks; benchmarks/results/logs/ncu_symmetry_sums_h100.log).
+// dozen loads per lane, not one per row (a linear walk leaves most of the SMs idle,
+// waiting on the few lanes that drew such chunks).
 __device__ __forceinline__ long long kl_advance_row(const long long* __restrict__ indptr,
                                                     long long n, long long i, long long e) {
   if (indptr[i + 1] > e) return i;
