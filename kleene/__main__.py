@@ -16,21 +16,17 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def _expected_errors() -> tuple[type[BaseException], ...]:
-    """What a user can cause: reported as one line, never a traceback. Anything
-    else is a bug in kleene and keeps its traceback for the report."""
-    from .errors import NegativeCycleError
-    from .io import GraphFileError
+    """What a user can cause: reported as one line, never a traceback.
 
-    return (
-        ValueError,
-        IndexError,
-        TypeError,
-        MemoryError,
-        OSError,
-        RuntimeError,
-        NegativeCycleError,
-        GraphFileError,
-    )
+    kleene's own errors (every ``KleeneError``: a bad argument, a malformed graph
+    file, a graph too large, a negative cycle, no GPU) and the operating system's
+    (``OSError``: a missing or unreadable file). argparse reports its own mistakes
+    and exits with status 2 by itself. Anything else, a bare ``ValueError`` or
+    ``TypeError`` included, is a bug in kleene and keeps its traceback for the report.
+    """
+    from .errors import KleeneError
+
+    return (KleeneError, OSError)
 
 
 def build_parser() -> argparse.ArgumentParser:

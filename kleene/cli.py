@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from kleene.errors import IndexOutOfBound, OutOfMemory
+
+from kleene.errors import IndexOutOfBound, InvalidValue, OutOfMemory
 
 from .io.results import OUT_FORMATS, size_needed, write_result
 
@@ -52,8 +53,10 @@ MIN_CHUNK, MAX_CHUNK = 64, 4096
 CHUNK_S = 1.0
 
 
-class CliError(ValueError):
-    """A mistake in the command line itself (reported as one line, exit status 2)."""
+class CliError(InvalidValue):
+    """A mistake in the command line itself (reported as one line, exit status 2).
+
+    An ``InvalidValue``, so a ``ValueError`` as before."""
 
 
 def add_commands(sub) -> None:
@@ -128,7 +131,9 @@ def source_ids(spec: int | list[int | range], n: int, cmd: str) -> int | np.ndar
     for item in parts:
         top = item if isinstance(item, int) else item[-1]
         if top >= n:
-            raise IndexOutOfBound(f"{cmd}: source {top} is out of range for a graph of {n} vertices")
+            raise IndexOutOfBound(
+                f"{cmd}: source {top} is out of range for a graph of {n} vertices"
+            )
     if isinstance(spec, int):
         return spec
     return np.concatenate(

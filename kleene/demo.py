@@ -39,6 +39,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 import kleene
+from kleene.errors import InvalidValue
 
 from ._info import __version__, gpu_info
 from .progress import one_time_seconds, watch_compiles
@@ -83,7 +84,7 @@ def road_graph(side: int = DEFAULT_SIDE, *, seed: int = DEFAULT_SEED, shortcuts=
     1..12. The same ``side`` and ``seed`` always give the same graph.
     """
     if side < 2:
-        raise ValueError(f"side must be at least 2, got {side}")
+        raise InvalidValue(f"side must be at least 2, got {side}")
     rng = np.random.default_rng(seed)
     n = side * side
     vid = np.arange(n, dtype=np.int64).reshape(side, side)
@@ -299,7 +300,7 @@ def run_demo(device: str = "cpu", *, side: int = DEFAULT_SIDE, seed: int = DEFAU
     compiled = one_time_seconds()
     g = road_graph(side, seed=seed)
     if not 0 <= source < g.n:
-        raise ValueError(f"source must be a vertex 0..{g.n - 1}, got {source}")
+        raise InvalidValue(f"source must be a vertex 0..{g.n - 1}, got {source}")
     A = kleene.Matrix.from_edges(g.src, g.dst, g.travel_time, n=g.n).to(device)
     C = kleene.Matrix.from_edges(g.src, g.dst, g.capacity, n=g.n).to(device)
     P = kleene.Matrix.from_edges(g.src, g.dst, n=g.n).to(device)  # Boolean pattern

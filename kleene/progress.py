@@ -28,6 +28,8 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 
+from kleene.errors import InvalidObject
+
 #: A bar appears only once the work has run this long: quick calls print nothing.
 DELAY_S = 0.5
 _REDRAW_S = 0.2  # on a terminal, redraw the bar in place at most this often
@@ -158,7 +160,7 @@ class Progress:
 
     def __init__(self, progress: ProgressArg, total: int, label: str = ""):
         if not (progress is None or isinstance(progress, bool) or callable(progress)):
-            raise TypeError(
+            raise InvalidObject(
                 f"progress must be True, False, None or a callable (done, total), "
                 f"got {type(progress).__name__}"
             )

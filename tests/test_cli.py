@@ -17,6 +17,15 @@ from scipy.sparse.csgraph import shortest_path
 
 from kleene import NegativeCycleError
 from kleene.__main__ import describe, main
+from kleene.errors import (
+    DeviceUnavailable,
+    DimensionMismatch,
+    DomainMismatch,
+    IndexOutOfBound,
+    InvalidObject,
+    InvalidValue,
+    OutOfMemory,
+)
 from kleene.io import GraphFileError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -234,12 +243,14 @@ def test_ctrl_c_stops_a_long_run():
 @pytest.mark.parametrize(
     "error",
     [
-        ValueError("bad value"),
-        IndexError("source 9 is out of range"),
-        TypeError("G must be a matrix"),
-        MemoryError("apsp: needs 9.0 GiB; up to about n=100 fits"),
+        InvalidValue("bad value"),
+        IndexOutOfBound("source 9 is out of range"),
+        InvalidObject("G must be a matrix"),
+        DimensionMismatch("G must be square, got shape (2, 3)"),
+        DomainMismatch("G must hold real edge weights, got dtype complex128"),
+        OutOfMemory("apsp: needs 9.0 GiB; up to about n=100 fits"),
         FileNotFoundError(2, "No such file or directory", "g.mtx"),
-        RuntimeError("kernel failed"),
+        DeviceUnavailable("no GPU"),
         NegativeCycleError("apsp: the graph has a negative cycle through vertex 3"),
         GraphFileError("g.gr", 3, "expected an integer"),
     ],

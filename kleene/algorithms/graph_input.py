@@ -6,6 +6,13 @@ import numpy as np
 
 from kleene.backends import array_module, is_cupy_array
 from kleene.core import Matrix
+from kleene.errors import (
+    DimensionMismatch,
+    DomainMismatch,
+    IndexOutOfBound,
+    InvalidObject,
+    InvalidValue,
+)
 from kleene.ops import all_finite, first_stored, select, stored_min, stores, symmetrize
 
 
@@ -51,12 +58,12 @@ def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "
             a = a.astype(np.float64) if a.dtype.kind not in "f" else a
             A = Matrix.from_dense(a, missing=float("inf"), copy=False)
     else:
-        raise TypeError(
+        raise InvalidObject(
             f"{name} must be a kleene.Matrix, a scipy/cupyx sparse matrix or a dense array, "
             f"got {type(G).__name__}"
         )
     if A.nrows != A.ncols:
-        raise ValueError(f"{name} must be square (an adjacency matrix), got shape {A.shape}")
+        raise DimensionMismatch(f"{name} must be square (an adjacency matrix), got shape {A.shape}")
     as_given = directed and (fmt is None or A.format == fmt)
     if check_nan or not as_given:
         A = finite_weights(A, name)
@@ -74,13 +81,13 @@ def check_real(dtype, name: str = "G") -> None:
     weights would lose their imaginary part, objects and strings are no weights.
 
     >>> import numpy as np
-    >>> check_real(np.dtype(np.complex128))
+    >>> check_real(np.dtype(np.complex128))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    TypeError: G must hold real edge weights (bool, integer or float), got dtype complex128
+    kleene.errors.DomainMismatch: G must hold real edge weights (bool, integer or float), ...
     """
     if np.dtype(dtype).kind not in "biuf":
-        raise TypeError(
+        raise DomainMismatch(
             f"{name} must hold real edge weights (bool, integer or float), got dtype {dtype}"
         )
 
@@ -99,10 +106,10 @@ def finite_weights(A: Matrix, name: str = "G") -> Matrix:
     >>> A = Matrix.from_edges([0, 1], [1, 2], [1.0, np.inf])
     >>> finite_weights(A).nvals
     1
-    >>> finite_weights(Matrix.from_edges([0, 1], [1, 2], [1.0, -np.inf]))
+    >>> finite_weights(Matrix.from_edges([0, 1], [1, 2], [1.0, -np.inf]))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: G has a -inf edge weight, at edge (1, 2): path lengths need finite weights
+    kleene.errors.InvalidValue: G has a -inf edge weight, at edge (1, 2): path lengths need ...
     """
     if A.dtype.kind != "f" or A.known("finite weights"):
         return A
@@ -146,7 +153,7 @@ def infinite_edges_dropped(A: Matrix, name: str = "G") -> Matrix:
 
 def _refuse_negative_infinity(A: Matrix, name: str) -> None:
     i, j = first_stored(A, -np.inf)
-    raise ValueError(
+    raise InvalidValue(
         f"{name} has a -inf edge weight, at edge ({i}, {j}): path lengths need finite weights"
     )
 
@@ -158,10 +165,10 @@ def check_no_nan(A: Matrix, name: str = "G") -> None:
     >>> check_no_nan(Matrix.from_edges([0], [1], [np.nan]))
     Traceback (most recent call last):
     ...
-    ValueError: G has NaN edge weights
+    kleene.errors.InvalidValue: G has NaN edge weights
     """
     if A.has_nan():
-        raise ValueError(f"{name} has NaN edge weights")
+        raise InvalidValue(f"{name} has NaN edge weights")
 
 
 def loaded_client(G, client):
@@ -185,9 +192,9 @@ def check_source(source, n: int, name: str = "source") -> np.ndarray:
         if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
             arr = arr.astype(np.int64)
         else:
-            raise IndexError(f"{name} must be an integer vertex id, got {source!r}")
+            raise IndexOutOfBound(f"{name} must be an integer vertex id, got {source!r}")
     flat = arr.astype(np.int64).ravel()
     bad = flat[(flat < 0) | (flat >= n)]
     if bad.size:
-        raise IndexError(f"{name} {int(bad[0])} is out of range for a graph of {n} vertices")
+        raise IndexOutOfBound(f"{name} {int(bad[0])} is out of range for a graph of {n} vertices")
     return flat

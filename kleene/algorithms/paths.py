@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kleene.backends import array_module, to_host
+from kleene.errors import IndexOutOfBound, InvalidValue
 
 
 def reconstruct_path(predecessors, source: int, target: int) -> list[int]:
@@ -26,7 +27,7 @@ def reconstruct_path(predecessors, source: int, target: int) -> list[int]:
     n = row.shape[0]
     for name, v in (("source", source), ("target", target)):
         if not 0 <= int(v) < n:
-            raise IndexError(f"reconstruct_path: {name} {v} is out of range for {n} vertices")
+            raise IndexOutOfBound(f"reconstruct_path: {name} {v} is out of range for {n} vertices")
     if source == target:
         return [int(source)]
     path = [int(target)]
@@ -36,7 +37,7 @@ def reconstruct_path(predecessors, source: int, target: int) -> list[int]:
             return []
         path.append(p)
         if len(path) > n:
-            raise ValueError("reconstruct_path: the predecessors contain a cycle")
+            raise InvalidValue("reconstruct_path: the predecessors contain a cycle")
     return path[::-1]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kleene.errors import DimensionMismatch, DomainMismatch, InvalidObject, InvalidValue
 from kleene.semiring import BinaryOp, Monoid, Semiring, get_binary, get_monoid, get_semiring
 
 from .mask import Mask
@@ -19,7 +20,7 @@ def same_device(opname: str, **operands):
     devices = {k: v.device for k, v in present.items()}
     if len(set(devices.values())) > 1:
         where = ", ".join(f"{k} on {d}" for k, d in devices.items())
-        raise ValueError(
+        raise InvalidValue(
             f"{opname}: operands live on different devices ({where}); "
             "move them explicitly with .to('cpu') or .to('gpu')"
         )
@@ -29,7 +30,7 @@ def same_device(opname: str, **operands):
 def as_container(opname: str, name: str, x, kinds=(Matrix, Vector)):
     if not isinstance(x, kinds):
         want = " or ".join(k.__name__ for k in kinds)
-        raise TypeError(f"{opname}: {name} must be a kleene {want}, got {type(x).__name__}")
+        raise InvalidObject(f"{opname}: {name} must be a kleene {want}, got {type(x).__name__}")
     return x
 
 
@@ -40,9 +41,9 @@ def as_mask(opname: str, mask, shape):
     if isinstance(mask, (Matrix, Vector)):
         mask = mask.V
     if not isinstance(mask, Mask):
-        raise TypeError(f"{opname}: mask must be M.S, M.V, ~M.S, ~M.V or a container")
+        raise InvalidObject(f"{opname}: mask must be M.S, M.V, ~M.S, ~M.V or a container")
     if mask.container.shape != tuple(shape):
-        raise ValueError(
+        raise DimensionMismatch(
             f"{opname}: mask shape {mask.container.shape} "
             f"does not match output shape {tuple(shape)}"
         )
@@ -65,7 +66,7 @@ def as_binary(opname: str, op) -> BinaryOp:
                 return get_semiring(op).add.op
             except ValueError:
                 pass
-    raise ValueError(f"{opname}: {op!r} is not a binary operator, monoid or semiring")
+    raise InvalidValue(f"{opname}: {op!r} is not a binary operator, monoid or semiring")
 
 
 def as_monoid(opname: str, op) -> Monoid:
@@ -77,7 +78,7 @@ def as_monoid(opname: str, op) -> Monoid:
         for m in vars(__import__("kleene.semiring", fromlist=["monoid"]).monoid).values():
             if m.op is op:
                 return m
-        raise ValueError(f"{opname}: {op!r} has no known identity; pass a Monoid")
+        raise InvalidValue(f"{opname}: {op!r} has no known identity; pass a Monoid")
     return get_monoid(op)
 
 
@@ -87,7 +88,7 @@ def reject_nan(opname: str, semiring: Semiring, **operands):
         return
     for name, c in operands.items():
         if c is not None and c.has_nan():
-            raise ValueError(
+            raise InvalidValue(
                 f"{opname}: {name} holds NaN; semiring {semiring.name} does not accept NaN values"
             )
 
@@ -97,7 +98,7 @@ def output_dtype(opname: str, out, dtype) -> np.dtype:
     if out is None:
         return np.dtype(dtype)
     if not np.can_cast(dtype, out.dtype, "safe"):
-        raise TypeError(
+        raise DomainMismatch(
             f"{opname}: cannot write a {np.dtype(dtype)} result into out of dtype {out.dtype}"
         )
     return out.dtype
@@ -108,7 +109,7 @@ def check_out(opname: str, out, shape, kind):
         return None
     as_container(opname, "out", out, (kind,))
     if out.shape != tuple(shape):
-        raise ValueError(
+        raise DimensionMismatch(
             f"{opname}: out has shape {out.shape}, the result has shape {tuple(shape)}"
         )
     return out

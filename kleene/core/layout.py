@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends.device import backend
+from kleene.errors import DimensionMismatch, IndexOutOfBound, InvalidValue
 from kleene.semiring import Monoid
 from kleene.semiring.dtypes import resolve_scalar
 
@@ -14,8 +15,8 @@ OFFSET = np.int64  # CSR row pointers and flat keys
 
 def present_mask(xp, values, missing):
     """Bool array: where ``values`` differs from the missing marker (None: everywhere, and
-    then None). One comparison pass: an == and its ~ took two (0.19 ms against 0.10 for
-    a 4096² float32 array on an H100)."""
+    then None). One comparison pass (``!=``): an ``==`` and its ``~`` would read and
+    write the array twice."""
     if missing is None:
         return None
     if isinstance(missing, float) and np.isnan(missing):
@@ -87,7 +88,7 @@ def sort_and_combine(xp, keys, values, dup: Monoid | None, what: str):
     if bool(first.all()):
         return keys, values
     if dup is None:
-        raise ValueError(f"{what} has duplicate entries and no dup monoid was given")
+        raise InvalidValue(f"{what} has duplicate entries and no dup monoid was given")
     starts = xp.flatnonzero(first).astype(OFFSET)
     offsets = xp.concatenate([starts, xp.asarray([keys.size], dtype=OFFSET)])
     values = backend(xp).segment_reduce(dup, values, offsets, values.dtype)
@@ -164,7 +165,7 @@ def check_indices(xp, idx, bound: int, what: str):
     lo, hi = int(idx.min()), int(idx.max())
     if lo < 0 or hi >= bound:
         bad = lo if lo < 0 else hi
-        raise IndexError(f"{what} index {bad} out of range for size {bound}")
+        raise IndexOutOfBound(f"{what} index {bad} out of range for size {bound}")
 
 
 def as_ids(xp, ids, what: str):
@@ -181,11 +182,11 @@ def as_ids(xp, ids, what: str):
         whole = xp.isfinite(arr) & (arr == xp.trunc(arr))
         if not bool(whole.all()):
             bad = arr.ravel()[xp.flatnonzero(~whole.ravel())[0]]
-            raise ValueError(f"{what} ids must be integers, got {float(bad)!r}")
+            raise InvalidValue(f"{what} ids must be integers, got {float(bad)!r}")
         return arr.astype(OFFSET).ravel()
     if kind == "f":
         return arr.astype(OFFSET).ravel()
-    raise ValueError(f"{what} ids must be integers, got an array of dtype {arr.dtype}")
+    raise InvalidValue(f"{what} ids must be integers, got an array of dtype {arr.dtype}")
 
 
 def per_entry(xp, values, count: int, what: str, entries: str):
@@ -196,7 +197,7 @@ def per_entry(xp, values, count: int, what: str, entries: str):
         return xp.full(count, arr, dtype=arr.dtype)
     arr = arr.ravel()
     if arr.size != count:
-        raise ValueError(
+        raise DimensionMismatch(
             f"{what} has {arr.size} entries for {count} {entries}; give one per entry or a scalar"
         )
     return arr

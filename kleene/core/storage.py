@@ -25,9 +25,8 @@ class Storage:
     (``absent``: a dense array taken as "inf = no edge"); ``present`` builds the bitmap
     from it on first use. Passes that fill or scan the values take the marker itself
     (``kleene.backends.cuda.structure``), so a graph given as an array that only goes into a
-    dense closure never pays for the bitmap (a pass, an ``all()`` and a sync: the public
-    APSP call from a 4096² CuPy array took 8.03–8.11 ms with it, 7.71–7.75 without, on
-    an H100).
+    dense closure never pays for the bitmap (a pass over the values, an ``all()`` and a
+    device sync: work the closure itself does not need).
     """
 
     __slots__ = ("xp", "dtype", "shape", "fmt", *_ARRAYS, "_present", "absent", "version",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends.device import array_module, module_for
+from kleene.errors import DimensionMismatch, InvalidObject, InvalidValue
 from kleene.semiring import get_monoid
 from kleene.semiring.dtypes import as_dtype, resolve_scalar
 
@@ -31,7 +32,7 @@ class Vector(OperationMethods):
     __slots__ = ("_store", "__weakref__")
 
     def __init__(self):
-        raise TypeError("use Vector.from_dense, from_coo or empty")
+        raise InvalidObject("use Vector.from_dense, from_coo or empty")
 
     @classmethod
     def _new(cls, xp, dtype, size, fmt, values, present=None, indices=None):
@@ -60,7 +61,7 @@ class Vector(OperationMethods):
         xp = array_module(a)
         a = xp.asarray(a)
         if a.ndim != 1:
-            raise ValueError(f"from_dense needs a 1-D array, got shape {a.shape}")
+            raise DimensionMismatch(f"from_dense needs a 1-D array, got shape {a.shape}")
         d = as_dtype(dtype if dtype is not None else a.dtype)
         missing = default_missing(d) if missing is _DEFAULT else missing
         present = layout.present_mask(xp, a, missing)
@@ -83,7 +84,7 @@ class Vector(OperationMethods):
         as_dtype(vals.dtype)
         size = int(size)
         if size < 0:
-            raise ValueError(f"size must be non-negative, got {size}")
+            raise InvalidValue(f"size must be non-negative, got {size}")
         layout.check_indices(xp, idx, size, "vector")
         dup_m = None if dup is None else get_monoid(dup)
         idx, vals = layout.sort_and_combine(xp, idx, vals, dup_m, "vector")
@@ -102,7 +103,7 @@ class Vector(OperationMethods):
         if format == "dense":
             return cls._new(xp, d, size, "dense", xp.zeros(size, d), xp.zeros(size, bool))
         if format != "sparse":
-            raise ValueError(f"format must be 'dense' or 'sparse', got {format!r}")
+            raise InvalidValue(f"format must be 'dense' or 'sparse', got {format!r}")
         return cls._from_sparse(xp, xp.zeros(0, np.int64), xp.zeros(0, d), size)
 
     # ---- properties -------------------------------------------------------
@@ -180,7 +181,7 @@ class Vector(OperationMethods):
         if present is None:
             return values.copy()
         if _is_nan(missing) and self._dtype.kind != "f":
-            raise ValueError(f"missing=nan needs a floating dtype, this vector is {self._dtype}")
+            raise InvalidValue(f"missing=nan needs a floating dtype, this vector is {self._dtype}")
         fill = missing if _is_nan(missing) else resolve_scalar(missing, self._dtype)
         return self._xp.where(present, values, self._xp.asarray(fill, dtype=self._dtype))
 
@@ -208,7 +209,7 @@ class Vector(OperationMethods):
         if format == "sparse":
             idx, vals = self._keys()
             return Vector._from_sparse(self._xp, idx, vals, self._size)
-        raise ValueError(f"format must be 'dense' or 'sparse', got {format!r}")
+        raise InvalidValue(f"format must be 'dense' or 'sparse', got {format!r}")
 
     def dup(self) -> Vector:
         copy = [

@@ -11,6 +11,7 @@ from importlib import resources
 import numpy as np
 
 from kleene.core import Matrix
+from kleene.errors import InvalidValue
 
 __all__ = ["karate_club"]
 
@@ -44,7 +45,7 @@ def karate_club(*, weights: str = "length", device: str = "cpu") -> Matrix:
     from kleene import io
 
     if weights not in ("length", "strength", "none"):
-        raise ValueError(f"weights must be 'length', 'strength' or 'none', got {weights!r}")
+        raise InvalidValue(f"weights must be 'length', 'strength' or 'none', got {weights!r}")
     with resources.as_file(resources.files(__name__) / "karate.mtx") as path:
         strength = io.read(path)
     r, c, s = strength.to_coo()

@@ -13,13 +13,14 @@ from kleene.backends.device import backend
 from kleene.backends.memory import overlaps
 from kleene.core.checks import as_container, same_device
 from kleene.core.matrix import Matrix
+from kleene.errors import DimensionMismatch, DomainMismatch, InvalidValue
 from kleene.semiring import Semiring, get_semiring
 
 
 def _full_dense(opname: str, name: str, m: Matrix) -> None:
     as_container(opname, name, m, (Matrix,))
     if m.format != "dense" or m._present is not None:
-        raise ValueError(
+        raise InvalidValue(
             f"{opname}: {name} must be a full dense matrix (Matrix.from_dense(a, missing=None)); "
             f"got {m!r}"
         )
@@ -28,7 +29,7 @@ def _full_dense(opname: str, name: str, m: Matrix) -> None:
 def _closure_semiring(opname: str, semiring) -> Semiring:
     sr = get_semiring(semiring)
     if not sr.idempotent:
-        raise ValueError(
+        raise InvalidValue(
             f"{opname}: semiring {sr.name} has a non-idempotent add; its closure is not "
             "computed in place (the star may not exist)"
         )
@@ -55,7 +56,7 @@ def closure(A: Matrix, semiring="min_plus", *, out: Matrix | None = None,
     """
     _full_dense("closure", "A", A)
     if A.nrows != A.ncols:
-        raise ValueError(f"closure: A must be square, got shape {A.shape}")
+        raise DimensionMismatch(f"closure: A must be square, got shape {A.shape}")
     sr = _closure_semiring("closure", semiring)
     sr.check_dtype(A.dtype)
     xp = same_device("closure", A=A, out=out, pred=pred)
@@ -65,7 +66,7 @@ def closure(A: Matrix, semiring="min_plus", *, out: Matrix | None = None,
     elif out is not A:
         _full_dense("closure", "out", out)
         if out.shape != A.shape or out.dtype != A.dtype:
-            raise ValueError(f"closure: out is {out!r}, A is {A!r}")
+            raise InvalidValue(f"closure: out is {out!r}, A is {A!r}")
         out._values[...] = A._values
     if pred is not None:
         _full_dense("closure", "pred", pred)
@@ -97,14 +98,14 @@ def mxm_accumulate(A: Matrix, B: Matrix, C: Matrix, semiring, *, pred_b: Matrix 
     for name, m in (("A", A), ("B", B), ("C", C)):
         _full_dense("mxm_accumulate", name, m)
     if A.ncols != B.nrows or (A.nrows, B.ncols) != C.shape:
-        raise ValueError(f"mxm_accumulate: A is {A.shape}, B is {B.shape}, C is {C.shape}")
+        raise DimensionMismatch(f"mxm_accumulate: A is {A.shape}, B is {B.shape}, C is {C.shape}")
     sr = get_semiring(semiring)
     sr.check_dtype(C.dtype)
     if not (A.dtype == B.dtype == C.dtype):
-        raise TypeError(f"mxm_accumulate: dtypes differ: {A.dtype}, {B.dtype}, {C.dtype}")
+        raise DomainMismatch(f"mxm_accumulate: dtypes differ: {A.dtype}, {B.dtype}, {C.dtype}")
     xp = same_device("mxm_accumulate", A=A, B=B, C=C)
     if (pred_b is None) != (pred_c is None):
-        raise ValueError("mxm_accumulate: pass both pred_b and pred_c, or neither")
+        raise InvalidValue("mxm_accumulate: pass both pred_b and pred_c, or neither")
     a, b, c = A._values, B._values, C._values
     # In place is valid for an idempotent add (the back ends handle overlapping
     # operands, predecessors included); otherwise overlapping operands are copied.

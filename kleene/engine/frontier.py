@@ -22,7 +22,13 @@ from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
 from kleene.core.value_scan import scan_csr
 from kleene.core.vector import Vector
-from kleene.errors import NegativeCycleError
+from kleene.errors import (
+    DimensionMismatch,
+    IndexOutOfBound,
+    InvalidObject,
+    InvalidValue,
+    NegativeCycleError,
+)
 from kleene.ops.elementwise import apply, ewise_add, ewise_mult, select
 from kleene.ops.multiply import mxm, transpose_at_hand, transposed_pattern, vxm
 from kleene.ops.structure import reduce
@@ -96,7 +102,7 @@ def _fused_bfs(opname: str, A: Matrix, source, parents: bool, method: str, symme
     where the composed form runs; arguments checked."""
     s = _square_and_source(opname, A, source)
     if method not in BFS_METHODS:
-        raise ValueError(f"{opname}: method must be one of {BFS_METHODS}, got {method!r}")
+        raise InvalidValue(f"{opname}: method must be one of {BFS_METHODS}, got {method!r}")
     if symmetric:  # A's own CSR serves as its transpose
         A.cached("csr_T", A._csr)
     loop = _fused_loop(opname, A, "bfs_levels", fused)
@@ -228,11 +234,11 @@ def least_value(A: Matrix) -> float:
 def _square_and_source(opname: str, A, source) -> int:
     as_container(opname, "A", A, (Matrix,))
     if A.nrows != A.ncols:
-        raise ValueError(f"{opname}: A must be square, got shape {A.shape}")
+        raise DimensionMismatch(f"{opname}: A must be square, got shape {A.shape}")
     if isinstance(source, (bool, np.bool_)) or not isinstance(source, (int, np.integer)):
-        raise TypeError(f"{opname}: source must be an integer vertex id, got {source!r}")
+        raise InvalidObject(f"{opname}: source must be an integer vertex id, got {source!r}")
     if not 0 <= int(source) < A.nrows:
-        raise IndexError(f"{opname}: source {source} is out of range for {A.nrows} vertices")
+        raise IndexOutOfBound(f"{opname}: source {source} is out of range for {A.nrows} vertices")
     return int(source)
 
 
@@ -240,14 +246,14 @@ def _square_and_sources(opname: str, A, sources) -> np.ndarray:
     """``sources`` (an int or a 1-D sequence of ints) as an int64 NumPy array, checked."""
     as_container(opname, "A", A, (Matrix,))
     if A.nrows != A.ncols:
-        raise ValueError(f"{opname}: A must be square, got shape {A.shape}")
+        raise DimensionMismatch(f"{opname}: A must be square, got shape {A.shape}")
     arr = to_host(sources)
     if (arr.dtype.kind not in "iu" and arr.size) or arr.ndim > 1:  # [] is float64
-        raise TypeError(f"{opname}: sources must be integer vertex ids, got {sources!r}")
+        raise InvalidObject(f"{opname}: sources must be integer vertex ids, got {sources!r}")
     flat = arr.astype(np.int64).ravel()
     bad = flat[(flat < 0) | (flat >= A.nrows)]
     if bad.size:
-        raise IndexError(f"{opname}: source {bad[0]} is out of range for {A.nrows} vertices")
+        raise IndexOutOfBound(f"{opname}: source {bad[0]} is out of range for {A.nrows} vertices")
     return flat
 
 
@@ -257,7 +263,7 @@ def _fused_loop(opname: str, A: Matrix, name: str, fused: bool | None):
         return None
     loop = getattr(backend(A.xp), name, None)
     if loop is None and fused:
-        raise ValueError(f"{opname}: the {A.device} back end has no fused loop; use fused=None")
+        raise InvalidValue(f"{opname}: the {A.device} back end has no fused loop; use fused=None")
     return loop
 
 
@@ -360,8 +366,8 @@ def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = Non
     split when the frontier empties, all in one launch. ``delta``: a finite number
     > 0; None: the mean positive edge weight (cached on A), times the back end's
     ``DELTA_SCALE`` (GPU: wider steps, as each costs a grid barrier; CPU: 1).
-    Distances do not depend on it, only the time: on the CPU NY road (weights
-    1..100) takes 12.1 to 12.9 ms fused for delta from a quarter to twice the mean.
+    Distances do not depend on it, only the time, and that little: on a road graph
+    the fused CPU loop is about as fast for any delta from a quarter to twice the mean.
     ``fused`` as in ``frontier_bfs``. Returns a full float64 Vector (inf where
     unreachable); with ``predecessors`` also ``shortest_path_tree(A, d, source)``,
     queued right behind the search on the GPU where weights grow every sum
@@ -382,7 +388,7 @@ def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = Non
     s = _square_and_source(opname, A, source)
     least = least_value(A)
     if not least >= 0:  # NaN fails this too
-        raise ValueError(f"{opname}: delta-stepping needs non-negative weights, got {least}; "
+        raise InvalidValue(f"{opname}: delta-stepping needs non-negative weights, got {least}; "
                          "use frontier_bellman_ford for negative weights")  # fmt: skip
     most, mean = _weight_summary(A)
     loop = _fused_loop(opname, A, "delta_stepping", fused)
@@ -412,10 +418,10 @@ def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = Non
 def _check_width(opname: str, delta) -> float:
     """``delta`` as a float; ValueError unless it is a finite number > 0."""
     if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, (int, float, np.number)):
-        raise ValueError(f"{opname}: delta must be a positive number, got {delta!r}")
+        raise InvalidValue(f"{opname}: delta must be a positive number, got {delta!r}")
     value = float(delta)
     if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"{opname}: delta must be a finite number > 0, got {delta!r}")
+        raise InvalidValue(f"{opname}: delta must be a finite number > 0, got {delta!r}")
     return value
 
 

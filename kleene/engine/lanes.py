@@ -18,10 +18,12 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from kleene.errors import InvalidValue
+
 # Lanes and whether their stream has the device's highest priority: "side" carries a
-# critical path (its blocks take SMs first as a big product frees them). (An "aux"
+# critical path (its blocks take SMs first as a big product frees them). No second
 # lane of normal priority for two of a round's trailing products beside the other
-# two made the closure 2-4 % slower on an H100: gone.)
+# two: it made the closure slower, not faster.
 LANES = {"side": True}
 
 _local = threading.local()  # per thread: {(device, lane): stream}, made once
@@ -81,7 +83,7 @@ def _stream(lane: str):
     import cupy
 
     if lane not in LANES:
-        raise ValueError(f"no lane {lane!r}: lanes are {sorted(LANES)}")
+        raise InvalidValue(f"no lane {lane!r}: lanes are {sorted(LANES)}")
     streams = getattr(_local, "streams", None)
     if streams is None:
         streams = _local.streams = {}

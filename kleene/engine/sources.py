@@ -24,6 +24,7 @@ from kleene.backends.device import is_cupy_array, to_host
 from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
 from kleene.core.vector import Vector
+from kleene.errors import DimensionMismatch, IndexOutOfBound, InvalidObject, InvalidValue
 from kleene.ops.elementwise import ewise_mult, select
 from kleene.ops.multiply import mxm
 from kleene.semiring import Semiring, binary, monoid
@@ -64,13 +65,13 @@ def multi_source_sssp(A: Matrix, sources, *, predecessors: bool = False,
     opname = "multi_source_sssp"
     as_container(opname, "A", A, (Matrix,))
     if A.nrows != A.ncols:
-        raise ValueError(f"{opname}: A must be square, got shape {A.shape}")
+        raise DimensionMismatch(f"{opname}: A must be square, got shape {A.shape}")
     srcs = _sources(opname, sources, A.nrows)
     if A.has_nan():
-        raise ValueError(f"{opname}: A has NaN weights")
+        raise InvalidValue(f"{opname}: A has NaN weights")
     least = least_value(A)
     if least < 0:
-        raise ValueError(
+        raise InvalidValue(
             f"{opname}: weights must be non-negative (the least is {least}); "
             "reweight first (Johnson: kleene.apsp(..., method='johnson'))"
         )
@@ -91,7 +92,7 @@ def _into(opname: str, out, dist, pred):
     targets = [(out[0], dist)] + ([(out[1], pred)] if pred is not None else [])
     for target, value in targets:
         if getattr(target, "shape", None) != value.shape or target.dtype != value.dtype:
-            raise ValueError(f"{opname}: out arrays must be {value.shape} float64 / int64 arrays")
+            raise InvalidValue(f"{opname}: out arrays must be {value.shape} float64 / int64 arrays")
         target[...] = value
     return out[0], (out[1] if pred is not None else None)
 
@@ -102,12 +103,12 @@ def _sources(opname: str, sources, n: int) -> np.ndarray:
     if s.size == 0 and s.ndim == 1:
         return np.empty(0, dtype=np.int64)
     if s.ndim > 1 or s.dtype.kind not in "iu":
-        raise TypeError(f"{opname}: sources must be an int or a 1-D sequence of ints, "
+        raise InvalidObject(f"{opname}: sources must be an int or a 1-D sequence of ints, "
                         f"got {sources!r}")  # fmt: skip
     s = s.reshape(-1).astype(np.int64)
     bad = (s < 0) | (s >= n)
     if bad.any():
-        raise IndexError(f"{opname}: source {s[bad][0]} is out of range for {n} vertices")
+        raise IndexOutOfBound(f"{opname}: source {s[bad][0]} is out of range for {n} vertices")
     return s
 
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends.device import backend, cupy_module
+from kleene.errors import DeviceUnavailable
 
 
 def _cuda():
     cp = cupy_module()
     if cp is None:
-        raise RuntimeError("streaming tiles through a GPU needs CuPy and a visible GPU")
+        raise DeviceUnavailable("streaming tiles through a GPU needs CuPy and a visible GPU")
     return backend(cp)
 
 

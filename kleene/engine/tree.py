@@ -9,6 +9,7 @@ from kleene.backends.strict_sums import strict_sums
 from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
 from kleene.core.vector import Vector
+from kleene.errors import DimensionMismatch, InvalidValue
 from kleene.ops.elementwise import ewise_mult, select
 from kleene.ops.multiply import mxm, transpose_at_hand, vxm
 from kleene.semiring import Semiring, binary, min_first, min_plus, monoid
@@ -65,12 +66,14 @@ def shortest_path_tree(A: Matrix, d: Vector, source: int, *, fused: bool | None 
     s = _square_and_source("shortest_path_tree", A, source)
     as_container("shortest_path_tree", "d", d, (Vector,))
     if d.size != A.nrows:
-        raise ValueError(f"shortest_path_tree: d has {d.size} entries for {A.nrows} vertices")
+        raise DimensionMismatch(
+            f"shortest_path_tree: d has {d.size} entries for {A.nrows} vertices"
+        )
     # The fused forms compare float64 sums: only float64 weights and distances give
     # the composed form's tight edges (float32 sums round differently).
     exact = A.dtype == np.float64 and d.dtype == np.float64
     if fused and not exact:
-        raise ValueError(
+        raise InvalidValue(
             "shortest_path_tree: the fused tree compares float64 sums; A and d must be "
             f"float64 (got {A.dtype} and {d.dtype}), or use fused=None"
         )

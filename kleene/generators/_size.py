@@ -8,6 +8,7 @@ about 90 bytes per generated edge (the drawn arrays, their sort, the CSR) and
 from __future__ import annotations
 
 from kleene.backends import MEMORY_SHARE, gpu_memory_free, host_memory_free
+from kleene.errors import InvalidValue, OutOfMemory
 
 MAX_VERTICES = 2**31 - 1  # kleene indexes vertices with int32
 BYTES_PER_EDGE = 96
@@ -36,12 +37,12 @@ def check(what: str, n: int, need: int, device: str, fits, max_vertices: int = M
     ``need`` bytes do not fit on ``device``; ``fits(budget)`` says what would."""
     room, where = budget(device)
     if n > max_vertices:
-        raise ValueError(
+        raise InvalidValue(
             f"{what} is too large: {n} vertices, but kleene numbers vertices with int32 "
             f"(at most {MAX_VERTICES}); {fits(room)} fits in this machine's {where}"
         )
     if need > room:
-        raise MemoryError(
+        raise OutOfMemory(
             f"{what} is too large: it needs about {_gib(need)} of {where} to build, "
             f"{_gib(room / MEMORY_SHARE)} is free; {fits(room)} fits"
         )

@@ -6,6 +6,7 @@ import numpy as np
 
 from kleene.backends.device import module_for
 from kleene.core import Matrix
+from kleene.errors import InvalidValue
 
 from ._random import integers, rng_for
 
@@ -68,9 +69,9 @@ def road_graph(rows: int, cols: int | None = None, *, keep: float = 0.6, weights
 
     cols = rows if cols is None else cols
     if int(rows) < 1 or int(cols) < 1:
-        raise ValueError(f"road_graph needs at least one row and column, got {rows}×{cols}")
+        raise InvalidValue(f"road_graph needs at least one row and column, got {rows}×{cols}")
     if not 0.0 < keep <= 1.0:
-        raise ValueError(f"keep must be in (0, 1], got {keep}")
+        raise InvalidValue(f"keep must be in (0, 1], got {keep}")
     rows, cols, n = int(rows), int(cols), int(rows) * int(cols)
     rng = np.random.default_rng(seed)
     a, b = _streets(np, rows, cols)

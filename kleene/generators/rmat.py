@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kleene.errors import DeviceUnavailable, InvalidValue
+
 from . import _size
 
 
@@ -46,16 +48,16 @@ def rmat(scale: int, edge_factor: int = 16, *, a: float = 0.57, b: float = 0.19,
     ((32,), True)
     """
     if not 0 <= scale <= 62:
-        raise ValueError(f"scale must be in 0..62, got {scale}")
+        raise InvalidValue(f"scale must be in 0..62, got {scale}")
     if edge_factor < 0:
-        raise ValueError(f"edge_factor must be non-negative, got {edge_factor}")
+        raise InvalidValue(f"edge_factor must be non-negative, got {edge_factor}")
     d = 1.0 - a - b - c
     if min(a, b, c) < 0 or d < -1e-12:
-        raise ValueError(f"a, b, c must be probabilities with a + b + c <= 1, got {a}, {b}, {c}")
+        raise InvalidValue(f"a, b, c must be probabilities with a + b + c <= 1, got {a}, {b}, {c}")
     d = max(d, 0.0)
     m = edge_factor << scale
     if device not in ("cpu", "gpu"):
-        raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
+        raise InvalidValue(f"device must be 'cpu' or 'gpu', got {device!r}")
     _check_memory(scale, edge_factor, undirected, device)
     if device == "gpu":
         from kleene.backends.device import cupy_module
@@ -87,7 +89,7 @@ def _check_memory(scale: int, edge_factor: int, undirected: bool, device: str) -
         from kleene.backends.device import cupy_module
 
         if cupy_module() is None:
-            raise RuntimeError("rmat: device='gpu' needs CuPy and a CUDA GPU")
+            raise DeviceUnavailable("rmat: device='gpu' needs CuPy and a CUDA GPU")
     copies = 2 if undirected else 1
 
     def need(s: int) -> int:

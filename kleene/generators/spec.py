@@ -8,6 +8,7 @@ import numpy as np
 
 from kleene.backends.device import module_for
 from kleene.core import Matrix
+from kleene.errors import InvalidValue
 
 from . import _size
 
@@ -40,16 +41,16 @@ def from_spec(text: str, *, seed: int = 0, device: str = "cpu") -> Matrix:
     (20, 20)
     >>> from_spec("rmat:40")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ValueError: rmat:40 is too large: 1099511627776 vertices, ... fits in this machine's host memory
+    kleene.errors.InvalidValue: rmat:40 is too large: 1099511627776 vertices, ... host memory
     """
     kind, _, rest = text.partition(":")
     if kind not in SPECS:
         known = "; ".join(SPECS.values())
-        raise ValueError(f"unknown generator spec {text!r}; known: {known}")
+        raise InvalidValue(f"unknown generator spec {text!r}; known: {known}")
     try:
         params = _parse(kind, [a for a in rest.split(":") if a])
     except (IndexError, ValueError) as e:
-        raise ValueError(f"bad generator spec {text!r} ({e}); expected {SPECS[kind]}") from None
+        raise InvalidValue(f"bad generator spec {text!r} ({e}); expected {SPECS[kind]}") from None
     module_for(device)  # no GPU: say so, not "too large for 0 bytes of GPU memory"
     _check_size(text, kind, params, device)
     return _build(kind, params, seed, device)
@@ -73,19 +74,19 @@ def _parse(kind: str, args: list[str]) -> tuple:
             return rows, cols
         keep = float(args[1]) if len(args) > 1 else 0.6
         if not 0.0 < keep <= 1.0:
-            raise ValueError(f"KEEP must be in (0, 1], got {keep}")
+            raise InvalidValue(f"KEEP must be in (0, 1], got {keep}")
         return rows, cols, keep
     n, p = int(float(args[0])), (float(args[1]) if len(args) > 1 else 1.0)
     _at_least(0, N=n)
     if not 0.0 <= p <= 1.0:
-        raise ValueError(f"P must be in [0, 1], got {p}")
+        raise InvalidValue(f"P must be in [0, 1], got {p}")
     return n, p
 
 
 def _at_least(low: int, **values) -> None:
     for name, v in values.items():
         if v < low:
-            raise ValueError(f"{name} must be at least {low}, got {v:g}")
+            raise InvalidValue(f"{name} must be at least {low}, got {v:g}")
 
 
 def _check_size(text: str, kind: str, params: tuple, device: str) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 
 from kleene.backends.device import host_memory_free
 from kleene.core.matrix import Matrix
+from kleene.errors import DimensionMismatch, InvalidValue
 from kleene.semiring.dtypes import as_dtype
 
 from . import dimacs, edgelist, mtx
@@ -42,12 +43,12 @@ def resolve_format(name: str, format: str | None) -> str:
     if format is not None:
         key = str(format).lower().lstrip(".")
         if key not in _ALIASES:
-            raise ValueError(f"unknown format {format!r}; known: {', '.join(FORMATS)}")
+            raise InvalidValue(f"unknown format {format!r}; known: {', '.join(FORMATS)}")
         return _ALIASES[key]
     inner, _ = split_compression(name)
     ext = os.path.splitext(inner)[1].lower()
     if ext not in _EXTENSIONS:
-        raise ValueError(
+        raise InvalidValue(
             f"{name}: cannot tell the format from the extension {ext!r}; pass format= "
             f"(one of {', '.join(FORMATS)})"
         )
@@ -113,13 +114,13 @@ def read(
     (4, [0, 1, 2])
     """
     if device not in ("cpu", "gpu"):
-        raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
+        raise InvalidValue(f"device must be 'cpu' or 'gpu', got {device!r}")
     name = display_name(path)
     fmt = resolve_format(name, format)
     if n is not None and fmt not in ("snap", "csv"):
-        raise ValueError(f"n= is for SNAP and CSV files; {fmt} files say their size")
+        raise InvalidValue(f"n= is for SNAP and CSV files; {fmt} files say their size")
     if n is not None and (not isinstance(n, (int, np.integer)) or n < 0):
-        raise ValueError(f"n must be a non-negative integer, got {n!r}")
+        raise InvalidValue(f"n must be a non-negative integer, got {n!r}")
     report = Reporter(progress, "read", os.path.basename(name))
     data = read_bytes(path, report)
     if data.startswith(b"\xef\xbb\xbf"):
@@ -151,7 +152,7 @@ def _build(parsed, name, directed, compact, dtype, return_ids):
     square = nrows == ncols
     if (mirror is not None or compact) and not square:
         why = "compact=True" if compact else "directed=False"
-        raise ValueError(f"{name}: {why} needs a square matrix, the file is {nrows}x{ncols}")
+        raise DimensionMismatch(f"{name}: {why} needs a square matrix, the file is {nrows}x{ncols}")
     if mirror is not None:
         off = src != dst
         src, dst = np.concatenate((src, dst[off])), np.concatenate((dst, src[off]))
@@ -194,10 +195,10 @@ def _cast(name: str, w: np.ndarray | None, target: np.dtype) -> np.ndarray | Non
         if w.dtype.kind == "f":
             fin = np.isfinite(w)
             if not np.all(w[fin] == np.round(w[fin])):
-                raise ValueError(f"{name}: the weights are not integers; cannot read as {target}")
+                raise InvalidValue(f"{name}: the weights are not integers; cannot read as {target}")
             w = np.where(fin, w, np.where(w > 0, info.max, info.min))
         if w.size and (w.min() < info.min or w.max() > info.max):
-            raise ValueError(f"{name}: the weights do not fit {target}")
+            raise InvalidValue(f"{name}: the weights do not fit {target}")
     return w.astype(target)
 
 
@@ -281,7 +282,7 @@ def write(
     if fmt == "gr":
         fmt = "dimacs"
     if fmt != "mtx" and symmetry != "general":
-        raise ValueError("symmetry= is for Matrix Market files")
+        raise InvalidValue("symmetry= is for Matrix Market files")
     if isinstance(path, (str, os.PathLike)):
         # Whole or not at all: an error leaves the file that was there before.
         with atomic_file(path, replace=True) as raw:

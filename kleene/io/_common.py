@@ -11,6 +11,7 @@ from typing import IO
 import numpy as np
 
 from kleene.core.matrix import Matrix
+from kleene.errors import DimensionMismatch, InvalidObject
 from kleene.semiring.dtypes import SUPPORTED_DTYPES
 
 from ._table import GraphFileError, Table, show
@@ -125,7 +126,9 @@ def host_coo(A) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int], np
         if hasattr(A, "tocoo"):
             A = Matrix.from_scipy(A)
         else:
-            raise TypeError(f"write needs a kleene.Matrix or a scipy.sparse matrix, got {type(A)}")
+            raise InvalidObject(
+                f"write needs a kleene.Matrix or a scipy.sparse matrix, got {type(A)}"
+            )
     A = A.to("cpu")
     rows, cols, vals = A.to_coo()
     return np.asarray(rows), np.asarray(cols), np.asarray(vals), A.shape, A.dtype
@@ -133,7 +136,9 @@ def host_coo(A) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int], np
 
 def require_square(shape: tuple[int, int], fmt: str) -> int:
     if shape[0] != shape[1]:
-        raise ValueError(f"{fmt} stores a graph: the matrix must be square, got shape {shape}")
+        raise DimensionMismatch(
+            f"{fmt} stores a graph: the matrix must be square, got shape {shape}"
+        )
     return shape[0]
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import IO
 
 from kleene import progress as _progress
+from kleene.errors import InvalidObject, InvalidValue
 
 PathLike = str | os.PathLike
 Progress = bool | Callable[[str], None] | None
@@ -44,7 +45,7 @@ class Reporter:
         elif progress is None or progress is False:
             self._sink = None
         else:
-            raise TypeError(
+            raise InvalidObject(
                 f"progress must be True, False or a callable taking a message, "
                 f"got {type(progress).__name__}"
             )
@@ -112,7 +113,9 @@ def read_bytes(source, report: Reporter) -> bytes:
         with open(source, "rb") as raw:
             return _read_stream(raw, comp, name, report)
     if not hasattr(source, "read"):
-        raise TypeError(f"read needs a path or a binary file object, got {type(source).__name__}")
+        raise InvalidObject(
+            f"read needs a path or a binary file object, got {type(source).__name__}"
+        )
     return _read_stream(source, comp, name, report)
 
 
@@ -134,7 +137,7 @@ def _read_stream(raw: IO[bytes], comp: str | None, name: str, report: Reporter) 
         while True:
             chunk = stream.read(_CHUNK)
             if isinstance(chunk, str):
-                raise TypeError(f"{name}: read needs a binary file object, got text")
+                raise InvalidObject(f"{name}: read needs a binary file object, got text")
             if not chunk:
                 break
             parts.append(chunk)
@@ -146,7 +149,7 @@ def _read_stream(raw: IO[bytes], comp: str | None, name: str, report: Reporter) 
     except (OSError, EOFError, lzma.LZMAError, zlib.error) as e:
         if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
             raise
-        raise ValueError(f"{name}: cannot decompress ({comp}): {e}") from None
+        raise InvalidValue(f"{name}: cannot decompress ({comp}): {e}") from None
     return b"".join(parts)
 
 

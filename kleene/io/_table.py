@@ -25,9 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kleene.errors import KleeneError
 
-class GraphFileError(ValueError):
-    """Malformed graph file; ``path`` and ``line`` (1-based, or None) say where."""
+
+class GraphFileError(KleeneError, ValueError):
+    """Malformed graph file; ``path`` and ``line`` (1-based, or None) say where.
+
+    A ``KleeneError`` (the CLI reports it as one line) and a ``ValueError``."""
 
     def __init__(self, path: str, line: int | None, message: str):
         self.path, self.line = path, line

@@ -19,6 +19,8 @@ from typing import IO
 
 import numpy as np
 
+from kleene.errors import InvalidValue
+
 from ._common import (
     Parsed,
     check_count,
@@ -121,7 +123,7 @@ def write_pace(stream: IO[bytes], A, *, comment: str | None = None) -> None:
     lonely = ~np.isin(rows * max(n, 1) + cols, cols * max(n, 1) + rows)
     if lonely.any():
         k = int(np.flatnonzero(lonely)[0])
-        raise ValueError(
+        raise InvalidValue(
             "PACE stores undirected graphs: the matrix must be symmetric, but entry "
             f"({rows[k]}, {cols[k]}) has no mirror ({cols[k]}, {rows[k]})"
         )

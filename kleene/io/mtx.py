@@ -19,6 +19,8 @@ from typing import IO
 
 import numpy as np
 
+from kleene.errors import DimensionMismatch, InvalidValue
+
 from ._common import (
     Parsed,
     check_count,
@@ -151,7 +153,7 @@ def write(stream: IO[bytes], A, *, comment: str | None = None, symmetry: str = "
     """
     rows, cols, vals, shape, dtype = host_coo(A)
     if symmetry not in ("general", "symmetric"):
-        raise ValueError(f"symmetry must be 'general' or 'symmetric', got {symmetry!r}")
+        raise InvalidValue(f"symmetry must be 'general' or 'symmetric', got {symmetry!r}")
     if symmetry == "symmetric":
         rows, cols, vals = _lower_triangle(rows, cols, vals, shape)
     if is_pattern(vals):
@@ -173,7 +175,7 @@ def write(stream: IO[bytes], A, *, comment: str | None = None, symmetry: str = "
 
 def _lower_triangle(rows, cols, vals, shape):
     if shape[0] != shape[1]:
-        raise ValueError(f"symmetry='symmetric' needs a square matrix, got shape {shape}")
+        raise DimensionMismatch(f"symmetry='symmetric' needs a square matrix, got shape {shape}")
     n = max(shape[0], 1)
     keys = rows * n + cols
     mirror = cols * n + rows
@@ -182,6 +184,6 @@ def _lower_triangle(rows, cols, vals, shape):
     pos = np.minimum(pos, max(keys.size - 1, 0))
     found = keys.size > 0 and keys[order][pos] == mirror
     if keys.size and not (np.all(found) and np.array_equal(vals[order][pos], vals)):
-        raise ValueError("symmetry='symmetric' needs a symmetric matrix (entries and values)")
+        raise InvalidValue("symmetry='symmetric' needs a symmetric matrix (entries and values)")
     low = rows >= cols
     return rows[low], cols[low], vals[low]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
 from kleene.core.vector import Vector
+from kleene.errors import DimensionMismatch
 
 from .operations import select
 
@@ -25,7 +26,7 @@ def diagonal(A: Matrix) -> Vector:
     """
     as_container("diagonal", "A", A, (Matrix,))
     if A.nrows != A.ncols:
-        raise ValueError(f"diagonal: A must be square, got shape {A.shape}")
+        raise DimensionMismatch(f"diagonal: A must be square, got shape {A.shape}")
     if A.format == "dense" and A._present is None:
         return Vector._from_bitmap(A.xp, A.xp.diagonal(A._values).copy())  # (one copy)
     rows, _, vals = select(A, "diag", 0).to_coo()

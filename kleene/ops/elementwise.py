@@ -9,6 +9,7 @@ from kleene.core.checks import as_binary, as_container, same_device
 from kleene.core.entries import Bitmap, Keys, intersection, union
 from kleene.core.matrix import Matrix
 from kleene.core.vector import Vector
+from kleene.errors import DimensionMismatch, DomainMismatch, InvalidValue
 from kleene.semiring import UnaryOp, get_indexunary, get_unary
 from kleene.semiring.builtins import indexunary
 from kleene.semiring.dtypes import resolve_scalar
@@ -37,12 +38,12 @@ def _binary_args(opname, A, B, op, out, mask):
     as_container(opname, "A", A)
     as_container(opname, "B", B, (type(A),))
     if A.shape != B.shape:
-        raise ValueError(f"{opname}: shapes differ: A is {A.shape}, B is {B.shape}")
+        raise DimensionMismatch(f"{opname}: shapes differ: A is {A.shape}, B is {B.shape}")
     op = as_binary(opname, op)
     try:
         dtype = op.result_dtype(A.dtype, B.dtype)
     except TypeError:
-        raise TypeError(
+        raise DomainMismatch(
             f"{opname}: A has dtype {A.dtype} and B has dtype {B.dtype}; "
             f"operator {op.name} needs one dtype"
         ) from None
@@ -113,7 +114,7 @@ def apply(A, op, *, left=None, right=None, mask=None, accum=None, replace=False,
     else:
         bop = as_binary("apply", op)
         if (left is None) == (right is None):
-            raise ValueError("apply with a binary operator needs exactly one of left= or right=")
+            raise InvalidValue("apply with a binary operator needs exactly one of left= or right=")
         s = left if right is None else right
         # A typed NumPy scalar keeps its dtype (for first/second); plain numbers take A's.
         s_dtype = s.dtype if isinstance(s, np.generic) else A.dtype

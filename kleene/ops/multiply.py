@@ -10,6 +10,7 @@ from kleene.core.checks import as_container, as_mask, check_out, reject_nan, sam
 from kleene.core.entries import Bitmap, Keys
 from kleene.core.matrix import Matrix
 from kleene.core.vector import Vector
+from kleene.errors import DimensionMismatch, DomainMismatch, InvalidValue
 from kleene.semiring import Semiring, get_semiring, lor_land
 
 from .symmetry import is_symmetric
@@ -30,7 +31,7 @@ def _mul_dtype(opname, sr, xname, x, yname, y):
     try:
         return sr.mul.result_dtype(x.dtype, y.dtype)
     except TypeError:
-        raise TypeError(
+        raise DomainMismatch(
             f"{opname}: {xname} has dtype {x.dtype} and {yname} has dtype {y.dtype}; "
             f"semiring {sr.name} multiplies operands of one dtype (convert one first)"
         ) from None
@@ -60,7 +61,7 @@ def mxm(A: Matrix, B: Matrix, semiring, *, mask=None, accum=None, replace=False,
     as_container("mxm", "A", A, (Matrix,))
     as_container("mxm", "B", B, (Matrix,))
     if A.ncols != B.nrows:
-        raise ValueError(f"mxm: inner dimensions differ: A is {A.shape}, B is {B.shape}")
+        raise DimensionMismatch(f"mxm: inner dimensions differ: A is {A.shape}, B is {B.shape}")
     sr0 = get_semiring(semiring)
     dtype = _mul_dtype("mxm", sr0, "A", A, "B", B)
     shape = (A.nrows, B.ncols)
@@ -196,7 +197,7 @@ def _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a):
     """w = A ⊕.⊗ u (transpose_a False) or w = u ⊕.⊗ A (True), by pull or push."""
     be = backend(xp)
     if method not in _METHODS:
-        raise ValueError(f"{opname}: method must be one of {_METHODS}, got {method!r}")
+        raise InvalidValue(f"{opname}: method must be one of {_METHODS}, got {method!r}")
     nout = A.ncols if transpose_a else A.nrows
     if method == "auto":
         # The CPU cannot exploit pull's early exit, so it always scatters (work ∝
@@ -253,7 +254,7 @@ def _matvec_op(opname, A, u, semiring, mask, accum, replace, out, method, vector
     as_container(opname, "u", u, (Vector,))
     inner = A.nrows if vector_first else A.ncols
     if inner != u.size:
-        raise ValueError(f"{opname}: A is {A.shape} but u has size {u.size}")
+        raise DimensionMismatch(f"{opname}: A is {A.shape} but u has size {u.size}")
     sr0 = get_semiring(semiring)
     if vector_first:
         dtype = _mul_dtype(opname, sr0, "u", u, "A", A)

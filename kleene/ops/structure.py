@@ -17,6 +17,7 @@ from kleene.core.checks import (
 from kleene.core.entries import Bitmap, Keys, union
 from kleene.core.matrix import Matrix
 from kleene.core.vector import Vector
+from kleene.errors import DimensionMismatch, InvalidValue
 from kleene.semiring.dtypes import resolve_scalar
 
 from .write import finish, write
@@ -59,18 +60,18 @@ def reduce(A, op, *, axis=None, mask=None, accum=None, replace=False, out=None):
     """
     as_container("reduce", "A", A)
     if axis not in _AXES:
-        raise ValueError(f"reduce: axis must be None, 0, 1, 'rows' or 'columns', got {axis!r}")
+        raise InvalidValue(f"reduce: axis must be None, 0, 1, 'rows' or 'columns', got {axis!r}")
     axis = _AXES[axis]
     monoid = as_monoid("reduce", op)
     xp = same_device("reduce", A=A, out=out, mask=mask)
     be = backend(xp)
     if axis is None:
         if out is not None or mask is not None:
-            raise ValueError("reduce to a scalar takes no out= or mask=")
+            raise InvalidValue("reduce to a scalar takes no out= or mask=")
         values = _all_values(xp, A, monoid)
         return A.dtype.type(be.reduce_all(monoid, values, A.dtype).item())
     if isinstance(A, Vector):
-        raise ValueError("reduce: a Vector reduces only to a scalar (axis=None)")
+        raise InvalidValue("reduce: a Vector reduces only to a scalar (axis=None)")
     ptr, _, val = A._csr() if axis == 1 else layout.csr_transpose(xp, *A._csr(), A.shape)
     w = be.segment_reduce(monoid, val, ptr, A.dtype)
     t = Bitmap(w, xp.diff(ptr) > 0)
@@ -154,7 +155,7 @@ def extract(A, rows=None, cols=None, *, mask=None, accum=None, replace=False, ou
     xp = same_device("extract", A=A, out=out, mask=mask)
     if isinstance(A, Vector):
         if cols is not None:
-            raise ValueError("extract from a Vector takes one index array")
+            raise InvalidValue("extract from a Vector takes one index array")
         idx = _index_array(xp, rows, A.size, "vector")
         keys, values = A._keys()
         t, (p, _) = _extract_keys(xp, keys, values, (A.size, 1), idx, None)
@@ -200,7 +201,7 @@ def assign(C, value, rows=None, cols=None, *, mask=None, accum=None, replace=Fal
     c = xp.arange(ncols, dtype=np.int64) if c is None else c
     for name, idx in (("rows", r), ("cols", c)):
         if xp.unique(idx).size != idx.size:
-            raise ValueError(f"assign: {name} has repeated indices")
+            raise InvalidValue(f"assign: {name} has repeated indices")
     region = (r.size,) if is_vec else (r.size, c.size)
     if scalar:
         v = xp.asarray(resolve_scalar(value, C.dtype))
@@ -209,7 +210,9 @@ def assign(C, value, rows=None, cols=None, *, mask=None, accum=None, replace=Fal
     else:
         as_container("assign", "value", value, (type(C),))
         if value.shape != region:
-            raise ValueError(f"assign: value has shape {value.shape}, the region is {region}")
+            raise DimensionMismatch(
+                f"assign: value has shape {value.shape}, the region is {region}"
+            )
         output_dtype("assign", C, value.dtype)
         k, vv = value._keys()
         vk = r[k // c.size] * ncols + c[k % c.size] if c.size else k

@@ -13,6 +13,7 @@ from kleene.backends.device import backend
 from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
 from kleene.core.value_scan import SYMMETRY_SALT
+from kleene.errors import DimensionMismatch
 
 
 def is_symmetric(A: Matrix, *, values: bool = True) -> bool:
@@ -83,7 +84,7 @@ def symmetrize(A: Matrix, *, pattern: bool = False) -> Matrix:
     """
     as_container("symmetrize", "A", A, (Matrix,))
     if A.nrows != A.ncols:
-        raise ValueError(f"symmetrize: A must be square, got shape {A.shape}")
+        raise DimensionMismatch(f"symmetrize: A must be square, got shape {A.shape}")
     if is_symmetric(A, values=not pattern):
         return A
     if pattern and A.xp is np and host_union_pattern is not None and A._fmt == "csr":

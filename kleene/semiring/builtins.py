@@ -6,6 +6,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from kleene.errors import InvalidValue
+
 from . import _funcs
 from .monoid import Monoid
 from .operators import BinaryOp, IndexUnaryOp, UnaryOp
@@ -136,7 +138,7 @@ def _lookup(kind: str, table: dict, obj, cls):
     if isinstance(obj, str) and obj in table:
         return table[obj]
     known = ", ".join(sorted(table))
-    raise ValueError(f"unknown {kind} {obj!r}; built-ins are: {known}")
+    raise InvalidValue(f"unknown {kind} {obj!r}; built-ins are: {known}")
 
 
 def get_semiring(obj) -> Semiring:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kleene.errors import DomainMismatch
+
 SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(
     np.dtype(t) for t in (np.bool_, np.int32, np.int64, np.float32, np.float64)
 )
@@ -23,7 +25,7 @@ def as_dtype(dtype) -> np.dtype:
     d = np.dtype(dtype)
     if d not in SUPPORTED_DTYPES:
         names = ", ".join(str(t) for t in SUPPORTED_DTYPES)
-        raise TypeError(f"dtype {d} is not supported; kleene supports {names}")
+        raise DomainMismatch(f"dtype {d} is not supported; kleene supports {names}")
     return d
 
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kleene.errors import InvalidObject, InvalidValue
+
 from .dtypes import as_dtype, resolve_scalar
 from .operators import BinaryOp
 
@@ -50,11 +52,11 @@ class Monoid:
 
     def __post_init__(self):
         if not isinstance(self.op, BinaryOp):
-            raise TypeError(f"Monoid op must be a BinaryOp, got {type(self.op).__name__}")
+            raise InvalidObject(f"Monoid op must be a BinaryOp, got {type(self.op).__name__}")
         if self.op.typing not in ("same",):
-            raise ValueError(f"monoid operator {self.op.name!r} must keep its operands' dtype")
+            raise InvalidValue(f"monoid operator {self.op.name!r} must keep its operands' dtype")
         if self.atomic not in ATOMIC_KINDS:
-            raise ValueError(f"atomic must be one of {ATOMIC_KINDS}, got {self.atomic!r}")
+            raise InvalidValue(f"atomic must be one of {ATOMIC_KINDS}, got {self.atomic!r}")
 
     @property
     def name(self) -> str:

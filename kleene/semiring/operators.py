@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kleene.errors import DomainMismatch, InvalidObject, InvalidValue
+
 from .dtypes import as_dtype
 
 _TYPINGS = ("same", "first", "second", "bool", "pair")
@@ -60,14 +62,14 @@ class BinaryOp:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
-            raise ValueError("BinaryOp name must be a non-empty string")
+            raise InvalidValue("BinaryOp name must be a non-empty string")
         _check_scalar(self.name, self.scalar)
         if not callable(self.func):
-            raise TypeError(f"BinaryOp {self.name!r}: func must be callable")
+            raise InvalidObject(f"BinaryOp {self.name!r}: func must be callable")
         if not isinstance(self.cuda_expr, str) or not self.cuda_expr.strip():
-            raise ValueError(f"BinaryOp {self.name!r}: cuda_expr must be a C expression")
+            raise InvalidValue(f"BinaryOp {self.name!r}: cuda_expr must be a C expression")
         if self.typing not in _TYPINGS:
-            raise ValueError(f"BinaryOp {self.name!r}: typing must be one of {_TYPINGS}")
+            raise InvalidValue(f"BinaryOp {self.name!r}: typing must be one of {_TYPINGS}")
 
     def __call__(self, x, y):
         return self.func(x, y)
@@ -90,7 +92,7 @@ class BinaryOp:
         if self.typing == "pair":
             return np.dtype(np.bool_)
         if xd != yd:
-            raise TypeError(
+            raise DomainMismatch(
                 f"operator {self.name!r} needs operands of one dtype, got {xd} and {yd}"
             )
         return np.dtype(np.bool_) if self.typing == "bool" else xd
@@ -109,12 +111,14 @@ def _check_scalar(name, scalar) -> None:
     for f in forms:
         if f is None or callable(f) or (isinstance(f, str) and f.strip()):
             continue
-        raise TypeError(
+        raise InvalidObject(
             f"BinaryOp {name!r}: scalar must be an expression string in x and y, a "
             f"mapping from dtype kind to one, or a callable; got {f!r}"
         )
     if isinstance(scalar, Mapping) and not set(scalar) <= {"b", "i", "f"}:
-        raise ValueError(f"BinaryOp {name!r}: scalar kinds are 'b', 'i', 'f'; got {sorted(scalar)}")
+        raise InvalidValue(
+            f"BinaryOp {name!r}: scalar kinds are 'b', 'i', 'f'; got {sorted(scalar)}"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,7 +142,7 @@ class UnaryOp:
 
     def __post_init__(self):
         if self.typing not in ("same", "bool"):
-            raise ValueError(f"UnaryOp {self.name!r}: typing must be 'same' or 'bool'")
+            raise InvalidValue(f"UnaryOp {self.name!r}: typing must be 'same' or 'bool'")
 
     def __call__(self, x):
         return self.func(x)
@@ -178,7 +182,7 @@ class IndexUnaryOp:
 
     def __post_init__(self):
         if self.thunk_type not in ("value", "index"):
-            raise ValueError(f"IndexUnaryOp {self.name!r}: thunk_type is 'value' or 'index'")
+            raise InvalidValue(f"IndexUnaryOp {self.name!r}: thunk_type is 'value' or 'index'")
 
     def __call__(self, x, i, j, thunk):
         return self.func(x, i, j, thunk)

@@ -7,6 +7,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from kleene.errors import DomainMismatch, InvalidObject, InvalidValue
+
 from .dtypes import SUPPORTED_DTYPES, as_dtype
 from .monoid import Monoid
 from .operators import BinaryOp
@@ -61,15 +63,15 @@ class Semiring:
 
     def __post_init__(self):
         if not isinstance(self.add, Monoid):
-            raise TypeError(f"Semiring add must be a Monoid, got {type(self.add).__name__}")
+            raise InvalidObject(f"Semiring add must be a Monoid, got {type(self.add).__name__}")
         if not isinstance(self.mul, BinaryOp):
-            raise TypeError(f"Semiring mul must be a BinaryOp, got {type(self.mul).__name__}")
+            raise InvalidObject(f"Semiring mul must be a BinaryOp, got {type(self.mul).__name__}")
         if self.name is None:
             object.__setattr__(self, "name", f"{self.add.name}_{self.mul.name}")
         dts = SUPPORTED_DTYPES if self.dtypes is None else self.dtypes
         object.__setattr__(self, "dtypes", tuple(as_dtype(d) for d in dts))
         if self.domain not in DOMAINS:
-            raise ValueError(f"domain must be one of {DOMAINS}, got {self.domain!r}")
+            raise InvalidValue(f"domain must be one of {DOMAINS}, got {self.domain!r}")
 
     @property
     def idempotent(self) -> bool:
@@ -82,7 +84,7 @@ class Semiring:
     def one_for(self, dtype):
         """The multiplicative identity as a scalar of ``dtype`` (ValueError if unknown)."""
         if self.one is None:
-            raise ValueError(f"semiring {self.name} declares no multiplicative identity (one=)")
+            raise InvalidValue(f"semiring {self.name} declares no multiplicative identity (one=)")
         from .dtypes import resolve_scalar
 
         return resolve_scalar(self.one, as_dtype(dtype))
@@ -91,7 +93,9 @@ class Semiring:
         d = as_dtype(dtype)
         if d not in self.dtypes:
             names = ", ".join(str(t) for t in self.dtypes)
-            raise TypeError(f"semiring {self.name} is not defined for {d}; it supports {names}")
+            raise DomainMismatch(
+                f"semiring {self.name} is not defined for {d}; it supports {names}"
+            )
 
     def annihilates(self, dtype) -> bool:
         """True if zero ⊗ x == zero == x ⊗ zero on ``dtype`` (declared or sampled)."""

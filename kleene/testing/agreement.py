@@ -19,6 +19,7 @@ import numpy as np
 from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
+from kleene.errors import InvalidValue
 from kleene.semiring import Semiring, get_semiring
 from kleene.semiring.dtypes import as_dtype
 
@@ -82,7 +83,7 @@ def _one_case(sr: Semiring, d: np.dtype, op: str, device: str, data, el, max_sid
         expected = ref.reduce(to_reference(A), sr.add, axis=axis)
         got = kleene.reduce(A, sr.add, axis=axis)
     else:
-        raise ValueError(f"unknown operation {op!r}; choose from {OPERATIONS}")
+        raise InvalidValue(f"unknown operation {op!r}; choose from {OPERATIONS}")
     assert_matches(got, expected, context=f"{op} with {sr.name} on {device}")
 
 
@@ -103,7 +104,7 @@ def check_backend(semiring: Semiring | str, dtype, *, device: str = "gpu",
     el = elements if elements is not None else kst.elements(sr, d)
     for op in operations:
         if op not in OPERATIONS:
-            raise ValueError(f"unknown operation {op!r}; choose from {OPERATIONS}")
+            raise InvalidValue(f"unknown operation {op!r}; choose from {OPERATIONS}")
 
     @hypothesis.settings(
         max_examples=max_examples,

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kleene.errors import InvalidObject
+
 from .reference import RefMask, RefMatrix, RefVector
 from .scalars import same_value
 
@@ -39,7 +41,7 @@ def to_reference(x) -> RefMatrix | RefVector:
         if len(data) != idx.size:
             raise AssertionError(f"to_coo of {x!r} repeats an index")
         return RefVector(x.size, x.dtype, data)
-    raise TypeError(f"expected a kleene Matrix or Vector, got {type(x).__name__}")
+    raise InvalidObject(f"expected a kleene Matrix or Vector, got {type(x).__name__}")
 
 
 def from_reference(r: RefMatrix | RefVector, *, format: str | None = None,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kleene.errors import InvalidValue
 from kleene.semiring import Semiring, get_semiring
 from kleene.semiring.dtypes import as_dtype
 
@@ -196,7 +197,7 @@ def _case(sr: Semiring, d, op: str, rng, fmt: str):
     if op == "transpose":
         A = random_matrix(rng, (m, k), d, sr, density=dens, format=fmt)
         return kleene.transpose, (A,), _write_args(rng, (k, m), d, sr.add, sr, "cpu")
-    raise ValueError(f"unknown operation {op!r}")
+    raise InvalidValue(f"unknown operation {op!r}")
 
 
 DEVICE_OPERATIONS = ("mxm", "mxv", "vxm", "reduce", "ewise_add", "ewise_mult", "transpose")

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kleene.errors import DimensionMismatch, IndexOutOfBound, InvalidValue
 from kleene.semiring import IndexUnaryOp, Monoid, UnaryOp, get_indexunary, get_semiring, get_unary
 from kleene.semiring.dtypes import as_dtype
 
@@ -67,7 +68,7 @@ class RefMatrix:
         self.data = {(int(i), int(j)): cast(v, self.dtype) for (i, j), v in self.data.items()}
         for i, j in self.data:
             if not (0 <= i < self.shape[0] and 0 <= j < self.shape[1]):
-                raise IndexError(f"entry ({i}, {j}) outside shape {self.shape}")
+                raise IndexOutOfBound(f"entry ({i}, {j}) outside shape {self.shape}")
 
     @property
     def nvals(self) -> int:
@@ -95,7 +96,7 @@ class RefVector:
         self.data = {int(i): cast(v, self.dtype) for i, v in self.data.items()}
         for i in self.data:
             if not 0 <= i < self.size:
-                raise IndexError(f"entry {i} outside size {self.size}")
+                raise IndexOutOfBound(f"entry {i} outside size {self.size}")
 
     @property
     def shape(self) -> tuple[int]:
@@ -140,7 +141,7 @@ def _empty(shape, dtype) -> Ref:
 
 def _check_mask(mask: RefMask | None, shape) -> None:
     if mask is not None and tuple(mask.source.shape) != tuple(shape):
-        raise ValueError(f"mask shape {mask.source.shape} does not match output {shape}")
+        raise DimensionMismatch(f"mask shape {mask.source.shape} does not match output {shape}")
 
 
 def masked_write(C: Ref, Z: Ref, mask: RefMask | None, replace: bool) -> Ref:
@@ -168,7 +169,7 @@ def write(
     """
     C = out if out is not None else _empty(T.shape, T.dtype)
     if tuple(C.shape) != tuple(T.shape):
-        raise ValueError(f"output shape {C.shape} does not match result shape {T.shape}")
+        raise DimensionMismatch(f"output shape {C.shape} does not match result shape {T.shape}")
     if accum is None:
         Z = T
     else:
@@ -200,7 +201,7 @@ def mxm(A: RefMatrix, B: RefMatrix, semiring, *, mask=None, accum=None, replace=
     """C(i,j) = ⊕_k A(i,k) ⊗ B(k,j) over k where both are present (absent if no k)."""
     sr = get_semiring(semiring)
     if A.shape[1] != B.shape[0]:
-        raise ValueError(f"mxm: inner dimensions differ: {A.shape} and {B.shape}")
+        raise DimensionMismatch(f"mxm: inner dimensions differ: {A.shape} and {B.shape}")
     dt = sr.mul.result_dtype(A.dtype, B.dtype)
     brows: dict[int, list] = {}
     for (k, j), v in sorted(B.data.items()):
@@ -219,7 +220,7 @@ def mxv(A: RefMatrix, u: RefVector, semiring, *, mask=None, accum=None, replace=
     """w(i) = ⊕_k A(i,k) ⊗ u(k). ``method`` is accepted and ignored (one semantics)."""
     sr = get_semiring(semiring)
     if A.shape[1] != u.size:
-        raise ValueError(f"mxv: matrix {A.shape} and vector ({u.size},) do not conform")
+        raise DimensionMismatch(f"mxv: matrix {A.shape} and vector ({u.size},) do not conform")
     dt = sr.mul.result_dtype(A.dtype, u.dtype)
     prods: dict[int, list] = {}
     for (i, k), a in sorted(A.data.items()):
@@ -235,7 +236,7 @@ def vxm(u: RefVector, A: RefMatrix, semiring, *, mask=None, accum=None, replace=
     """w(j) = ⊕_k u(k) ⊗ A(k,j) (u is the left operand of ⊗)."""
     sr = get_semiring(semiring)
     if A.shape[0] != u.size:
-        raise ValueError(f"vxm: vector ({u.size},) and matrix {A.shape} do not conform")
+        raise DimensionMismatch(f"vxm: vector ({u.size},) and matrix {A.shape} do not conform")
     dt = sr.mul.result_dtype(u.dtype, A.dtype)
     prods: dict[int, list] = {}
     for (k, j), a in sorted(A.data.items()):
@@ -251,7 +252,7 @@ def vxm(u: RefVector, A: RefMatrix, semiring, *, mask=None, accum=None, replace=
 
 def _same_shape(name: str, A: Ref, B: Ref) -> None:
     if tuple(A.shape) != tuple(B.shape):
-        raise ValueError(f"{name}: shapes differ: {A.shape} and {B.shape}")
+        raise DimensionMismatch(f"{name}: shapes differ: {A.shape} and {B.shape}")
 
 
 def ewise_add(A: Ref, B: Ref, op, *, mask=None, accum=None, replace=False, out=None) -> Ref:
@@ -293,7 +294,7 @@ def apply(A: Ref, op, *, left=None, right=None, mask=None, accum=None, replace=F
     else:
         bop = as_binary(op)
         if (left is None) == (right is None):
-            raise ValueError("apply with a BinaryOp needs exactly one of left= or right=")
+            raise InvalidValue("apply with a BinaryOp needs exactly one of left= or right=")
         s = scalar(left if left is not None else right, A.dtype)
         dt = bop.result_dtype(A.dtype, A.dtype)
         if left is not None:
@@ -335,7 +336,7 @@ def reduce(A: Ref, op, *, axis=None, mask=None, accum=None, replace=False, out=N
     if axis is None:
         return fold(mon, [v for _, v in sorted(A.data.items())], dt)
     if isinstance(A, RefVector):
-        raise ValueError("a vector reduces with axis=None only")
+        raise InvalidValue("a vector reduces with axis=None only")
     ax = {1: 1, "rows": 1, 0: 0, "columns": 0}[axis]
     groups: dict[int, list] = {}
     for (i, j), v in sorted(A.data.items()):
@@ -357,7 +358,7 @@ def _index_list(idx, n: int) -> list[int]:
     out = [int(i) for i in np.asarray(idx).reshape(-1)]
     for i in out:
         if not 0 <= i < n:
-            raise IndexError(f"index {i} out of range for dimension {n}")
+            raise IndexOutOfBound(f"index {i} out of range for dimension {n}")
     return out
 
 
@@ -400,11 +401,13 @@ def assign(C: Ref, value, rows: Sequence[int] | None = None, cols: Sequence[int]
         region = (len(r), len(c))
         unkey = None
     if len(set(targets.values())) != len(targets):
-        raise ValueError("assign: duplicate indices are not allowed")
+        raise InvalidValue("assign: duplicate indices are not allowed")
     op = as_binary(accum) if accum is not None else None
     if isinstance(value, (RefMatrix, RefVector)):
         if tuple(value.shape) != region:
-            raise ValueError(f"assign: value shape {value.shape} does not match region {region}")
+            raise DimensionMismatch(
+                f"assign: value shape {value.shape} does not match region {region}"
+            )
         vdata = {(k if isinstance(k, tuple) else (k,)): v for k, v in value.data.items()}
         get = vdata.get
     else:
@@ -436,7 +439,7 @@ def identity_matrix(n: int, semiring, dtype) -> RefMatrix:
     """I: ``one`` on the diagonal and the zero elsewhere, every entry present."""
     sr = get_semiring(semiring)
     if getattr(sr, "one", None) is None:
-        raise ValueError(f"semiring {sr.name} declares no multiplicative identity (one=)")
+        raise InvalidValue(f"semiring {sr.name} declares no multiplicative identity (one=)")
     one = scalar(sr.one, dtype)
     zero = sr.zero_for(dtype)
     return RefMatrix(
@@ -453,7 +456,7 @@ def closure(A: RefMatrix, semiring) -> RefMatrix:
     sr = get_semiring(semiring)
     n = A.shape[0]
     if A.shape != (n, n):
-        raise ValueError(f"closure: A must be square, got shape {A.shape}")
+        raise DimensionMismatch(f"closure: A must be square, got shape {A.shape}")
     eye = identity_matrix(n, sr, A.dtype)
     R = ewise_add(eye, A, sr.add)
     for _ in range(n + 1):
@@ -461,7 +464,7 @@ def closure(A: RefMatrix, semiring) -> RefMatrix:
         if nxt.data == R.data:
             return R
         R = nxt
-    raise ValueError(f"closure under {sr.name} does not settle: a cycle keeps improving paths")
+    raise InvalidValue(f"closure under {sr.name} does not settle: a cycle keeps improving paths")
 
 
 def mxm_accumulate(A: RefMatrix, B: RefMatrix, C: RefMatrix, semiring) -> RefMatrix:
