@@ -48,6 +48,7 @@ from .apsp_memory import (
     out_of_core_need,
     out_of_memory,
 )
+from .breadth_first import bfs
 from .graph_input import as_graph, check_no_nan, finite_weights
 from .paths import rows_with_cycles
 from .shortest_tree import predecessors_from_distances
@@ -267,8 +268,6 @@ def _search_depth(A: Matrix) -> int:
     """BFS levels from the vertex with the most out-edges (on a road graph about its
     diameter in hops; on a small-world graph a handful). Push only: the levels are the
     same, and "auto" would first build the transpose it pulls over."""
-    from .breadth_first import bfs
-
     rows = A.to_coo()[0]
     start = int(A.xp.argmax(A.xp.bincount(rows, minlength=A.nrows))) if rows.size else 0
     return max(1, int(bfs(A, start, method="push").max()))
