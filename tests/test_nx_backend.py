@@ -123,6 +123,70 @@ def test_conversion_round_trip_keeps_nodes_attributes_and_order():
     assert convert_from_nx(G, weight="weight").weights["weight"].tolist() == [1, 1]
 
 
+@pytest.mark.parametrize("kind", [nx.Graph, nx.DiGraph, nx.MultiGraph, nx.MultiDiGraph])
+def test_backend_and_from_networkx_convert_alike(kind):
+    """One walk of the graph: Matrix.from_networkx and the backend's matrix agree, and
+    both list the arcs in NetworkX's adjacency order with each arc's rank there."""
+    import kleene
+    from kleene.io import networkx_arcs
+
+    G = kind()
+    G.add_nodes_from(["c", "a", "b", "d"])
+    G.add_edges_from([("a", "b", {"w": 4}), ("a", "b", {"w": 2}), ("b", "c")])
+    G.add_edges_from([("c", "c", {"w": 7}), ("d", "a", {"w": 1.5}), ("c", "a", {"w": 3})])
+    KG = convert_from_nx(G, edge_attrs={"w": 5})
+    assert KG.matrix("w").isequal(kleene.Matrix.from_networkx(G, weight="w", default=5))
+    assert KG.matrix(None).isequal(kleene.Matrix.from_networkx(G, weight=None))
+    expected = [(u, v, pos) for u, nbrs in G.adjacency() for pos, v in enumerate(nbrs)]
+    arcs = zip(KG.src.tolist(), KG.dst.tolist(), KG.rank.tolist(), strict=True)
+    got = [(KG.nodes[s], KG.nodes[d], r) for s, d, r in arcs]
+    assert got == expected
+    arcs = networkx_arcs(G, {"w": 5}, nodelist=["b", "a"])  # other nodes' arcs left out
+    pairs = {(arcs.nodes[s], arcs.nodes[d]) for s, d in zip(arcs.src, arcs.dst, strict=True)}
+    assert pairs == ({("a", "b"), ("b", "a")} if not G.is_directed() else {("a", "b")})
+    if G.is_multigraph():  # one arc per parallel edge; the backend keeps the lightest
+        assert sorted(arcs.values["w"]) == ([2, 2, 4, 4] if not G.is_directed() else [2, 4])
+        assert float(KG.matrix("w").to_dense()[KG.index["a"], KG.index["b"]]) == 2
+
+
+def test_errors_are_typed_and_keep_their_builtin():
+    import math
+
+    import kleene
+    from kleene.errors import DomainMismatch, InvalidValue
+
+    G = nx.DiGraph([("a", "b", {"weight": None}), ("b", "c", {"weight": 2})])
+    with pytest.raises(DomainMismatch, match=r"edge \('a', 'b'\) has weight attribute") as info:
+        nx.bellman_ford_path(convert_from_nx(G, edge_attrs={"weight": 1}), "a", "c")
+    assert isinstance(info.value, TypeError)
+    with pytest.raises(DomainMismatch, match="must hold numbers"):
+        convert_from_nx(nx.DiGraph([(0, 1, {"weight": "x"})]), edge_attrs={"weight": 1})
+    with pytest.raises(InvalidValue, match="holds NaN") as nan:
+        convert_from_nx(nx.DiGraph([(0, 1, {"weight": math.nan})]), edge_attrs={"weight": 1})
+    assert isinstance(nan.value, ValueError)
+    KG = convert_from_nx(nx.path_graph(3))
+    with pytest.raises(InvalidValue, match="method not supported"):
+        nx.shortest_path(KG, 0, 2, method="spam")
+    with pytest.raises(InvalidValue, match="sources must not be empty"):
+        nx.multi_source_dijkstra_path(KG, set())
+    with pytest.raises(InvalidValue, match="duplicate nodes"):
+        kleene.Matrix.from_networkx(nx.path_graph(3), nodelist=[0, 0])
+    with pytest.raises(InvalidValue, match="holds NaN"):
+        kleene.Matrix.from_networkx(nx.Graph([(0, 1, {"weight": math.nan})]))
+    with pytest.raises(InvalidValue, match="must hold numbers"):
+        kleene.Matrix.from_networkx(nx.Graph([(0, 1, {"weight": None})]))
+    with pytest.raises(kleene.errors.DimensionMismatch, match="square"):
+        kleene.Matrix.from_edges([0], [1], n=1, ncols=2).to_networkx()
+
+
+def test_cached_derived_data_is_computed_once():
+    KG = convert_from_nx(nx.path_graph(4), edge_attrs={"weight": 1})
+    calls = []
+    assert KG.cached("k", lambda: calls.append(1) or 7) == 7
+    assert KG.cached("k", lambda: calls.append(1) or 8) == 7 and calls == [1]
+    assert KG.matrix("weight") is KG.matrix("weight")  # the matrices are kept there too
+
+
 def test_on_start_tests_marks_listed_xfails(monkeypatch):
     monkeypatch.setitem(XFAIL, "test_x.py::TestA::test_b", "kleene breaks ties differently")
 

@@ -8,8 +8,9 @@ provided by ``kleene.ops``, which registers itself here: this layer imports noth
 above it.
 """
 
+from . import interop  # the conversions kleene.io re-exports
 from .mask import Mask
 from .matrix import Matrix
 from .vector import Vector
 
-__all__ = ["Mask", "Matrix", "Vector"]
+__all__ = ["Mask", "Matrix", "Vector", "interop"]

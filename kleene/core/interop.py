@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from kleene.errors import DimensionMismatch, InvalidValue
 from kleene.semiring.dtypes import as_dtype
 
 from .matrix import Matrix
@@ -33,6 +34,114 @@ def to_scipy(A: Matrix):
     return A.to_scipy()
 
 
+class GraphArcs(NamedTuple):
+    """The arcs of a networkx graph as arrays: ``networkx_arcs``' answer.
+
+    ``nodes[i]`` is vertex i; arc e runs ``src[e] -> dst[e]``, ``dst[e]`` being
+    neighbour number ``rank[e]`` of ``src[e]`` in networkx's adjacency order;
+    ``values[attr][e]`` is the arc's value of edge attribute ``attr`` (a list of
+    the Python objects networkx holds, unchecked).
+    """
+
+    nodes: list
+    src: np.ndarray
+    dst: np.ndarray
+    rank: np.ndarray
+    values: dict
+
+
+def networkx_arcs(G, attrs=None, nodelist=None, *, parallel=None, reverse=False) -> GraphArcs:
+    """Read a networkx graph's arcs in its adjacency order: the one walk of a graph
+    that both ``from_networkx`` and the NetworkX backend (``kleene.nx``) convert by.
+
+    ``attrs``: {edge attribute: default}, the attributes to read (an edge without one
+    reads as its default). ``nodelist``: the vertices, vertex i is ``nodelist[i]``
+    (default ``list(G)``); arcs touching other nodes are left out. An undirected edge
+    gives an arc each way (a self-loop one). A multigraph's parallel edges give one
+    arc each, or with ``parallel`` (a function ``(values, attr, (u, v)) -> value``)
+    one arc per connected ordered pair whose value it picks from theirs.
+    ``reverse``: a directed graph's predecessor lists instead (arc u -> v for each
+    predecessor v of u, ranked in ``G.pred[u]``'s order).
+
+    >>> import networkx as nx, kleene.io
+    >>> G = nx.DiGraph([("a", "b", {"w": 3}), ("a", "c")])
+    >>> arcs = kleene.io.networkx_arcs(G, {"w": 1})
+    >>> arcs.nodes, arcs.dst.tolist(), arcs.rank.tolist(), arcs.values
+    (['a', 'b', 'c'], [1, 2], [0, 1], {'w': [3, 1]})
+    """
+    nodes = list(G) if nodelist is None else list(nodelist)
+    index = {v: i for i, v in enumerate(nodes)}
+    if len(index) != len(nodes):
+        raise InvalidValue("nodelist contains duplicate nodes")
+    defaults = dict(attrs or {})
+    # (a directed graph's reverse view lists each node's predecessors as its adjacency)
+    lists = G.reverse(copy=False) if reverse and G.is_directed() else G
+    rows = list(lists.adjacency())
+    multigraph = G.is_multigraph()
+    if nodelist is None:
+        arcs = _whole_rows(rows, index, defaults, parallel, multigraph)
+    else:
+        arcs = _kept_arcs(rows, index, defaults, parallel, multigraph)
+    return GraphArcs(nodes, *arcs)
+
+
+def _whole_rows(rows, index, defaults, parallel, multigraph):
+    """(src, dst, rank, values) when every neighbour is a vertex: the tails and ranks
+    come from the row lengths, one pass over the arcs per array."""
+    counts = np.fromiter((len(nbrs) for _, nbrs in rows), np.int64, len(rows))
+    m = int(counts.sum())
+    tails = np.fromiter((index[u] for u, _ in rows), np.int64, len(rows))
+    src = np.repeat(tails, counts)
+    rank = np.arange(m, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    dst = np.fromiter((index[v] for _, nbrs in rows for v in nbrs), np.int64, m)
+    values: dict = {a: [] for a in defaults}
+    if not multigraph:
+        for a, d in defaults.items():
+            values[a] = [data.get(a, d) for _, nbrs in rows for data in nbrs.values()]
+    elif parallel is None:  # an arc per edge: each pair's arc repeated per parallel edge
+        pairs = [keyed for _, nbrs in rows for keyed in nbrs.values()]
+        edges = np.fromiter(map(len, pairs), np.int64, m)
+        src, dst, rank = (np.repeat(x, edges) for x in (src, dst, rank))
+        for a, d in defaults.items():
+            values[a] = [e.get(a, d) for keyed in pairs for e in keyed.values()]
+    elif values:  # arc by arc, attribute by attribute: the first refusal is the first arc's
+        for u, nbrs in rows:
+            for v, keyed in nbrs.items():
+                for a, out in values.items():
+                    d = defaults[a]
+                    out.append(parallel([e.get(a, d) for e in keyed.values()], a, (u, v)))
+    return src, dst, rank, values
+
+
+def _kept_arcs(rows, index, defaults, parallel, multigraph):
+    """(src, dst, rank, values) arc by arc, leaving out arcs that touch a node not in
+    ``index``; a multigraph's parallel edges one arc each unless ``parallel``."""
+    src: list[int] = []
+    dst: list[int] = []
+    rank: list[int] = []
+    values: dict = {a: [] for a in defaults}
+    each_edge = multigraph and parallel is None
+    for u, nbrs in rows:
+        i = index.get(u)
+        if i is None:
+            continue
+        for pos, (v, data) in enumerate(nbrs.items()):
+            j = index.get(v)
+            if j is None:
+                continue
+            for edge in data.values() if each_edge else (data,):
+                src.append(i)
+                dst.append(j)
+                rank.append(pos)
+                for a, out in values.items():
+                    d = defaults[a]
+                    if multigraph and not each_edge:  # edge: the pair's {key: attributes}
+                        out.append(parallel([e.get(a, d) for e in edge.values()], a, (u, v)))
+                    else:
+                        out.append(edge.get(a, d))
+    return (*(np.asarray(x, dtype=np.int64) for x in (src, dst, rank)), values)
+
+
 def from_networkx(
     G, weight: str | None = "weight", nodelist=None, *, dtype: Any = None, default: Any = 1
 ) -> Matrix:
@@ -49,44 +158,25 @@ def from_networkx(
     >>> A.shape, A.nvals, float(A.to_dense()[1, 0])
     ((3, 3), 4, 2.5)
     """
-    nodes = list(G) if nodelist is None else list(nodelist)
-    index = {v: i for i, v in enumerate(nodes)}
-    if len(index) != len(nodes):
-        raise ValueError("nodelist contains duplicate nodes")
-    src, dst, wts = [], [], []
-    edges = (
-        G.edges(data=weight, default=default)
-        if weight is not None
-        else ((u, v, None) for u, v in G.edges())
-    )
-    for u, v, w in edges:
-        if u in index and v in index:
-            src.append(index[u])
-            dst.append(index[v])
-            wts.append(w)
-    src_a = np.array(src, dtype=np.int64)
-    dst_a = np.array(dst, dtype=np.int64)
+    attrs = {} if weight is None else {weight: default}
+    arcs = networkx_arcs(G, attrs, nodelist)
     values = None
     if weight is not None:
+        wts = arcs.values[weight]
         values = np.asarray(wts) if wts else np.zeros(0, np.float64)
         if values.dtype.kind not in "biuf":
-            raise ValueError(f"edge attribute {weight!r} must hold numbers, got {values.dtype}")
+            raise InvalidValue(f"edge attribute {weight!r} must hold numbers, got {values.dtype}")
         if values.dtype.kind == "f" and np.isnan(values).any():
-            raise ValueError(f"edge attribute {weight!r} holds NaN")
+            raise InvalidValue(f"edge attribute {weight!r} holds NaN")
         if dtype is None:
             kind = values.dtype.kind
             values = values.astype(
                 np.bool_ if kind == "b" else np.int64 if kind in "iu" else np.float64
             )
-    if not G.is_directed():
-        off = src_a != dst_a
-        src_a, dst_a = np.concatenate((src_a, dst_a[off])), np.concatenate((dst_a, src_a[off]))
-        if values is not None:
-            values = np.concatenate((values, values[off]))
     d = None if dtype is None else as_dtype(dtype)
     if values is not None and d is not None:
         values = values.astype(d)
-    return Matrix.from_edges(src_a, dst_a, values, len(nodes), dup="min",
+    return Matrix.from_edges(arcs.src, arcs.dst, values, len(arcs.nodes), dup="min",
                              dtype=d if values is None else None)  # fmt: skip
 
 
@@ -105,7 +195,7 @@ def to_networkx(A: Matrix, *, directed: bool = True, weight: str | None = "weigh
     import networkx as nx
 
     if A.nrows != A.ncols:
-        raise ValueError(f"to_networkx needs a square matrix, got shape {A.shape}")
+        raise DimensionMismatch(f"to_networkx needs a square matrix, got shape {A.shape}")
     rows, cols, vals = (np.asarray(x) for x in A.to("cpu").to_coo())
     G = nx.DiGraph() if directed else nx.Graph()
     G.add_nodes_from(range(A.nrows))

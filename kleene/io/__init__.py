@@ -20,17 +20,18 @@ True
 True
 """
 
-from kleene.core.interop import (
-    from_graphblas,
-    from_networkx,
-    from_scipy,
-    to_graphblas,
-    to_networkx,
-    to_scipy,
-)
+from kleene.core import interop
 
 from ._api import FORMATS, read, write
 from ._table import GraphFileError
+
+from_graphblas = interop.from_graphblas
+from_networkx = interop.from_networkx
+from_scipy = interop.from_scipy
+networkx_arcs = interop.networkx_arcs
+to_graphblas = interop.to_graphblas
+to_networkx = interop.to_networkx
+to_scipy = interop.to_scipy
 
 __all__ = [
     "FORMATS",
@@ -38,6 +39,7 @@ __all__ = [
     "from_graphblas",
     "from_networkx",
     "from_scipy",
+    "networkx_arcs",
     "read",
     "to_graphblas",
     "to_networkx",

@@ -107,11 +107,7 @@ def bfs_levels(G: KleeneGraph, sources, *, reverse: bool = False, depth_limit=No
 
 def _walked(G: KleeneGraph, R, first, reverse: bool, depth_limit):
     """bfs_levels' levels after level 0 from the compiled walk (``_order.walk``)."""
-    key = ("ordered adjacency", reverse)
-    cached = G._matrices.get(key)
-    if cached is None:
-        cached = G._matrices[key] = ordered_adjacency(R)
-    indptr, adj = cached
+    indptr, adj = G.cached(("ordered adjacency", reverse), lambda: ordered_adjacency(R))
     limit = -1 if depth_limit is None else int(depth_limit)
     queue, parent, starts = walk(indptr, adj, np.asarray(first, np.int64), G.n, limit)
     for k in range(1, starts.size - 1):
@@ -225,15 +221,15 @@ def dijkstra_orders(G: KleeneGraph, dist: np.ndarray, sources, weight):
 
 def _dijkstra_adjacency(G: KleeneGraph, weight, reverse: bool):
     """(indptr, adj, weights) in NetworkX's adjacency order, on the host, cached."""
-    key = ("dijkstra adjacency", weight, reverse)
-    cached = G._matrices.get(key)
-    if cached is None:
+
+    def build():
         R, _ = G.rank_matrix(reverse=reverse, device="cpu")
         indptr, adj = ordered_adjacency(R)
         W = G.matrix(weight, reverse=reverse and G.directed, unit=True, device="cpu",
                      keep_hidden=True)  # NaN weights: never a tight arc  # fmt: skip
-        cached = G._matrices[key] = (indptr, adj, ordered_weights(R, W))
-    return cached
+        return indptr, adj, ordered_weights(R, W)
+
+    return G.cached(("dijkstra adjacency", weight, reverse), build)
 
 
 def settle_order(dist: np.ndarray, sources) -> np.ndarray:

@@ -18,6 +18,8 @@ import heapq
 
 import numpy as np
 
+from kleene.errors import InvalidValue
+
 try:
     import numba
 except ImportError:  # pragma: no cover - exercised only without numba
@@ -62,10 +64,17 @@ def _walk(indptr, adj, sources, n, depth_limit):
 walk = numba.njit(cache=True)(_walk) if numba is not None else None
 
 
+def _csr(M):
+    """(indptr, indices, values) of a CPU kleene.Matrix, through its public SciPy view
+    (a CSR matrix's entries are shared with it, not copied)."""
+    S = M.to_scipy()
+    return S.indptr, S.indices, S.data
+
+
 def ordered_adjacency(R):
     """(indptr, adj) of the rank matrix ``R`` (a CPU kleene.Matrix, values = ranks) with
     each row's neighbours sorted by rank: NetworkX's adjacency order."""
-    ptr, idx, rank = R._csr()
+    ptr, idx, rank = _csr(R)
     rows = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
     order = np.lexsort((rank, rows))
     return np.asarray(ptr, np.int64), np.asarray(idx, np.int64)[order]
@@ -74,10 +83,10 @@ def ordered_adjacency(R):
 def ordered_weights(R, W) -> np.ndarray:
     """The arc weights of ``W`` (a CPU kleene.Matrix with R's pattern) in the order
     :func:`ordered_adjacency` lists R's arcs."""
-    ptr, idx, rank = R._csr()
-    wptr, widx, w = W._csr()
+    ptr, idx, rank = _csr(R)
+    wptr, widx, w = _csr(W)
     if not (np.array_equal(ptr, wptr) and np.array_equal(idx, widx)):
-        raise ValueError("ordered_weights: the rank and weight matrices differ in pattern")
+        raise InvalidValue("ordered_weights: the rank and weight matrices differ in pattern")
     rows = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
     return np.asarray(w, np.float64)[np.lexsort((rank, rows))]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from _kleene_nx import DEFAULT_CONFIG  # one copy: NetworkX reads it from there
+from kleene.errors import InvalidValue
 
 DEVICES = ("cpu", "gpu")
 
@@ -30,5 +31,5 @@ def device() -> str:
     """The configured device, checked: "cpu" or "gpu"."""
     dev = str(get("device")).lower()
     if dev not in DEVICES:
-        raise ValueError(f"nx.config.backends.kleene.device must be 'cpu' or 'gpu', got {dev!r}")
+        raise InvalidValue(f"nx.config.backends.kleene.device must be 'cpu' or 'gpu', got {dev!r}")
     return dev

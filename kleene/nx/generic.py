@@ -5,6 +5,8 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from kleene.errors import InvalidValue
+
 from . import unweighted as U
 from . import weighted as W
 from ._engine import bfs_reach
@@ -14,7 +16,7 @@ __all__ = ["has_path", "shortest_path", "shortest_path_length"]
 
 def _method(weight, method):
     if method not in ("dijkstra", "bellman-ford"):
-        raise ValueError(f"method not supported: {method}")
+        raise InvalidValue(f"method not supported: {method}")
     return "unweighted" if weight is None else method
 
 
@@ -33,7 +35,7 @@ def shortest_path(G, source=None, target=None, weight=None, method="dijkstra"):
             return U.single_target_shortest_path(G, target)
         if target not in G:
             raise nx.NodeNotFound(f"Node {target} not found in graph")
-        S = W._Search(G, [target], weight, dijkstra=dijkstra, reverse=G.directed)
+        S = W.Search(G, [target], weight, dijkstra=dijkstra, reverse=G.directed)
         return {v: p[::-1] for v, p in S.paths().items()}
     if target is None:
         if method == "unweighted":
@@ -63,7 +65,7 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
             return U.single_target_shortest_path_length(G, target)
         if target not in G:
             raise nx.NodeNotFound(f"Node {target} not found in graph")
-        S = W._Search(G, [target], weight, dijkstra=dijkstra, reverse=G.directed)
+        S = W.Search(G, [target], weight, dijkstra=dijkstra, reverse=G.directed)
         return S.lengths()
     if target is None:
         if method == "unweighted":

@@ -4,10 +4,11 @@
 
 * the node list (any hashable nodes; vertex ``i`` is ``nodes[i]``, in networkx's
   node order), the directed and multigraph flags;
-* the arcs in networkx's adjacency order (``G._adj``: for an undirected graph each
-  edge appears in both directions, a self-loop once; parallel edges of a
-  multigraph once), with each arc's position in its tail's adjacency — BFS uses
-  those positions to visit neighbours in networkx's order;
+* the arcs in networkx's adjacency order (``G.adjacency()``, read by
+  ``kleene.io.networkx_arcs``, the walk ``Matrix.from_networkx`` reads by too: for
+  an undirected graph each edge appears in both directions, a self-loop once;
+  parallel edges of a multigraph once), with each arc's position in its tail's
+  adjacency — BFS uses those positions to visit neighbours in networkx's order;
 * per edge attribute, the arc weights (``default`` where an edge lacks the
   attribute; the lightest parallel edge of a multigraph, as networkx's
   ``_weight_function`` does), and the CSR ``kleene.Matrix`` built from them,
@@ -22,7 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from kleene.core.matrix import Matrix
+from kleene.core import Matrix
+from kleene.errors import DomainMismatch, InvalidValue
+from kleene.io import networkx_arcs
 
 __all__ = ["KleeneGraph", "convert_from_nx", "convert_to_nx"]
 
@@ -47,18 +50,18 @@ class KleeneGraph:
         self.src = np.asarray(src, dtype=np.int64)
         self.dst = np.asarray(dst, dtype=np.int64)
         self.rank = np.asarray(rank, dtype=np.int64)
-        self._pred_arcs = pred_arcs  # (src, dst, rank) in G._pred order (directed only)
+        self._pred_arcs = pred_arcs  # (src, dst, rank) in G.pred order (directed only)
         self.weights: dict[Any, np.ndarray] = dict(weights or {})
         # attributes that are None on some edge ({attribute: whether the others are all
         # integers}): NaN in ``weights`` there. NetworkX's Dijkstra skips such an edge
         # (its weight function returns None: "hidden"); its other algorithms cannot add
-        # None and raise TypeError, and so does kleene (``hidden_arcs``).
+        # None and raise TypeError, and so does kleene (``hidden_arcs``: DomainMismatch).
         self.hidden: dict[Any, bool] = dict(hidden or {})
         self.graph_attrs = graph_attrs
         self.node_attrs = node_attrs
         self.edges = edges  # [(u, v, key, data)] when edge attributes were preserved
         self._index: dict | None = None
-        self._matrices: dict = {}
+        self._derived: dict = {}  # what ``cached`` keeps
         self.__networkx_cache__: dict = {}
 
     # -- the small graph protocol networkx helpers look at ---------------------
@@ -98,6 +101,23 @@ class KleeneGraph:
             self._index = {v: i for i, v in enumerate(self.nodes)}
         return self._index
 
+    def cached(self, key, compute):
+        """``compute()`` for this graph under ``key``, computed on the first call only.
+
+        The one place data derived from the graph lives (its matrices per weight and
+        device, the adjacency in NetworkX's order): a converted graph never changes,
+        so nothing is ever recomputed.
+
+        >>> import networkx as nx
+        >>> from kleene.nx import convert_from_nx
+        >>> KG = convert_from_nx(nx.path_graph(3))
+        >>> KG.cached("arcs", lambda: KG.src.size), KG.cached("arcs", lambda: -1)
+        (4, 4)
+        """
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
+
     # -- matrices ----------------------------------------------------------------
     def arc_weights(self, weight) -> np.ndarray | None:
         """The weight of every arc for edge attribute ``weight`` (None: unweighted)."""
@@ -136,7 +156,7 @@ class KleeneGraph:
         if hidden.any():
             e = int(np.flatnonzero(hidden)[0])
             u, v = self.nodes[int(self.src[e])], self.nodes[int(self.dst[e])]
-            raise TypeError(
+            raise DomainMismatch(
                 f"edge ({u!r}, {v!r}) has weight attribute {weight!r} None: {what} cannot "
                 "add it (NetworkX's Dijkstra functions skip such an edge)"
             )
@@ -160,8 +180,8 @@ class KleeneGraph:
         dev = config_device() if device is None else device
         unit = unit and weight is None
         keep_hidden = keep_hidden and weight in self.hidden
-        key = (weight, reverse, unit, dev, keep_hidden)
-        if key not in self._matrices:
+
+        def build() -> Matrix:
             w = self.arc_weights(weight)
             self.no_negative_infinity(weight)
             s, d = (self.dst, self.src) if reverse else (self.src, self.dst)
@@ -174,8 +194,9 @@ class KleeneGraph:
                 A = Matrix.from_edges(s, d, None, self.n, dup="min")
             else:
                 A = Matrix.from_edges(s, d, w, self.n, dup="min")
-            self._matrices[key] = A if dev == "cpu" else A.to(dev)
-        return self._matrices[key]
+            return A if dev == "cpu" else A.to(dev)
+
+        return self.cached((weight, reverse, unit, dev, keep_hidden), build)
 
     def no_negative_infinity(self, weight) -> None:
         """NotImplementedError naming an edge of weight -inf: kleene takes none (its
@@ -203,16 +224,17 @@ class KleeneGraph:
         from .config import device as config_device
 
         dev = config_device() if device is None else device
-        key = ("rank", reverse and self.directed, dev)
-        if key not in self._matrices:
+
+        def build() -> tuple[Matrix, int]:
             if reverse and self.directed:
                 s, d, r = self._pred_arcs
             else:
                 s, d, r = self.src, self.dst, self.rank
             bound = int(r.max()) + 1 if r.size else 1
             R = Matrix.from_edges(s, d, r.astype(np.int64), self.n, dup="min")
-            self._matrices[key] = (R if dev == "cpu" else R.to(dev), bound)
-        return self._matrices[key]
+            return (R if dev == "cpu" else R.to(dev), bound)
+
+        return self.cached(("rank", reverse and self.directed, dev), build)
 
     def has_negative_weight(self, weight) -> bool:
         w = self.arc_weights(weight)
@@ -241,20 +263,20 @@ def _numbers(values: list, attr) -> np.ndarray:
     try:
         a = np.asarray(values)
     except (TypeError, ValueError) as e:
-        raise TypeError(f"edge attribute {attr!r} must hold numbers: {e}") from e
+        raise DomainMismatch(f"edge attribute {attr!r} must hold numbers: {e}") from e
     if a.dtype.kind == "O":
         try:
             a = a.astype(np.float64)
         except (TypeError, ValueError) as e:
-            raise TypeError(f"edge attribute {attr!r} must hold numbers") from e
+            raise DomainMismatch(f"edge attribute {attr!r} must hold numbers") from e
     if a.dtype.kind == "b":
         a = a.astype(np.int64)
     if a.dtype.kind not in "iuf":
-        raise TypeError(f"edge attribute {attr!r} must hold numbers, got {a.dtype}")
+        raise DomainMismatch(f"edge attribute {attr!r} must hold numbers, got {a.dtype}")
     if a.dtype.kind == "f":
         a = a.astype(np.float64)
         if np.isnan(a).any():
-            raise ValueError(f"edge attribute {attr!r} holds NaN")
+            raise InvalidValue(f"edge attribute {attr!r} holds NaN")
     else:
         a = a.astype(np.int64)
     return a
@@ -281,7 +303,7 @@ def _least(weights: list, attr, arc):
     if len(weights) == 1:
         return weights[0]
     if any(w is None for w in weights):
-        raise TypeError(
+        raise DomainMismatch(
             f"the parallel edges {arc!r} have weight attribute {attr!r} None on some: "
             "no least weight (NetworkX cannot compare None either)"
         )
@@ -304,39 +326,15 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     attrs = dict(edge_attrs or {})
     if weight is not None:
         attrs.setdefault(weight, 1)
-    nodes = list(G)
-    index = {v: i for i, v in enumerate(nodes)}
     multigraph = G.is_multigraph()
     directed = G.is_directed()
-    src: list[int] = []
-    dst: list[int] = []
-    rank: list[int] = []
-    vals: dict = {a: [] for a in attrs}
     defaults = {a: (1 if d is None else d) for a, d in attrs.items()}
-    for u, nbrs in G._adj.items():
-        i = index[u]
-        for pos, (v, data) in enumerate(nbrs.items()):
-            src.append(i)
-            dst.append(index[v])
-            rank.append(pos)
-            for a, lst in vals.items():
-                if multigraph:
-                    lst.append(_least([d.get(a, defaults[a]) for d in data.values()], a, (u, v)))
-                else:
-                    lst.append(data.get(a, defaults[a]))
+    arcs = networkx_arcs(G, defaults, parallel=_least)
     pred_arcs = None
     if directed:
-        ps: list[int] = []
-        pd: list[int] = []
-        pr: list[int] = []
-        for u, nbrs in G._pred.items():
-            i = index[u]
-            for pos, v in enumerate(nbrs):
-                ps.append(i)
-                pd.append(index[v])
-                pr.append(pos)
-        pred_arcs = tuple(np.asarray(x, dtype=np.int64) for x in (ps, pd, pr))
-    converted = {a: _as_weights(lst, a) for a, lst in vals.items()}
+        p = networkx_arcs(G, parallel=_least, reverse=True)
+        pred_arcs = (p.src, p.dst, p.rank)
+    converted = {a: _as_weights(lst, a) for a, lst in arcs.values.items()}
     weights = {a: w for a, (w, _) in converted.items()}
     hidden = {a: rest for a, (_, rest) in converted.items() if rest is not None}
     edges = None
@@ -349,9 +347,11 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     if preserve_node_attrs is True or isinstance(preserve_node_attrs, dict):
         node_data = {v: dict(d) for v, d in G.nodes(data=True)}
     graph_attrs = dict(G.graph) if preserve_graph_attrs else None
-    return KleeneGraph(nodes, directed, multigraph, src, dst, rank, pred_arcs=pred_arcs,
-                       weights=weights, graph_attrs=graph_attrs, node_attrs=node_data,
-                       edges=edges, hidden=hidden)  # fmt: skip
+    kinds = dict(weights=weights, hidden=hidden, pred_arcs=pred_arcs)
+    kept = dict(graph_attrs=graph_attrs, node_attrs=node_data, edges=edges)
+    return KleeneGraph(
+        arcs.nodes, directed, multigraph, arcs.src, arcs.dst, arcs.rank, **kinds, **kept
+    )
 
 
 def empty_nx_like(KG: KleeneGraph):

@@ -58,7 +58,7 @@ class BackendInterface:
         except ValueError as e:
             return str(e)
         if dev == "gpu":
-            from kleene.backends.device import gpu_available
+            from kleene.backends import gpu_available
 
             if not gpu_available():
                 return "nx.config.backends.kleene.device is 'gpu' but no usable CuPy/GPU"

@@ -19,6 +19,8 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from kleene.errors import InvalidValue
+
 from ._engine import (
     beyond_cutoff,
     dijkstra_order,
@@ -59,7 +61,7 @@ __all__ = [
 ]
 
 
-class _Search:
+class Search:
     """One shortest-path search: distances, tree and settle order, as vertex ids.
 
     What it reaches is what NetworkX's search reaches: Dijkstra (``dijkstra=True``)
@@ -116,7 +118,7 @@ def _no_negative_weights(G: KleeneGraph, weight) -> None:
 
 def _check_sources(G, sources):
     if not sources:
-        raise ValueError("sources must not be empty")
+        raise InvalidValue("sources must not be empty")
     for s in sources:
         if s not in G:
             raise nx.NodeNotFound(f"Node {s} not found in graph")
@@ -135,7 +137,7 @@ def dijkstra_path_length(G, source, target, weight="weight"):
         raise nx.NodeNotFound(f"Node {source} not found in graph")
     if source == target:
         return 0
-    S = _Search(G, [source], weight)
+    S = Search(G, [source], weight)
     if not S.reached(target):
         raise nx.NetworkXNoPath(f"Node {target} not reachable from {source}")
     return S.length(target)
@@ -160,14 +162,14 @@ def multi_source_dijkstra_path(G, sources, cutoff=None, weight="weight"):
 
 def multi_source_dijkstra_path_length(G, sources, cutoff=None, weight="weight"):
     _check_sources(G, sources)
-    return _Search(G, sources, weight, cutoff=cutoff).lengths()
+    return Search(G, sources, weight, cutoff=cutoff).lengths()
 
 
 def multi_source_dijkstra(G, sources, target=None, cutoff=None, weight="weight"):
     _check_sources(G, sources)
     if target in sources:
         return 0, [target]
-    S = _Search(G, sources, weight, cutoff=cutoff)
+    S = Search(G, sources, weight, cutoff=cutoff)
     if target is None:
         return S.lengths(), S.paths()
     if not S.reached(target):
@@ -179,7 +181,7 @@ def dijkstra_predecessor_and_distance(G, source, cutoff=None, weight="weight"):
     """({node: [predecessors on shortest paths]}, {node: distance})."""
     if source not in G:
         raise nx.NodeNotFound(f"Node {source} is not found in the graph")
-    S = _Search(G, [source], weight, cutoff=cutoff)
+    S = Search(G, [source], weight, cutoff=cutoff)
     return _all_predecessors(S), S.lengths()
 
 
@@ -191,7 +193,7 @@ def bidirectional_dijkstra(G, source, target, weight="weight"):
         raise nx.NodeNotFound(f"Target {target} is not in G")
     if source == target:
         return 0, [source]
-    S = _Search(G, [source], weight)
+    S = Search(G, [source], weight)
     if not S.reached(target):
         raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
     return S.length(target), S.path(target)
@@ -248,7 +250,7 @@ def _all_rows(G, weight, cutoff):
 
 
 # -- Bellman-Ford --------------------------------------------------------------
-def _all_predecessors(S: _Search) -> dict:
+def _all_predecessors(S: Search) -> dict:
     """{node: every predecessor on a shortest path} (a source: those closing a zero cycle)."""
     G = S.G
     dist = S.dist
@@ -292,7 +294,7 @@ def bellman_ford_predecessor_and_distance(G, source, target=None, weight="weight
         raise nx.NetworkXUnbounded("Negative cycle detected.")
     if len(G) == 1:
         return {source: []}, {source: 0}
-    S = _Search(G, [source], weight, dijkstra=False)
+    S = Search(G, [source], weight, dijkstra=False)
     return _all_predecessors(S), S.lengths()
 
 
@@ -308,7 +310,7 @@ def bellman_ford_path_length(G, source, target, weight="weight"):
         return 0
     if source not in G:
         raise nx.NodeNotFound(f"Source {source} not in G")
-    S = _Search(G, [source], weight, dijkstra=False)
+    S = Search(G, [source], weight, dijkstra=False)
     if not S.reached(target):
         raise nx.NetworkXNoPath(f"node {target} not reachable from {source}")
     return S.length(target)
@@ -322,7 +324,7 @@ def single_source_bellman_ford_path(G, source, weight="weight"):
 def single_source_bellman_ford_path_length(G, source, weight="weight"):
     if source not in G:
         raise nx.NodeNotFound(f"Source {source} not in G")
-    return _Search(G, [source], weight, dijkstra=False).lengths()
+    return Search(G, [source], weight, dijkstra=False).lengths()
 
 
 def single_source_bellman_ford(G, source, target=None, weight="weight"):
@@ -332,7 +334,7 @@ def single_source_bellman_ford(G, source, target=None, weight="weight"):
         return 0, [source]
     if source not in G:
         raise nx.NodeNotFound(f"Source {source} not in G")
-    S = _Search(G, [source], weight, dijkstra=False)
+    S = Search(G, [source], weight, dijkstra=False)
     if target is None:
         return S.lengths(), S.paths()
     if not S.reached(target):
