@@ -14,7 +14,7 @@ Example
 from . import algorithms, backends, core, engine, io, ops, semiring
 from ._info import __version__
 from .algorithms import apsp, bfs, reconstruct_path, sssp, transitive_closure
-from .backends.device import gpu_available
+from .backends import gpu_available
 from .core import Mask, Matrix, Vector
 from .engine import (
     closure,

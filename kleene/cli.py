@@ -232,7 +232,7 @@ def check_space(out: Path, cmd: str, shape: tuple[int, ...], preds: bool) -> Non
 
 def check_memory(cmd: str, k: int, n: int, preds: bool) -> None:
     """Refuse, before computing, a k-source result host memory cannot hold."""
-    from .backends.device import host_memory_free
+    from .backends import host_memory_free
 
     need = k * n * 8 * (2 if preds else 1)
     free = host_memory_free()
@@ -279,7 +279,7 @@ def run(args: argparse.Namespace) -> int:
     """Run one path command; errors propagate (see ``kleene.__main__``)."""
     import kleene
 
-    from .backends.device import to_host
+    from .backends import to_host
 
     cmd = args.command
     preds = getattr(args, "predecessors", False)
@@ -348,7 +348,7 @@ def run_sources(fn, G, sources: np.ndarray, *, progress, label: str, **kw):
     """
     from .algorithms.breadth_first import bfs
     from .algorithms.graph_input import as_graph
-    from .backends.device import to_host
+    from .backends import to_host
     from .progress import Progress
 
     k = int(sources.size)

@@ -205,7 +205,7 @@ def test_size_needed_bounds_the_file(tmp_path, capsys, cmd, ext):
 
 
 def test_multi_source_result_beyond_memory(capsys, monkeypatch, no_work):
-    monkeypatch.setattr("kleene.backends.device.host_memory_free", lambda: 10_000)
+    monkeypatch.setattr("kleene.backends.host_memory_free", lambda: 10_000)
     rc, _, err = run_main(capsys, "bfs", "grid:20x20", "--source", "0..99")
     one_line(rc, err, "kleene bfs: a 100x400 result needs 320,000 bytes", "10,000 bytes",
              "up to about 3 sources fit")  # fmt: skip

@@ -14,10 +14,12 @@ from .device import (
     array_module,
     backend,
     bool_tensor_cores,
+    cupy_module,
     gpu_available,
     gpu_memory_free,
     host_memory_free,
     is_cupy_array,
+    module_for,
     to_host,
 )
 
@@ -26,9 +28,11 @@ __all__ = [
     "array_module",
     "backend",
     "bool_tensor_cores",
+    "cupy_module",
     "gpu_available",
     "gpu_memory_free",
     "host_memory_free",
     "is_cupy_array",
+    "module_for",
     "to_host",
 ]

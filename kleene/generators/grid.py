@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kleene.backends.device import module_for
+from kleene.backends import module_for
 from kleene.core import Matrix
 from kleene.errors import InvalidValue
 

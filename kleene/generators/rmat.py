@@ -60,7 +60,7 @@ def rmat(scale: int, edge_factor: int = 16, *, a: float = 0.57, b: float = 0.19,
         raise InvalidValue(f"device must be 'cpu' or 'gpu', got {device!r}")
     _check_memory(scale, edge_factor, undirected, device)
     if device == "gpu":
-        from kleene.backends.device import cupy_module
+        from kleene.backends import cupy_module
 
         xp = cupy_module()
         uniform = xp.random.RandomState(seed).random_sample
@@ -86,7 +86,7 @@ def rmat(scale: int, edge_factor: int = 16, *, a: float = 0.57, b: float = 0.19,
 def _check_memory(scale: int, edge_factor: int, undirected: bool, device: str) -> None:
     """Refuse an edge list that cannot fit before drawing it, naming the largest scale that does."""
     if device == "gpu":
-        from kleene.backends.device import cupy_module
+        from kleene.backends import cupy_module
 
         if cupy_module() is None:
             raise DeviceUnavailable("rmat: device='gpu' needs CuPy and a CUDA GPU")

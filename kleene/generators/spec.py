@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from kleene.backends.device import module_for
+from kleene.backends import module_for
 from kleene.core import Matrix
 from kleene.errors import InvalidValue
 

@@ -7,8 +7,8 @@ from typing import IO, Any
 
 import numpy as np
 
-from kleene.backends.device import host_memory_free
-from kleene.core.matrix import Matrix
+from kleene.backends import host_memory_free
+from kleene.core import Matrix
 from kleene.errors import DimensionMismatch, InvalidValue
 from kleene.semiring.dtypes import as_dtype
 

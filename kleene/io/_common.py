@@ -10,7 +10,7 @@ from typing import IO
 
 import numpy as np
 
-from kleene.core.matrix import Matrix
+from kleene.core import Matrix
 from kleene.errors import DimensionMismatch, InvalidObject
 from kleene.semiring.dtypes import SUPPORTED_DTYPES
 
