@@ -8,6 +8,8 @@ from types import ModuleType
 
 import numpy as np
 
+from kleene.errors import DeviceUnavailable, InvalidValue
+
 
 @functools.lru_cache(maxsize=1)
 def cupy_module() -> ModuleType | None:
@@ -59,9 +61,9 @@ def module_for(device: str) -> ModuleType:
     if device == "gpu":
         cp = cupy_module()
         if cp is None:
-            raise RuntimeError("device='gpu' needs CuPy and a CUDA GPU; none is available")
+            raise DeviceUnavailable("device='gpu' needs CuPy and a CUDA GPU; none is available")
         return cp
-    raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
+    raise InvalidValue(f"device must be 'cpu' or 'gpu', got {device!r}")
 
 
 def device_of(xp: ModuleType) -> str:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends import direction
+from kleene.errors import InvalidValue
 
 from .frontier import _METHOD, _bfs_kernel, _csr
 from .ms_bfs import ms_bfs_levels
@@ -86,7 +87,7 @@ def _bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: b
     levels. A vertex's parent is its smallest-numbered in-neighbour one level up.
     """
     if method not in _METHOD:
-        raise ValueError(f"bfs_multi: method must be one of {tuple(_METHOD)}, got {method!r}")
+        raise InvalidValue(f"bfs_multi: method must be one of {tuple(_METHOD)}, got {method!r}")
     n = int(n)
     src = np.ascontiguousarray(sources, dtype=np.int64).reshape(-1)
     if src.size and (int(src.min()) < 0 or int(src.max()) >= n):

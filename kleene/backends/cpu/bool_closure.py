@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kleene.errors import InvalidValue
 from kleene.semiring import binary as _ops
 
 from .closure import closure_dense as _byte_closure_dense
@@ -301,9 +302,9 @@ def _bool_closure_rows(indptr, indices, n, out=None, reflexive=False):
     ptr = np.ascontiguousarray(indptr, dtype=np.int64)
     idx = np.ascontiguousarray(indices, dtype=np.int64)
     if n < 0 or ptr.shape != (n + 1,) or idx.ndim != 1 or (n and int(ptr[-1]) > idx.size):
-        raise ValueError("bool_closure_rows: indptr/indices are not a CSR matrix of n rows")
+        raise InvalidValue("bool_closure_rows: indptr/indices are not a CSR matrix of n rows")
     if n and (ptr[0] != 0 or bool(np.any(np.diff(ptr) < 0))):
-        raise ValueError("bool_closure_rows: indptr must start at 0 and never decrease")
+        raise InvalidValue("bool_closure_rows: indptr must start at 0 and never decrease")
     used = idx[: int(ptr[-1])] if n else idx[:0]
     if used.size and (int(used.min()) < 0 or int(used.max()) >= n):
         raise IndexError(f"bool_closure_rows: a column index is out of range for {n} vertices")
@@ -315,7 +316,7 @@ def _bool_closure_rows(indptr, indices, n, out=None, reflexive=False):
         and out.dtype == np.bool_
         and out.flags.writeable
     ):
-        raise ValueError(f"bool_closure_rows: out must be a writable ({n}, {n}) bool array")
+        raise InvalidValue(f"bool_closure_rows: out must be a writable ({n}, {n}) bool array")
     if n == 0:
         return out
     adj = _pack_csr(ptr, idx, n, _words(n))

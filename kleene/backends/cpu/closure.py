@@ -58,6 +58,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from kleene.errors import DimensionMismatch, InvalidValue
 from kleene.semiring import binary as _ops
 
 from .primitives import binary
@@ -441,11 +442,11 @@ def _generic_closure(semiring, a, one, pred):
 
 def _check_preds(name, pb, pc, bshape, cshape):
     if (pb is None) != (pc is None):
-        raise ValueError(f"{name}: pass both pb and pc, or neither")
+        raise InvalidValue(f"{name}: pass both pb and pc, or neither")
     if pc is None:
         return
     if pb.shape != bshape or pc.shape != cshape:
-        raise ValueError(
+        raise DimensionMismatch(
             f"{name}: pb is {pb.shape} (B is {bshape}), pc is {pc.shape} (C is {cshape})"
         )
 
@@ -500,9 +501,9 @@ def _mxm_dense_acc(semiring, a, b, c, pb=None, pc=None) -> None:
     [[3.0, 9.0]]
     """
     if a.ndim != 2 or b.ndim != 2 or c.ndim != 2:
-        raise ValueError("mxm_dense_acc: a, b and c must be 2-D")
+        raise InvalidValue("mxm_dense_acc: a, b and c must be 2-D")
     if a.shape[1] != b.shape[0] or (a.shape[0], b.shape[1]) != c.shape:
-        raise ValueError(f"mxm_dense_acc: a is {a.shape}, b is {b.shape}, c is {c.shape}")
+        raise DimensionMismatch(f"mxm_dense_acc: a is {a.shape}, b is {b.shape}, c is {c.shape}")
     _check_preds("mxm_dense_acc", pb, pc, b.shape, c.shape)
     spec = _spec(semiring, c.dtype) if HAVE_NUMBA else None
     compiled = (
@@ -531,9 +532,9 @@ def _closure_dense(semiring, a, one, pred=None) -> None:
     [[0.0, 1.0], [2.0, 0.0]]
     """
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
-        raise ValueError(f"closure_dense: a must be square, got shape {a.shape}")
+        raise DimensionMismatch(f"closure_dense: a must be square, got shape {a.shape}")
     if pred is not None and pred.shape != a.shape:
-        raise ValueError(f"closure_dense: pred is {pred.shape}, a is {a.shape}")
+        raise DimensionMismatch(f"closure_dense: pred is {pred.shape}, a is {a.shape}")
     spec = _spec(semiring, a.dtype) if HAVE_NUMBA else None
     nan = _has_nan(a) or (a.dtype.kind == "f" and bool(np.isnan(one)))
     writable = a.flags.writeable and (pred is None or pred.flags.writeable)

@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends.strict_sums import strict_sums
+from kleene.errors import InvalidValue
 
 from .frontier import _csr, _source
 from .tree import tight_parents
@@ -183,18 +184,18 @@ def _delta_stepping(indptr, indices, weights, n: int, source: int, delta: float,
     if w.dtype not in _NATIVE:
         w = w.astype(np.float64)
     if w.shape != idx.shape:
-        raise ValueError("delta_stepping: weights must have one value per stored edge")
+        raise InvalidValue("delta_stepping: weights must have one value per stored edge")
     delta = float(delta)
     if not (np.isfinite(delta) and delta > 0):
-        raise ValueError(f"delta_stepping: delta must be a finite number > 0, got {delta!r}")
+        raise InvalidValue(f"delta_stepping: delta must be a finite number > 0, got {delta!r}")
     if bounds is None:
         bounds = (w.min(), w.max()) if w.size else (0.0, 0.0)
     least, most = float(bounds[0]), float(bounds[1])
     if not least >= 0:  # NaN too
-        raise ValueError("delta_stepping: weights must be non-negative")
+        raise InvalidValue("delta_stepping: weights must be non-negative")
     nslots = bucket_slots(most, delta, n)
     if parents and not strict_sums(least, most, n):
-        raise ValueError("delta_stepping: parents need weights that grow every sum "
+        raise InvalidValue("delta_stepping: parents need weights that grow every sum "
                          "(strict_sums); use shortest_path_tree")  # fmt: skip
     dist = np.full(n, np.inf, dtype=np.float64)
     _delta_kernel(ptr, idx, w, s, dist, delta, nslots)

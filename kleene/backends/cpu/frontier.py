@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends import direction
+from kleene.errors import InvalidValue
 
 try:
     import numba
@@ -258,7 +259,7 @@ def _csr(opname: str, indptr, indices, n: int):
     ptr = np.ascontiguousarray(indptr, dtype=np.int64)
     idx = np.ascontiguousarray(indices, dtype=np.int32)
     if ptr.shape != (n + 1,) or idx.ndim != 1 or (n and int(ptr[-1]) > idx.size):
-        raise ValueError(f"{opname}: indptr/indices are not a CSR of {n} rows")
+        raise InvalidValue(f"{opname}: indptr/indices are not a CSR of {n} rows")
     return ptr.view(np.uint64), idx.view(np.uint32)
 
 
@@ -283,7 +284,7 @@ def _bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, paren
     the in-edges.
     """
     if method not in _METHOD:
-        raise ValueError(f"bfs_levels: method must be one of {tuple(_METHOD)}, got {method!r}")
+        raise InvalidValue(f"bfs_levels: method must be one of {tuple(_METHOD)}, got {method!r}")
     n = int(n)
     s = _source("bfs_levels", n, source)
     ptr, idx = _csr("bfs_levels", indptr, indices, n)
@@ -291,7 +292,7 @@ def _bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, paren
     if can_pull:
         tptr, tidx = _csr("bfs_levels", t_indptr, t_indices, n)
     elif method == "pull":
-        raise ValueError("bfs_levels: method 'pull' needs the transpose (t_indptr, t_indices)")
+        raise InvalidValue("bfs_levels: method 'pull' needs the transpose (t_indptr, t_indices)")
     else:  # placeholders of the compiled types, never read
         tptr, tidx = _NO_PTR, _NO_IDX
     state = np.full(n, -1, dtype=np.int64 if parents else np.int32)
@@ -318,7 +319,7 @@ def _bellman_ford(indptr, indices, weights, n: int, source: int, nonnegative: bo
     ptr, idx = _csr("bellman_ford", indptr, indices, n)
     w = np.ascontiguousarray(weights, dtype=np.float64)
     if w.shape != idx.shape:
-        raise ValueError("bellman_ford: weights must have one value per stored edge")
+        raise InvalidValue("bellman_ford: weights must have one value per stored edge")
     dist, negative = _bellman_ford_kernel(ptr, idx, w, n, s)
     return dist, bool(negative)
 

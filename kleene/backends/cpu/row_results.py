@@ -9,6 +9,7 @@ there, naming the bytes, instead of failing (or swapping) after minutes of work.
 from __future__ import annotations
 
 from kleene.backends.device import host_memory_free
+from kleene.errors import OutOfMemory
 
 
 def check_rows_fit(opname: str, k: int, n: int, what: str, bytes_per_entry: int,
@@ -30,7 +31,7 @@ def check_rows_fit(opname: str, k: int, n: int, what: str, bytes_per_entry: int,
     need = int(k) * int(n) * int(bytes_per_entry)
     free = host_memory_free() if free is None else int(free)
     if need > free:
-        raise MemoryError(
+        raise OutOfMemory(
             f"{opname}: {k:,} sources × {n:,} vertices need {need:,} bytes "
             f"({need / 2**30:.1f} GiB) of {what}, but {free:,} bytes ({free / 2**30:.1f} GiB) "
             "of host memory are available; run fewer sources at a time"

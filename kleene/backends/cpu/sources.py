@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends.strict_sums import strict_sums
+from kleene.errors import InvalidValue
 
 from .delta import _delta_kernel, bucket_slots
 from .row_results import check_rows_fit
@@ -181,13 +182,13 @@ def _dijkstra_rows(indptr, indices, weights, sources, predecessors: bool = False
     idx = np.ascontiguousarray(indices, dtype=np.int32)
     n = ptr.size - 1
     if n < 0 or idx.ndim != 1 or (n and int(ptr[-1]) > idx.size):
-        raise ValueError("dijkstra_rows: indptr/indices are not a CSR matrix")
+        raise InvalidValue("dijkstra_rows: indptr/indices are not a CSR matrix")
     w = np.ascontiguousarray(weights, dtype=np.float64)
     if w.shape != idx.shape:
-        raise ValueError("dijkstra_rows: weights must have one value per stored edge")
+        raise InvalidValue("dijkstra_rows: weights must have one value per stored edge")
     least, most = (float(w.min()), float(w.max())) if w.size else (0.0, 0.0)
     if not least >= 0:  # NaN fails this too
-        raise ValueError("dijkstra_rows: Dijkstra needs non-negative weights (reweight first)")
+        raise InvalidValue("dijkstra_rows: Dijkstra needs non-negative weights (reweight first)")
     src = np.ascontiguousarray(sources, dtype=np.int64).reshape(-1)
     if src.size and (int(src.min()) < 0 or int(src.max()) >= n):
         bad = src[(src < 0) | (src >= n)][0]
@@ -227,7 +228,7 @@ def _outputs(out, k: int, n: int, predecessors: bool):
     for a, dtype in wants:
         if not (isinstance(a, np.ndarray) and a.shape == (k, n) and a.dtype == dtype
                 and a.flags.c_contiguous and a.flags.writeable):  # fmt: skip
-            raise ValueError(f"dijkstra_rows: out arrays must be writable C-contiguous "
+            raise InvalidValue(f"dijkstra_rows: out arrays must be writable C-contiguous "
                              f"({k}, {n}) float64 / int64 arrays")  # fmt: skip
     return dist, (pred if predecessors else None)
 

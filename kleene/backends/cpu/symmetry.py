@@ -25,6 +25,8 @@ import os
 
 import numpy as np
 
+from kleene.errors import DomainMismatch, InvalidValue
+
 try:
     import numba
 except ImportError:  # pragma: no cover - exercised only without numba
@@ -169,7 +171,7 @@ def value_bits(values) -> np.ndarray:
         return (values.astype(np.float64) + 0.0).view(np.uint64)
     if values.dtype.kind in "biu":
         return values.astype(np.int64).view(np.uint64)
-    raise TypeError(f"symmetry_sums: no pass for {values.dtype} values")
+    raise DomainMismatch(f"symmetry_sums: no pass for {values.dtype} values")
 
 
 def _symmetry_sums(indptr, indices, values, salt: int):
@@ -183,7 +185,7 @@ def _symmetry_sums(indptr, indices, values, salt: int):
     if values is not None:
         values = np.asarray(values)
         if values.dtype.kind not in "biuf":
-            raise TypeError(f"symmetry_sums: no pass for {values.dtype} values")
+            raise DomainMismatch(f"symmetry_sums: no pass for {values.dtype} values")
     if idx.size and _first_missing_mirror(ptr, idx, SAMPLES):
         return 1, 1  # an entry without its mirror: not symmetric, no pass needed
     s = np.uint64(salt & 0xFFFFFFFFFFFFFFFF)
@@ -202,7 +204,7 @@ def _union_min(a, b, n: int, values: bool = True):
     a_idx = np.ascontiguousarray(a[1], dtype=np.int32)
     b_idx = np.ascontiguousarray(b[1], dtype=np.int32)
     if a_ptr.size != n + 1 or b_ptr.size != n + 1:
-        raise ValueError(f"union_min: indptr must have {n + 1} entries")
+        raise InvalidValue(f"union_min: indptr must have {n + 1} entries")
     out_ptr = np.empty(n + 1, dtype=np.int64)
     _union_count(a_ptr, a_idx, b_ptr, b_idx, out_ptr)
     out_idx = np.empty(int(out_ptr[-1]), dtype=np.int32)
@@ -222,7 +224,7 @@ def _union_pattern(indptr, indices, n: int):
     ptr = np.ascontiguousarray(indptr, dtype=np.int64)
     idx = np.ascontiguousarray(indices, dtype=np.int32)
     if ptr.size != n + 1:
-        raise ValueError(f"union_pattern: indptr must have {n + 1} entries")
+        raise InvalidValue(f"union_pattern: indptr must have {n + 1} entries")
     t_ptr = np.empty(n + 1, dtype=np.int64)
     t_idx = np.empty(idx.size, dtype=np.int32)
     _transpose_pattern(ptr, idx, t_ptr, t_idx)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kleene.errors import InvalidValue
+
 try:
     import numba
 except ImportError:  # pragma: no cover - exercised only without numba
@@ -54,7 +56,7 @@ def _arrays(name: str, indptr, indices, weights, dist):
     w = np.ascontiguousarray(weights, dtype=np.float64)
     d = np.ascontiguousarray(dist, dtype=np.float64)
     if ptr.shape != (d.size + 1,) or w.shape != idx.shape:
-        raise ValueError(f"{name}: indptr/indices/weights are not a CSR of len(dist) rows")
+        raise InvalidValue(f"{name}: indptr/indices/weights are not a CSR of len(dist) rows")
     return ptr, idx, w, d
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 import cupy
 import numpy as np
 
+from kleene.errors import InvalidValue
+
 MAX_N = 512
 _THREADS = 1024
 
@@ -41,7 +43,7 @@ def close(a: cupy.ndarray) -> None:
     if n == 0:
         return
     if n > MAX_N:
-        raise ValueError(f"bool_closure: one block holds at most {MAX_N} rows, got {n}")
+        raise InvalidValue(f"bool_closure: one block holds at most {MAX_N} rows, got {n}")
     lda = a.strides[0] if n > 1 else 1
     cells = n * -(-n // 32)  # one thread a word while they fit in one block
     threads = min(_THREADS, -(-cells // 32) * 32)

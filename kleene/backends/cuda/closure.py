@@ -16,6 +16,7 @@ from functools import cache, lru_cache
 import cupy
 import numpy as np
 
+from kleene.errors import DimensionMismatch, InvalidValue
 from kleene.semiring import Semiring
 from kleene.semiring.dtypes import as_dtype
 
@@ -168,12 +169,12 @@ def closure_dense(semiring: Semiring, a, one, pred=None) -> None:
     sums may round differently) and predecessors may pick other equally good paths.
     """
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
-        raise ValueError(f"closure_dense: a must be square, got shape {a.shape}")
+        raise DimensionMismatch(f"closure_dense: a must be square, got shape {a.shape}")
     if pred is not None and (pred.shape != a.shape or pred.dtype != np.int64):
-        raise ValueError(f"closure_dense: pred must be int64 shaped {a.shape}")
+        raise InvalidValue(f"closure_dense: pred must be int64 shaped {a.shape}")
     add = semiring.add
     if not add.idempotent:
-        raise ValueError(f"closure_dense: {semiring.name}'s add is not idempotent")
+        raise InvalidValue(f"closure_dense: {semiring.name}'s add is not idempotent")
     n = a.shape[0]
     if n == 0 or add.stops_at_first:
         return

@@ -8,6 +8,7 @@ import cupy
 import numpy as np
 
 from kleene.backends.memory import overlaps
+from kleene.errors import DimensionMismatch, DomainMismatch, InvalidValue
 from kleene.semiring import Semiring
 from kleene.semiring.builtins import binary as _ops
 from kleene.semiring.dtypes import as_dtype
@@ -150,7 +151,7 @@ def _launch(opname, semiring, a, b, c, lds, fast, mode, tile, override=(), pred_
     fn, cfg = _kernel(semiring, ta, tb, tc, fast, override, mode, tile, vec, jit.device_id())
     grid = (-(-n // cfg["BN"]), -(-m // cfg["BM"]))
     if grid[1] > _GRID_Y:
-        raise ValueError(f"{opname}: {m} rows exceed the kernel's grid ({_GRID_Y * cfg['BM']})")
+        raise InvalidValue(f"{opname}: {m} rows exceed the kernel's grid ({_GRID_Y * cfg['BM']})")
     threads = (cfg["BM"] // cfg["TM"]) * (cfg["BN"] // cfg["TN"])
     sizes = (np.int32(m), np.int32(n), np.int32(k))
     fn(grid, (threads,), (a, b, c, *sizes, *(np.int64(ld) for ld in lds), *pred_args))
@@ -166,9 +167,9 @@ def mxm_dense(semiring: Semiring, a, b, out_dtype) -> cupy.ndarray:
     m, k = a.shape
     k2, n = b.shape
     if k != k2:
-        raise ValueError(f"mxm_dense: inner dimensions differ: {a.shape} and {b.shape}")
+        raise DimensionMismatch(f"mxm_dense: inner dimensions differ: {a.shape} and {b.shape}")
     if max(m, n, k) > _INT_LIMIT:
-        raise ValueError(f"mxm_dense: dimensions {m}x{k}x{n} exceed the kernel's int32 indexing")
+        raise InvalidValue(f"mxm_dense: dimensions {m}x{k}x{n} exceed the kernel's int32 indexing")
     add = semiring.add
     if k == 0 or m == 0 or n == 0:
         return cupy.full((m, n), add.identity_for(out), dtype=out)
@@ -239,26 +240,26 @@ def mxm_dense_acc(semiring: Semiring, a, b, c, pb=None, pc=None) -> None:
     whose term attains the new value. The ``any`` monoid keeps C as it is.
     """
     if (pb is None) != (pc is None):
-        raise ValueError("mxm_dense_acc: pass both pb and pc, or neither")
+        raise InvalidValue("mxm_dense_acc: pass both pb and pc, or neither")
     if a.ndim != 2 or b.ndim != 2 or c.ndim != 2:
-        raise ValueError("mxm_dense_acc: a, b and c must be 2-D")
+        raise InvalidValue("mxm_dense_acc: a, b and c must be 2-D")
     m, k = a.shape
     k2, n = b.shape
     if k != k2 or c.shape != (m, n):
-        raise ValueError(f"mxm_dense_acc: a is {a.shape}, b is {b.shape}, c is {c.shape}")
+        raise DimensionMismatch(f"mxm_dense_acc: a is {a.shape}, b is {b.shape}, c is {c.shape}")
     add = semiring.add
     pred = pc is not None
     if pred:
         if not add.idempotent:
-            raise ValueError(
+            raise InvalidValue(
                 f"mxm_dense_acc: predecessors need an idempotent add; {semiring.name}'s is not"
             )
         if pb.shape != b.shape or pc.shape != c.shape:
-            raise ValueError(f"mxm_dense_acc: pb is {pb.shape}, pc is {pc.shape}")
+            raise DimensionMismatch(f"mxm_dense_acc: pb is {pb.shape}, pc is {pc.shape}")
         if pb.dtype != np.int64 or pc.dtype != np.int64:
-            raise TypeError(f"mxm_dense_acc: pb, pc must be int64, got {pb.dtype}, {pc.dtype}")
+            raise DomainMismatch(f"mxm_dense_acc: pb, pc must be int64, got {pb.dtype}, {pc.dtype}")
     if max(m, n, k) > _INT_LIMIT:
-        raise ValueError(f"mxm_dense_acc: {m}x{k}x{n} exceeds the kernel's int32 indexing")
+        raise InvalidValue(f"mxm_dense_acc: {m}x{k}x{n} exceeds the kernel's int32 indexing")
     if m == 0 or n == 0 or k == 0 or add.stops_at_first:
         return  # nothing to add (any: ADD(C, x) keeps C)
     if not pred and boolean_mma.eligible(semiring, a, b, c):  # (or, and) on tensor cores

@@ -17,6 +17,7 @@ import cupy
 import numpy as np
 
 from kleene.backends import direction
+from kleene.errors import InvalidValue
 
 from . import codegen, jit
 
@@ -119,7 +120,7 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
     ROUND_LEVELS levels per grid barrier (``kl_bfs_rounds``, same levels).
     """
     if method not in _METHOD:
-        raise ValueError(f"bfs_levels: method must be one of {tuple(_METHOD)}, got {method!r}")
+        raise InvalidValue(f"bfs_levels: method must be one of {tuple(_METHOD)}, got {method!r}")
     ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
     tptr, tidx = jit.contiguous(t_indptr, np.int64), jit.contiguous(t_indices, np.int32)
     nnz = int(idx.size)

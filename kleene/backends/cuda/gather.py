@@ -13,6 +13,8 @@ from pathlib import Path
 import cupy
 import numpy as np
 
+from kleene.errors import InvalidValue
+
 _TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 
 
@@ -30,13 +32,15 @@ def gather_square(c: cupy.ndarray, idx: cupy.ndarray, out: cupy.ndarray | None =
     entry in range (not checked: callers pass component labels)."""
     n = int(idx.size)
     if c.ndim != 2 or c.shape[0] != c.shape[1] or (c.shape[0] > 1 and c.strides[1] != c.itemsize):
-        raise ValueError(f"gather_square: c must be square with unit column stride, got {c.shape}")
+        raise InvalidValue(
+            f"gather_square: c must be square with unit column stride, got {c.shape}"
+        )
     if c.itemsize not in _TYPES:
-        raise ValueError(f"gather_square: no kernel for {c.itemsize}-byte elements")
+        raise InvalidValue(f"gather_square: no kernel for {c.itemsize}-byte elements")
     if out is None:
         out = cupy.empty((n, n), dtype=c.dtype)
     if out.shape != (n, n) or not out.flags.c_contiguous or out.dtype != c.dtype:
-        raise ValueError(f"gather_square: out must be a C-contiguous {n} x {n} {c.dtype} array")
+        raise InvalidValue(f"gather_square: out must be a C-contiguous {n} x {n} {c.dtype} array")
     if n == 0:
         return out
     idx = cupy.ascontiguousarray(idx, dtype=cupy.int32)

@@ -20,6 +20,7 @@ import numpy as np
 
 from kleene.backends import direction
 from kleene.backends.device import gpu_memory_free
+from kleene.errors import InvalidValue, OutOfMemory
 
 from . import jit
 from .codegen.multi_frontier import multi_frontier_spec
@@ -78,7 +79,7 @@ def _check_memory(k: int, n: int, nnz: int, parents: bool) -> None:
     free = gpu_memory_free()
     if result + work > free:
         what = "levels and parents" if parents else "levels"
-        raise MemoryError(
+        raise OutOfMemory(
             f"bfs_multi: {k} sources x {n} vertices need {result + work} bytes on the GPU "
             f"({result} for the int64 {what}, {work} of work space), {free} bytes free; "
             f"run fewer sources per call (about {max(0, (free - work) // (result // k))} fit)"
@@ -98,7 +99,7 @@ def bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: bo
     the work space do not fit in free GPU memory.
     """
     if method not in _METHODS:
-        raise ValueError(f"bfs_multi: method must be one of {_METHODS}, got {method!r}")
+        raise InvalidValue(f"bfs_multi: method must be one of {_METHODS}, got {method!r}")
     ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
     tptr, tidx = jit.contiguous(t_indptr, np.int64), jit.contiguous(t_indices, np.int32)
     src = jit.contiguous(sources, np.int64)

@@ -19,6 +19,7 @@ import cupy
 import numpy as np
 
 from kleene.backends.strict_sums import strict_sums
+from kleene.errors import InvalidValue
 
 from . import jit
 from .frontier import (
@@ -60,19 +61,19 @@ def delta_stepping(indptr, indices, weights, n: int, source: int, delta: float, 
     if w.dtype not in _KIND:
         w = w.astype(np.float64)
     if w.shape != idx.shape:
-        raise ValueError("delta_stepping: weights must have one value per stored edge")
+        raise InvalidValue("delta_stepping: weights must have one value per stored edge")
     if not 0 <= source < n:
         raise IndexError(f"delta_stepping: source {source} is out of range for {n} vertices")
     delta = float(delta)
     if not (np.isfinite(delta) and delta > 0):
-        raise ValueError(f"delta_stepping: delta must be a finite number > 0, got {delta!r}")
+        raise InvalidValue(f"delta_stepping: delta must be a finite number > 0, got {delta!r}")
     if bounds is None:
         bounds = (float(w.min()), float(w.max())) if w.size else (0.0, 0.0)
     least, most = float(bounds[0]), float(bounds[1])
     if not least >= 0:  # NaN too
-        raise ValueError("delta_stepping: weights must be non-negative")
+        raise InvalidValue("delta_stepping: weights must be non-negative")
     if parents and not strict_sums(least, most, n):
-        raise ValueError("delta_stepping: parents need weights that grow every sum "
+        raise InvalidValue("delta_stepping: parents need weights that grow every sum "
                          "(strict_sums); use shortest_path_tree")  # fmt: skip
     nnz = int(idx.size)
     heavy = _heavy_threshold(nnz)
@@ -120,7 +121,7 @@ def tight_parents(indptr, indices, weights, dist, *, in_edges=None):
     if w.dtype not in _KIND:
         w = w.astype(np.float64)
     if ptr.shape != (n + 1,) or w.shape != idx.shape:
-        raise ValueError("tight_parents: the edges are not a CSR of len(dist) rows")
+        raise InvalidValue("tight_parents: the edges are not a CSR of len(dist) rows")
     par = cupy.full(max(n, 1), _NO_PARENT, dtype=np.int32)
     big, hv, ho = _parent_lists(n, int(idx.size))
     count = cupy.zeros(1, dtype=np.uint64)

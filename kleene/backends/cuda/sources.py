@@ -23,6 +23,7 @@ import cupy
 import numpy as np
 
 from kleene.backends.device import gpu_memory_free
+from kleene.errors import InvalidValue, OutOfMemory
 
 from . import jit
 from .codegen.sources import sources_spec
@@ -66,12 +67,12 @@ def sssp_rows(indptr, indices, weights, sources, predecessors: bool = False, out
     ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
     n = int(ptr.size) - 1
     if n < 0 or ptr.ndim != 1 or idx.ndim != 1 or (n and int(ptr[-1]) > idx.size):
-        raise ValueError("sssp_rows: indptr/indices are not a CSR matrix")
+        raise InvalidValue("sssp_rows: indptr/indices are not a CSR matrix")
     w = jit.contiguous(weights, np.float64)
     if w.shape != idx.shape:
-        raise ValueError("sssp_rows: weights must have one value per stored edge")
+        raise InvalidValue("sssp_rows: weights must have one value per stored edge")
     if w.size and not bool(w.min() >= 0):  # NaN fails this too
-        raise ValueError("sssp_rows: weights must be non-negative (reweight first)")
+        raise InvalidValue("sssp_rows: weights must be non-negative (reweight first)")
     host = sources.get() if isinstance(sources, cupy.ndarray) else sources
     src = np.ascontiguousarray(host, dtype=np.int64).reshape(-1)
     if src.size and (int(src.min()) < 0 or int(src.max()) >= n):
@@ -94,7 +95,7 @@ def _outputs(out, k: int, n: int, preds: bool):
         for a, dtype in wants:
             if not (isinstance(a, cupy.ndarray) and a.shape == (k, n) and a.dtype == dtype
                     and a.flags.c_contiguous):  # fmt: skip
-                raise ValueError(f"sssp_rows: out arrays must be C-contiguous CuPy "
+                raise InvalidValue(f"sssp_rows: out arrays must be C-contiguous CuPy "
                                  f"({k}, {n}) float64 / int64 arrays")  # fmt: skip
         return dist, (pred if preds else None)
     need = k * n * (16 if preds else 8)
@@ -102,7 +103,7 @@ def _outputs(out, k: int, n: int, preds: bool):
     least = _scratch_bytes(1, n, 1, preds)  # the smallest launch besides the results
     what = f"sssp_rows: {k} x {n} distances" + (" and predecessors" if preds else "")
     if need + least > free:
-        raise MemoryError(
+        raise OutOfMemory(
             f"{what} need {need:,} bytes of GPU memory (plus {least:,} of scratch); "
             f"{free:,} bytes are free: fewer sources at a time fit"
         )
@@ -110,7 +111,7 @@ def _outputs(out, k: int, n: int, preds: bool):
         dist = cupy.empty((k, n), dtype=np.float64)
         return dist, (cupy.empty((k, n), dtype=np.int64) if preds else None)
     except cupy.cuda.memory.OutOfMemoryError as e:
-        raise MemoryError(f"{what} need {need:,} bytes of GPU memory; {free:,} were free") from e
+        raise OutOfMemory(f"{what} need {need:,} bytes of GPU memory; {free:,} were free") from e
 
 
 def _scratch_bytes(groups: int, n: int, per_group: int, preds: bool) -> int:
@@ -141,7 +142,7 @@ class _Scratch:
         need = _scratch_bytes(groups, n, 1 << lb, preds)
         free = gpu_memory_free()
         if need > free:
-            raise MemoryError(
+            raise OutOfMemory(
                 f"sssp_rows: a launch of {chunk} sources on {n} vertices needs {need:,} "
                 f"bytes of GPU scratch; {free:,} bytes are free"
             )

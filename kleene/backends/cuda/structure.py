@@ -16,6 +16,8 @@ import struct
 import cupy
 import numpy as np
 
+from kleene.errors import DomainMismatch
+
 from . import codegen, jit
 
 _THREADS = 256
@@ -42,7 +44,7 @@ def expand_rows(offsets, total: int | None = None, dtype=np.int64):
     total = int(offsets[-1]) if total is None else int(total)
     dtype = np.dtype(dtype)
     if dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
-        raise TypeError(f"expand_rows: rows are int32 or int64, not {dtype}")
+        raise DomainMismatch(f"expand_rows: rows are int32 or int64, not {dtype}")
     rows = cupy.empty(total, dtype=dtype)
     if total and n > 0:
         name = "kl_expand_rows<int>" if dtype == np.int32 else "kl_expand_rows<long long>"
@@ -85,7 +87,7 @@ def symmetry_sums(indptr, indices, values, salt: int, stats: dict | None = None)
         vals = jit.contiguous(values)
         ctype = _VALUE_TYPES.get(vals.dtype)
         if ctype is None:
-            raise TypeError(f"symmetry_sums: no kernel for {vals.dtype} values")
+            raise DomainMismatch(f"symmetry_sums: no kernel for {vals.dtype} values")
         name = f"kl_symmetry_sums<{ctype}, true>"
     out = cupy.zeros(7, dtype=np.uint64)
     out[2:] = _scan_start()
@@ -159,7 +161,7 @@ def dense_scan(values, present, stats: dict | None = None, mark=None) -> int:
     value type without a kernel."""
     ctype = _VALUE_TYPES.get(np.dtype(values.dtype))
     if ctype is None:
-        raise TypeError(f"dense_scan: no kernel for {values.dtype} values")
+        raise DomainMismatch(f"dense_scan: no kernel for {values.dtype} values")
     keep = _keep(values, present, mark)
     if keep is None:  # no marked kernel for this type or layout: the bitmap first
         present, keep = values != mark, _KEEP_BITMAP
@@ -368,7 +370,7 @@ def union_min(a, b, n: int, values: bool = True):
         b_val = jit.contiguous(b[2], a_val.dtype)
         ctype = _VALUE_TYPES.get(a_val.dtype)
         if ctype is None:
-            raise TypeError(f"union_min: no kernel for {a_val.dtype} values")
+            raise DomainMismatch(f"union_min: no kernel for {a_val.dtype} values")
         name = f"kl_union_min<{ctype}, true>"
     else:
         a_val = b_val = jit.dummy_bool()

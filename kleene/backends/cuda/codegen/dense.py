@@ -8,6 +8,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from kleene.errors import InvalidValue
 from kleene.semiring import Semiring
 from kleene.semiring.builtins import binary as _builtin_binary
 from kleene.semiring.dtypes import as_dtype
@@ -56,7 +57,7 @@ def mxm_config(a_dtype, b_dtype, c_dtype, tile: str = "large", **override) -> Ma
 @lru_cache(maxsize=256)
 def _mxm_config(a_dtype, b_dtype, c_dtype, tile: str, override: tuple) -> Mapping:
     if tile not in MXM_TILES:
-        raise ValueError(f"unknown dense tile {tile!r}; one of {MXM_TILES}")
+        raise InvalidValue(f"unknown dense tile {tile!r}; one of {MXM_TILES}")
     size = max(np.dtype(t).itemsize for t in (a_dtype, b_dtype, c_dtype))
     four = {np.dtype(np.int32), np.dtype(np.float32)}
     vec = np.dtype(a_dtype) in four and np.dtype(b_dtype) in four
@@ -99,9 +100,9 @@ def mxm_spec(
     where C(i, j) strictly changes. ``tile`` defaults to "small" for "pred".
     """
     if fast is not None and fast not in MXM_FAST:
-        raise ValueError(f"unknown dense fast path {fast!r}")
+        raise InvalidValue(f"unknown dense fast path {fast!r}")
     if mode not in MXM_MODES:
-        raise ValueError(f"unknown dense mode {mode!r}; one of {MXM_MODES}")
+        raise InvalidValue(f"unknown dense mode {mode!r}; one of {MXM_MODES}")
     ta, tb, tc = (as_dtype(t) for t in (a_dtype, b_dtype, c_dtype))
     tile = tile or ("small" if mode == "pred" else "large")
     cfg = mxm_config(ta, tb, tc, tile, **(cfg or {}))
