@@ -5,6 +5,7 @@ kleene's own errors as one line while a bug keeps its traceback."""
 from __future__ import annotations
 
 import doctest
+import pickle
 import subprocess
 import sys
 
@@ -88,8 +89,12 @@ def test_mismatched_shapes_elsewhere_are_dimension_mismatches():
     with pytest.raises(DimensionMismatch, match="must be square"):
         kleene.closure(kleene.Matrix.from_dense(np.zeros((2, 3)), missing=None), "min_plus")
     with pytest.raises(DimensionMismatch, match="mask shape"):
-        kleene.mxv(_graph(), kleene.Vector.from_coo([0], [0.0], 3), "min_plus",
-                   mask=kleene.Vector.from_coo([0], [1.0], 4).S)  # fmt: skip
+        kleene.mxv(
+            _graph(),
+            kleene.Vector.from_coo([0], [0.0], 3),
+            "min_plus",
+            mask=kleene.Vector.from_coo([0], [1.0], 4).S,
+        )
 
 
 @pytest.mark.parametrize(
@@ -219,7 +224,7 @@ def test_cli_reports_a_bad_graph_file_as_one_line(capsys, tmp_path):
         ValueError("a bare ValueError"),
         TypeError("a bare TypeError"),
         RuntimeError("a bare RuntimeError"),
-    ],  # fmt: skip
+    ],
     ids=lambda e: type(e).__name__,
 )
 def test_cli_lets_anything_else_show_its_traceback(monkeypatch, error):
@@ -245,3 +250,26 @@ def test_cli_bug_prints_a_traceback_from_the_command_line(tmp_path):
     assert r.returncode == 1
     assert "Traceback (most recent call last)" in r.stderr
     assert r.stderr.strip().endswith("ZeroDivisionError: a bug in kleene")
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        InvalidValue("bad value"),
+        DimensionMismatch("A is (2, 2) but u has size 3"),
+        NegativeCycleError("apsp: a negative cycle"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_errors_survive_a_pickle(error):
+    # Dask sends a worker's exception back pickled: class and message must arrive
+    back = pickle.loads(pickle.dumps(error))
+    assert type(back) is type(error) and str(back) == str(error)
+
+
+def test_graph_file_error_survives_a_pickle():
+    from kleene.io import GraphFileError
+
+    back = pickle.loads(pickle.dumps(GraphFileError("g.gr", 3, "expected an integer")))
+    assert type(back) is GraphFileError and str(back) == "g.gr: line 3: expected an integer"
+    assert (back.path, back.line) == ("g.gr", 3)

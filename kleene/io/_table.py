@@ -34,9 +34,13 @@ class GraphFileError(KleeneError, ValueError):
     A ``KleeneError`` (the CLI reports it as one line) and a ``ValueError``."""
 
     def __init__(self, path: str, line: int | None, message: str):
-        self.path, self.line = path, line
+        self.path, self.line, self.message = path, line, message
         where = f"{path}: line {line}: " if line is not None else f"{path}: "
         super().__init__(where + message)
+
+    def __reduce__(self):
+        # rebuilt from its own arguments: a pickle (a Dask worker's error) keeps the class
+        return type(self), (self.path, self.line, self.message)
 
 
 @dataclass(frozen=True)
