@@ -9,8 +9,10 @@ packages. Lazy imports inside functions count: a circle deferred is still a circ
   (``kleene.ops`` registers itself with ``core.methods``);
 - everything above the engine (algorithms, front ends) imports the engine layers
   only through their packages' ``__all__``, never a submodule's internals;
-- no module imports a ``_private`` name from another package, and nothing above
-  the engine reads a private attribute of any object but its own;
+- no module imports a ``_private`` name from another package, and outside
+  ``core`` no module reads a private attribute of any object but its own (the
+  operation and engine layers read a container's arrays through ``core.access``);
+- a back end is reached only through ``backend(xp)``;
 - only the containers write private attributes of another object;
 - no folder holds more than 20 modules.
 """
@@ -138,9 +140,31 @@ def test_above_the_engine_only_public_surfaces(path):
         public = set(importlib.import_module(target).__all__)
         hidden = set(names) - public
         assert not hidden, f"{_rel(path)}:{line} imports {hidden}, not in kleene.{layer}.__all__"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=_rel)
+def test_private_attributes_stay_home(path):
+    """Only the containers' own package reads a private attribute of an object not its
+    own: the operation and engine layers read a container's arrays through the public
+    ``kleene.core.access``, everything else through the containers' methods."""
+    if _package(_module_name(path)) == "core":
+        return
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Attribute) and _private(node.attr) and not _is_self(node.value):
             raise AssertionError(f"{_rel(path)}:{node.lineno} reads private .{node.attr}")
+
+
+@pytest.mark.parametrize("path", _modules(), ids=_rel)
+def test_back_ends_only_through_backend(path):
+    """A back end is reached through ``kleene.backends.backend(xp)``: no module outside
+    kleene/backends imports kleene.backends.cpu or kleene.backends.cuda."""
+    if _package(_module_name(path)) == "backends":
+        return
+    for line, target, names in _imports(path):
+        reached = [target] + [f"{target}.{n}" for n in names]
+        assert not any(
+            r.startswith(("kleene.backends.cpu", "kleene.backends.cuda")) for r in reached
+        ), f"{_rel(path)}:{line} imports {target} {names}: use kleene.backends.backend(xp)"
 
 
 @pytest.mark.parametrize("path", _modules(), ids=_rel)

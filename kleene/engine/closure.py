@@ -11,6 +11,7 @@ from __future__ import annotations
 from kleene.backends import generic_closure as closure_generic
 from kleene.backends.device import backend
 from kleene.backends.memory import overlaps
+from kleene.core import access
 from kleene.core.checks import as_container, same_device
 from kleene.core.matrix import Matrix
 from kleene.errors import DimensionMismatch, DomainMismatch, InvalidValue
@@ -19,7 +20,7 @@ from kleene.semiring import Semiring, get_semiring
 
 def _full_dense(opname: str, name: str, m: Matrix) -> None:
     as_container(opname, name, m, (Matrix,))
-    if m.format != "dense" or m._present is not None:
+    if m.format != "dense" or access.present(m) is not None:
         raise InvalidValue(
             f"{opname}: {name} must be a full dense matrix (Matrix.from_dense(a, missing=None)); "
             f"got {m!r}"
@@ -67,12 +68,12 @@ def closure(A: Matrix, semiring="min_plus", *, out: Matrix | None = None,
         _full_dense("closure", "out", out)
         if out.shape != A.shape or out.dtype != A.dtype:
             raise InvalidValue(f"closure: out is {out!r}, A is {A!r}")
-        out._values[...] = A._values
+        access.values(out)[...] = access.values(A)
     if pred is not None:
         _full_dense("closure", "pred", pred)
-    _closure_dense(backend(xp), sr, target._values, sr.one_for(A.dtype),
-                   None if pred is None else pred._values)  # fmt: skip
-    target._touched()
+    _closure_dense(backend(xp), sr, access.values(target), sr.one_for(A.dtype),
+                   None if pred is None else access.values(pred))  # fmt: skip
+    access.touched(target)
     return target
 
 
@@ -106,15 +107,15 @@ def mxm_accumulate(A: Matrix, B: Matrix, C: Matrix, semiring, *, pred_b: Matrix 
     xp = same_device("mxm_accumulate", A=A, B=B, C=C)
     if (pred_b is None) != (pred_c is None):
         raise InvalidValue("mxm_accumulate: pass both pred_b and pred_c, or neither")
-    a, b, c = A._values, B._values, C._values
+    a, b, c = access.values(A), access.values(B), access.values(C)
     # In place is valid for an idempotent add (the back ends handle overlapping
     # operands, predecessors included); otherwise overlapping operands are copied.
     if not sr.idempotent and (overlaps(a, c) or overlaps(b, c)):
         a, b = a.copy(), b.copy()
-    pb = None if pred_b is None else pred_b._values
-    pc = None if pred_c is None else pred_c._values
+    pb = None if pred_b is None else access.values(pred_b)
+    pc = None if pred_c is None else access.values(pred_c)
     _mxm_dense_acc(backend(xp), sr, a, b, c, pb, pc)
-    C._touched()
+    access.touched(C)
     return C
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from kleene.backends import direction
 from kleene.backends.device import backend, to_host
 from kleene.backends.strict_sums import strict_sums
+from kleene.core import access
 from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
 from kleene.core.value_scan import scan_csr
@@ -104,11 +105,11 @@ def _fused_bfs(opname: str, A: Matrix, source, parents: bool, method: str, symme
     if method not in BFS_METHODS:
         raise InvalidValue(f"{opname}: method must be one of {BFS_METHODS}, got {method!r}")
     if symmetric:  # A's own CSR serves as its transpose
-        A.cached("csr_T", A._csr)
+        A.cached("csr_T", lambda: access.csr(A))
     loop = _fused_loop(opname, A, "bfs_levels", fused)
     if loop is None:
         return s, None
-    ptr, idx, _ = A._csr()
+    ptr, idx, _ = access.csr(A)
     in_edges = None
     if A.xp is np and method != "pull":
         in_edges = _in_edges_at_hand(A)
@@ -131,7 +132,7 @@ def _in_edges_at_hand(A: Matrix):
     """Aᵀ's pattern (indptr, indices) where it needs no build: the cached transpose,
     or A's own CSR where its pattern is known to be symmetric; else None."""
     if A.known("pattern_symmetric") or A.known("symmetric"):
-        return A._csr()[:2]
+        return access.csr(A)[:2]
     cached = A.known("csr_T")
     return None if cached is None else cached[:2]
 
@@ -166,11 +167,11 @@ def frontier_bfs_multi(A: Matrix, sources, *, parents: bool = False, symmetric: 
     """
     src = _square_and_sources("frontier_bfs_multi", A, sources)
     if symmetric:  # A's own CSR serves as its transpose
-        A.cached("csr_T", A._csr)
+        A.cached("csr_T", lambda: access.csr(A))
     loop = _fused_loop("frontier_bfs_multi", A, "bfs_multi", fused)
     if loop is None:
         return _composed_bfs_multi(A, src, parents)
-    ptr, idx, _ = A._csr()
+    ptr, idx, _ = access.csr(A)
     tptr, tidx = transposed_pattern(A)  # pull levels and parents scan in-edges
     return loop(ptr, idx, tptr, tidx, A.nrows, A.xp.asarray(src), parents)
 
@@ -195,11 +196,11 @@ def frontier_bellman_ford(A: Matrix, source: int, *, fused: bool | None = None) 
     loop = _fused_loop("frontier_bellman_ford", A, "bellman_ford", fused)
     if loop is None:
         return _composed_bellman_ford(A if A.dtype == np.float64 else A.astype(np.float64), s)
-    ptr, idx, w = A._csr()
+    ptr, idx, w = access.csr(A)
     dist, negative = loop(ptr, idx, w, A.nrows, s, nonnegative=least_value(A) >= 0)
     if negative:
         raise _negative_cycle()
-    return Vector._new(A.xp, dist.dtype, dist.size, "dense", dist)  # fresh: no copy
+    return access.new(Vector, A.xp, dist.dtype, dist.size, "dense", dist)  # fresh: no copy
 
 
 def relax(frontier, A: Matrix, d, *, semiring="min_plus"):
@@ -269,7 +270,7 @@ def _fused_loop(opname: str, A: Matrix, name: str, fused: bool | None):
 
 def _reached(xp, a) -> Vector:
     """An int64 Vector of the entries of ``a`` that are not -1 (no host sync)."""
-    return Vector._new(xp, a.dtype, a.size, "dense", a, a >= 0)
+    return access.new(Vector, xp, a.dtype, a.size, "dense", a, a >= 0)
 
 
 def _negative_cycle() -> NegativeCycleError:
@@ -281,8 +282,8 @@ def _composed_bfs(A: Matrix, s: int, want_parents: bool, method: str):
     if want_parents and A.dtype.kind == "f" and A.has_nan():
         # min_first refuses NaN operands, though it reads none of A's values: the
         # search is over the pattern, where a NaN weight is an edge like any other
-        ptr, idx, _ = A._csr()
-        A = Matrix._from_csr(xp, ptr, idx, xp.ones(idx.size, dtype=np.bool_), A.shape)
+        ptr, idx, _ = access.csr(A)
+        A = access.from_csr(xp, ptr, idx, xp.ones(idx.size, dtype=np.bool_), A.shape)
     at = xp.asarray([s], dtype=np.int64)
     levels = Vector.from_coo(at, xp.zeros(1, np.int64), n)
     parents = None
@@ -292,13 +293,13 @@ def _composed_bfs(A: Matrix, s: int, want_parents: bool, method: str):
         q, semiring = Vector.from_coo(at, at, n), min_first
     else:
         q, semiring = Vector.from_coo(at, xp.ones(1, bool), n), any_pair
-    degree = A.cached("out_degree", lambda: xp.diff(A._csr()[0]))
+    degree = A.cached("out_degree", lambda: xp.diff(access.csr(A)[0]))
     switch, nq = direction.Switch(A.nvals, n), 1
     pull, depth = method == "pull", 0
     while nq:
         depth += 1
         if method in ("auto", "direction-optimizing"):
-            pull = switch.next(int(degree[q._keys()[0]].sum()), nq)  # Beamer's m_f, n_f
+            pull = switch.next(int(degree[access.keys(q)[0]].sum()), nq)  # Beamer's m_f, n_f
         q = vxm(q, A, semiring, mask=~levels.S, replace=True, method="pull" if pull else "push")
         nq = q.nvals  # the loop condition
         if not nq:
@@ -400,14 +401,14 @@ def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = Non
         F = A if A.dtype == np.float64 else A.astype(np.float64)
         d = _composed_delta_stepping(F, s, delta)
         return (d, shortest_path_tree(F, d, s)) if predecessors else d
-    ptr, idx, w = A._csr()
+    ptr, idx, w = access.csr(A)
     bounds = (least if A.nvals else 0.0, most)
     together = predecessors and strict_sums(*bounds, A.nrows)
     in_edges = transpose_at_hand(A) if together else None  # the parent pass pulls
     out = loop(ptr, idx, w, A.nrows, s, delta, bounds=bounds, parents=together,
                in_edges=in_edges)  # fmt: skip
     dist = out[0] if together else out
-    d = Vector._new(A.xp, dist.dtype, dist.size, "dense", dist)  # fresh: no copy
+    d = access.new(Vector, A.xp, dist.dtype, dist.size, "dense", dist)  # fresh: no copy
     if not predecessors:
         return d
     if together:
@@ -430,7 +431,7 @@ def _weight_summary(A: Matrix) -> tuple[float, float]:
     and the default bucket width (1 without a positive weight); cached on A."""
 
     def stats():
-        w = A._csr()[2]
+        w = access.csr(A)[2]
         if not w.size:
             return 0.0, 0.0, 0.0
         xp = A.xp
@@ -453,7 +454,7 @@ def _weight_summary(A: Matrix) -> tuple[float, float]:
 
 def _finite_positive_mean(A: Matrix) -> float:
     """The mean of A's finite positive weights (1 when there is none)."""
-    w = A._csr()[2]
+    w = access.csr(A)[2]
     finite = w[(w > 0) & (w < np.inf)]
     return float(finite.mean()) if finite.size else 1.0
 

@@ -15,6 +15,8 @@ from collections.abc import Callable, Hashable
 
 import numpy as np
 
+from kleene.backends import backend, cupy_module, gpu_available
+from kleene.core import access
 from kleene.core.checks import same_device
 from kleene.core.matrix import Matrix
 from kleene.errors import DimensionMismatch, InvalidValue
@@ -55,8 +57,7 @@ def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix,
     """
     entry = _handed(key, matrices)
     if entry is not None:  # replay_buffers' own matrices: checked when made
-        from kleene.backends.cuda import graphs
-
+        graphs = _cuda().graphs
         held = matrices
     else:
         for i, m in enumerate(matrices):
@@ -65,8 +66,7 @@ def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix,
         if xp is np:
             fn(*matrices)
             return matrices
-        from kleene.backends.cuda import graphs
-
+        graphs = _cuda().graphs
         specs = [(m.shape, m.dtype) for m in matrices]
         if not graphs.fits(specs):
             fn(*matrices)
@@ -78,8 +78,8 @@ def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix,
         held = _held(entry)
     for src, dst in zip(matrices, held, strict=True):
         if src is not dst:  # filled in place (replay_buffers): nothing to copy
-            dst._values[...] = src._values
-        dst._touched()
+            access.values(dst)[...] = access.values(src)
+        access.touched(dst)
 
     def step(*mats):
         graphs.reserve(scratch)
@@ -89,7 +89,7 @@ def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix,
         held = _held(entry)  # a failed capture may have re-pointed them; the data is there
         fn(*held)
     for m in held:
-        m._touched()
+        access.touched(m)
     return held
 
 
@@ -110,15 +110,14 @@ def replay_buffers(key: Hashable, specs, xp) -> tuple[tuple, tuple[Matrix, ...]]
     """
     specs = [(tuple(int(s) for s in shape), np.dtype(dtype)) for shape, dtype in specs]
     if xp is not np:
-        from kleene.backends.cuda import graphs
-
+        graphs = _cuda().graphs
         entry = graphs.entry(key, specs) if graphs.fits(specs) else None
         if entry is not None:
             held = _held(entry)
             _local.handed = (key, weakref.ref(entry))
             return tuple(entry.arrays), held
     arrays = tuple(xp.empty(shape, dtype=dtype) for shape, dtype in specs)
-    return arrays, tuple(Matrix._from_bitmap(xp, a) for a in arrays)
+    return arrays, tuple(access.from_bitmap(Matrix, xp, a) for a in arrays)
 
 
 def _handed(key: Hashable, matrices: tuple[Matrix, ...]):
@@ -134,10 +133,9 @@ def _handed(key: Hashable, matrices: tuple[Matrix, ...]):
     if mats is None or len(mats) != len(matrices):
         return None
     for a, b in zip(mats, matrices, strict=True):
-        if a is not b or b.format != "dense" or b._present is not None:
+        if a is not b or b.format != "dense" or access.present(b) is not None:
             return None
-    from kleene.backends.cuda import graphs
-
+    graphs = _cuda().graphs
     return entry if _over_buffers(entry, mats) and graphs.current(entry) else None
 
 
@@ -147,14 +145,14 @@ def _held(entry) -> tuple[Matrix, ...]:
     if entry.matrices is None or not _over_buffers(entry, entry.matrices):
         import cupy
 
-        entry.matrices = tuple(Matrix._from_bitmap(cupy, a) for a in entry.arrays)
+        entry.matrices = tuple(access.from_bitmap(Matrix, cupy, a) for a in entry.arrays)
     return entry.matrices
 
 
 def _over_buffers(entry, matrices) -> bool:
     """Whether ``matrices`` still hold the entry's own buffers."""
     return all(
-        m._values.data.ptr == a.data.ptr for m, a in zip(matrices, entry.arrays, strict=True)
+        access.values(m).data.ptr == a.data.ptr for m, a in zip(matrices, entry.arrays, strict=True)
     )
 
 
@@ -165,12 +163,8 @@ def release_replays() -> None:
     >>> import kleene
     >>> kleene.engine.release_replays()
     """
-    from kleene.backends.device import gpu_available
-
     if gpu_available():
-        from kleene.backends.cuda import graphs
-
-        graphs.release()
+        _cuda().graphs.release()
 
 
 def replay_bytes() -> int:
@@ -180,13 +174,9 @@ def replay_bytes() -> int:
     >>> kleene.engine.replay_bytes() >= 0
     True
     """
-    from kleene.backends.device import gpu_available
-
     if not gpu_available():
         return 0
-    from kleene.backends.cuda import graphs
-
-    return graphs.held_bytes()
+    return _cuda().graphs.held_bytes()
 
 
 def product_scratch(semiring, dtype, m: int, n: int, k: int, xp) -> int:
@@ -203,8 +193,7 @@ def product_scratch(semiring, dtype, m: int, n: int, k: int, xp) -> int:
 
     if xp is np:
         return 0
-    from kleene.backends.cuda import boolean_mma
-
+    boolean_mma = _cuda().boolean_mma
     sr = get_semiring(semiring) if isinstance(semiring, str) else semiring
     if not (boolean_mma.enabled() and boolean_mma.is_or_and(sr) and np.dtype(dtype) == np.bool_):
         return 0
@@ -230,7 +219,11 @@ def take_square(A: Matrix, idx):
     if idx.ndim != 1 or (idx.size and (int(idx.min()) < 0 or int(idx.max()) >= A.nrows)):
         raise InvalidValue(f"take_square: idx must be 1-D with entries in [0, {A.nrows})")
     if xp is np:
-        return A._values[np.ix_(idx, idx)]
-    from kleene.backends.cuda.gather import gather_square
+        return access.values(A)[np.ix_(idx, idx)]
+    gather_square = _cuda().gather_square
+    return gather_square(access.values(A), idx.astype(xp.int32))
 
-    return gather_square(A._values, idx.astype(xp.int32))
+
+def _cuda():
+    """The CUDA back end (replays and their buffers exist only there)."""
+    return backend(cupy_module())

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends.device import is_cupy_array, to_host
+from kleene.core import access
 from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
 from kleene.core.vector import Vector
@@ -81,7 +82,7 @@ def multi_source_sssp(A: Matrix, sources, *, predecessors: bool = False,
             A if A.dtype == np.float64 else A.astype(np.float64), srcs, bool(predecessors), fused
         )
         return _into(opname, out, dist, pred)
-    ptr, idx, w = A._csr()
+    ptr, idx, w = access.csr(A)
     return loop(ptr, idx, w, srcs, bool(predecessors), out=out)
 
 

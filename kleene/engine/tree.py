@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends.strict_sums import strict_sums
+from kleene.core import access
 from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
 from kleene.core.vector import Vector
@@ -84,7 +85,7 @@ def shortest_path_tree(A: Matrix, d: Vector, source: int, *, fused: bool | None 
         tight = select(tight_edges(A, d), "offdiag", 0)
         _, parents = frontier_bfs(tight, s, parents=True, method="push", fused=fused)
         return parents.to_dense(missing=-1)
-    ptr, idx, w = A._csr()
+    ptr, idx, w = access.csr(A)
     dist = d.to_dense(missing=np.inf)
     # Unreached vertices as NaN: no sum equals it, so no edge into or out of one is
     # tight (the composed form leaves them out; inf + w == inf would not).
@@ -100,7 +101,7 @@ def _tight_parents(A: Matrix, d: Vector, fused: bool | None) -> np.ndarray:
         tight = select(tight_edges(A, d), "offdiag", 0)
         ids = Vector.from_dense(A.xp.arange(A.nrows, dtype=np.int64), missing=None)
         return vxm(ids, tight, min_first).to_dense(missing=-1)
-    ptr, idx, w = A._csr()
+    ptr, idx, w = access.csr(A)
     return loop(ptr, idx, w, d.to_dense(missing=np.inf), in_edges=transpose_at_hand(A))
 
 

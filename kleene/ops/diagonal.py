@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kleene.core import access
 from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
 from kleene.core.vector import Vector
@@ -27,7 +28,8 @@ def diagonal(A: Matrix) -> Vector:
     as_container("diagonal", "A", A, (Matrix,))
     if A.nrows != A.ncols:
         raise DimensionMismatch(f"diagonal: A must be square, got shape {A.shape}")
-    if A.format == "dense" and A._present is None:
-        return Vector._from_bitmap(A.xp, A.xp.diagonal(A._values).copy())  # (one copy)
+    if A.format == "dense" and access.present(A) is None:
+        # one copy: the diagonal of a full dense matrix, read straight off its array
+        return access.from_bitmap(Vector, A.xp, A.xp.diagonal(access.values(A)).copy())
     rows, _, vals = select(A, "diag", 0).to_coo()
     return Vector.from_coo(rows, vals, A.nrows)

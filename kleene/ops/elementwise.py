@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends.device import backend
+from kleene.core import access
 from kleene.core.checks import as_binary, as_container, same_device
 from kleene.core.entries import Bitmap, Keys, intersection, union
 from kleene.core.matrix import Matrix
@@ -20,9 +21,9 @@ from .write import finish
 def _entries(x):
     """A container's entries in the form its format suggests (Bitmap or Keys)."""
     if x.format == "dense":
-        values, present = x._bitmap()
+        values, present = access.bitmap(x)
         return Bitmap(values, present)
-    return Keys(*x._keys())
+    return Keys(*access.keys(x))
 
 
 def _kind(x):
@@ -144,9 +145,9 @@ def select(A, op, thunk=None, *, mask=None, accum=None, replace=False, out=None)
     if thunk is None:
         thunk = 0
     if iop is indexunary.diag and isinstance(A, Matrix) and A.format == "dense":
-        keys, values = A._diagonal_keys(int(thunk))  # O(n), not a scan of every entry
+        keys, values = access.diagonal_keys(A, int(thunk))  # O(n), not a scan of every entry
     else:
-        keys, values = A._keys()
+        keys, values = access.keys(A)
     ncols = A.shape[1] if isinstance(A, Matrix) else 1
     i, j = keys // max(ncols, 1), keys % max(ncols, 1)
     th = np.int64(thunk) if iop.thunk_type == "index" else resolve_scalar(thunk, A.dtype)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends.device import backend
-from kleene.core import layout
+from kleene.core import access, layout
 from kleene.core.checks import as_container, as_mask, check_out, reject_nan, same_device
 from kleene.core.entries import Bitmap, Keys
 from kleene.core.matrix import Matrix
@@ -39,7 +39,7 @@ def _mul_dtype(opname, sr, xname, x, yname, y):
 
 def _filled(xp, m: Matrix, zero):
     """Dense values with absent entries replaced by ``zero``."""
-    values, present = m._bitmap()
+    values, present = access.bitmap(m)
     if present is None:
         return values
     return xp.where(present, values, xp.asarray(zero, dtype=values.dtype))
@@ -98,7 +98,7 @@ def _fill_is_exact(xp, A, B, sr: Semiring, dtype) -> bool:
         return False
     for v in _unannihilated(sr, dtype):
         for m in (A, B):  # a special on either side may meet a filled zero on the other
-            if bool((m._keys()[1] == v).any()):
+            if bool((access.keys(m)[1] == v).any()):
                 return False
     return True
 
@@ -106,14 +106,14 @@ def _fill_is_exact(xp, A, B, sr: Semiring, dtype) -> bool:
 def _mxm_compute(xp, A, B, sr: Semiring, dtype):
     be = backend(xp)
     both_dense = A.format == "dense" and B.format == "dense"
-    full = A._present is None and B._present is None
+    full = access.present(A) is None and access.present(B) is None
     if both_dense and (full or _fill_is_exact(xp, A, B, sr, dtype)):
         zero = sr.zero_for(dtype)
         values = be.mxm_dense(sr, _filled(xp, A, zero), _filled(xp, B, zero), dtype)
         if full and A.ncols > 0:
             return Bitmap(values, None)
-        pa = A._bitmap()[1] if A._present is not None else xp.ones(A.shape, bool)
-        pb = B._bitmap()[1] if B._present is not None else xp.ones(B.shape, bool)
+        pa = access.bitmap(A)[1] if access.present(A) is not None else xp.ones(A.shape, bool)
+        pb = access.bitmap(B)[1] if access.present(B) is not None else xp.ones(B.shape, bool)
         present = be.mxm_dense(lor_land, pa, pb, np.dtype(bool))
         return Bitmap(values, present)
     return _spgemm(xp, A, B, sr, dtype)
@@ -122,8 +122,8 @@ def _mxm_compute(xp, A, B, sr: Semiring, dtype):
 def _spgemm(xp, A, B, sr: Semiring, dtype):
     """Sparse product by expansion: every A(i,k)·B(k,j), sorted by (i,j), reduced."""
     be = backend(xp)
-    a_ptr, a_idx, a_val = A._csr()
-    b_ptr, b_idx, b_val = B._csr()
+    a_ptr, a_idx, a_val = access.csr(A)
+    b_ptr, b_idx, b_val = access.csr(B)
     fused = getattr(be, "mxm_sparse", None)  # optional (primitives.md); None: not compiled
     if fused is not None:
         kv = fused(sr, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, B.ncols, dtype)
@@ -159,9 +159,9 @@ def transposed_csr(A: Matrix, *, build: bool = False):
     """
 
     def compute():
-        if not build and A.xp is not np and A._fmt == "csr" and is_symmetric(A):
-            return A._csr()
-        return layout.csr_transpose(A.xp, *A._csr(), A.shape)
+        if not build and A.xp is not np and A.format == "csr" and is_symmetric(A):
+            return access.csr(A)
+        return layout.csr_transpose(A.xp, *access.csr(A), A.shape)
 
     return A.cached("csr_T", compute)
 
@@ -171,26 +171,26 @@ def transpose_at_hand(A: Matrix):
     None: the cached transpose, or A's own CSR where A is symmetric (on the GPU one
     fingerprint pass decides and is cached; on the CPU only an answer already cached,
     as its test builds Aᵀ)."""
-    if A.nrows != A.ncols or A._fmt != "csr":
+    if A.nrows != A.ncols or A.format != "csr":
         return None
     cached = A.known("csr_T")
     if cached is not None:
         return cached
     symmetric = is_symmetric(A) if A.xp is not np else A.known("symmetric")
-    return A._csr() if symmetric else None
+    return access.csr(A) if symmetric else None
 
 
 def transposed_pattern(A: Matrix):
     """(indptr, indices) of Aᵀ's pattern: A's own when its pattern is symmetric."""
-    if A._fmt == "csr" and is_symmetric(A, values=False):
-        return A._csr()[:2]
+    if A.format == "csr" and is_symmetric(A, values=False):
+        return access.csr(A)[:2]
     return transposed_csr(A)[:2]
 
 
 def _vector_parts(xp, u: Vector):
     if u.format == "sparse":
-        return u._indices, u._values
-    return u._keys()
+        return access.indices(u), access.values(u)
+    return access.keys(u)
 
 
 def _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a):
@@ -206,10 +206,10 @@ def _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a):
         sparse_u = u.nvals * 16 < max(u.size, 1)
         method = "push" if sparse_u or xp is np else "pull"
     if method == "pull":
-        ptr, idx, val = transposed_csr(A) if transpose_a else A._csr()
-        uv, up = u._bitmap()
+        ptr, idx, val = transposed_csr(A) if transpose_a else access.csr(A)
+        uv, up = access.bitmap(u)
         return be.mxv_pull(sr, ptr, idx, val, uv, up, allowed, dtype, flip=transpose_a)
-    ptr, idx, val = A._csr() if transpose_a else transposed_csr(A)
+    ptr, idx, val = access.csr(A) if transpose_a else transposed_csr(A)
     ui, uv = _vector_parts(xp, u)
     return be.vxm_push(sr, ptr, idx, val, ui, uv, allowed, nout, dtype, flip=not transpose_a)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends.device import backend
-from kleene.core import layout
+from kleene.core import access, layout
 from kleene.core.checks import (
     as_binary,
     as_container,
@@ -35,8 +35,8 @@ def _all_values(xp, A, monoid):
     monoid commutes). A dense container with absent slots fills them with the
     identity rather than compacting (no index arrays for an n² APSP input)."""
     if A.format != "dense" or monoid.stops_at_first:
-        return A._stored()
-    values, present = A._bitmap()
+        return access.stored(A)
+    values, present = access.bitmap(A)
     if present is not None:
         values = xp.where(present, values, monoid.identity_for(A.dtype))
     return values.ravel()
@@ -72,7 +72,7 @@ def reduce(A, op, *, axis=None, mask=None, accum=None, replace=False, out=None):
         return A.dtype.type(be.reduce_all(monoid, values, A.dtype).item())
     if isinstance(A, Vector):
         raise InvalidValue("reduce: a Vector reduces only to a scalar (axis=None)")
-    ptr, _, val = A._csr() if axis == 1 else layout.csr_transpose(xp, *A._csr(), A.shape)
+    ptr, _, val = access.csr(A) if axis == 1 else layout.csr_transpose(xp, *access.csr(A), A.shape)
     w = be.segment_reduce(monoid, val, ptr, A.dtype)
     t = Bitmap(w, xp.diff(ptr) > 0)
     shape = (A.nrows,) if axis == 1 else (A.ncols,)
@@ -92,10 +92,10 @@ def transpose(A: Matrix, *, mask=None, accum=None, replace=False, out=None):
     xp = same_device("transpose", A=A, out=out, mask=mask)
     shape = (A.ncols, A.nrows)
     if A.format == "dense":
-        values, present = A._bitmap()
+        values, present = access.bitmap(A)
         t = Bitmap(xp.ascontiguousarray(values.T), None if present is None else present.T.copy())
     else:
-        ptr, idx, val = layout.csr_transpose(xp, *A._csr(), A.shape)
+        ptr, idx, val = layout.csr_transpose(xp, *access.csr(A), A.shape)
         rows = layout.offsets_to_rows(xp, ptr)
         t = Keys(rows * max(A.nrows, 1) + idx.astype(np.int64), val)
     return _finish("transpose", xp, t, shape, A.dtype, Matrix, out, mask, accum, replace)
@@ -157,20 +157,20 @@ def extract(A, rows=None, cols=None, *, mask=None, accum=None, replace=False, ou
         if cols is not None:
             raise InvalidValue("extract from a Vector takes one index array")
         idx = _index_array(xp, rows, A.size, "vector")
-        keys, values = A._keys()
+        keys, values = access.keys(A)
         t, (p, _) = _extract_keys(xp, keys, values, (A.size, 1), idx, None)
         return _finish("extract", xp, t, (p,), A.dtype, Vector, out, mask, accum, replace)
     r = _index_array(xp, rows, A.nrows, "row")
     c = _index_array(xp, cols, A.ncols, "column")
     if A.format == "dense":  # gather straight from the dense arrays
-        values, present = A._bitmap()
+        values, present = access.bitmap(A)
         ri = slice(None) if r is None else r
         ci = slice(None) if c is None else c
         sub = values[ri][:, ci]
         t = Bitmap(sub, None if present is None else present[ri][:, ci])
         shape = sub.shape
     else:
-        keys, values = A._keys()
+        keys, values = access.keys(A)
         t, shape = _extract_keys(xp, keys, values, A.shape, r, c)
     return _finish("extract", xp, t, shape, A.dtype, Matrix, out, mask, accum, replace)
 
@@ -214,12 +214,12 @@ def assign(C, value, rows=None, cols=None, *, mask=None, accum=None, replace=Fal
                 f"assign: value has shape {value.shape}, the region is {region}"
             )
         output_dtype("assign", C, value.dtype)
-        k, vv = value._keys()
+        k, vv = access.keys(value)
         vk = r[k // c.size] * ncols + c[k % c.size] if c.size else k
         vv = vv.astype(C.dtype)
     order = xp.argsort(vk, kind="stable")
     vkeys = Keys(vk[order], vv[order])
-    ck, cv = C._keys()
+    ck, cv = access.keys(C)
     in_rows = xp.zeros(C.shape[0], dtype=bool)
     in_rows[r] = True
     in_cols = xp.zeros(ncols, dtype=bool)

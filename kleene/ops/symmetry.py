@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kleene.backends.cpu.symmetry import symmetry_sums as host_symmetry_sums
-from kleene.backends.cpu.symmetry import union_min as host_union_min
-from kleene.backends.cpu.symmetry import union_pattern as host_union_pattern
-from kleene.backends.device import backend
+from kleene.backends import backend
+from kleene.core import access
 from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
 from kleene.core.value_scan import SYMMETRY_SALT
@@ -48,10 +46,10 @@ def is_symmetric(A: Matrix, *, values: bool = True) -> bool:
 
 def _decide(A: Matrix, values: bool) -> bool:
     xp = A.xp
-    ptr, idx, val = A._csr()
+    ptr, idx, val = access.csr(A)
     sums = getattr(backend(xp), "symmetry_sums", None)
     if sums is None and xp is np:
-        sums = host_symmetry_sums  # the pass of cpu/symmetry.py (None without Numba)
+        sums = backend(np).host_symmetry_sums  # the pass of cpu/symmetry.py (None without Numba)
     if sums is not None:
         try:
             pattern, weighted = sums(ptr, idx, val if values else None, SYMMETRY_SALT)[:2]
@@ -87,20 +85,21 @@ def symmetrize(A: Matrix, *, pattern: bool = False) -> Matrix:
         raise DimensionMismatch(f"symmetrize: A must be square, got shape {A.shape}")
     if is_symmetric(A, values=not pattern):
         return A
-    if pattern and A.xp is np and host_union_pattern is not None and A._fmt == "csr":
+    host = backend(np)
+    if pattern and A.xp is np and host.host_union_pattern is not None and A.format == "csr":
         # Aᵀ's pattern only (no values moved), merged: the pattern is all a caller reads
-        ptr, idx = host_union_pattern(*A._csr()[:2], A.nrows)
-        return Matrix._from_csr(np, ptr, idx, np.ones(idx.size, dtype=np.bool_), A.shape)
+        ptr, idx = host.host_union_pattern(*access.csr(A)[:2], A.nrows)
+        return access.from_csr(np, ptr, idx, np.ones(idx.size, dtype=np.bool_), A.shape)
     merge = getattr(backend(A.xp), "union_min", None)
     if merge is None and A.xp is np:
-        merge = host_union_min  # cpu/symmetry.py (None without Numba)
-    if merge is not None and A._fmt == "csr" and A.dtype in _MERGED:
+        merge = host.host_union_min  # cpu/symmetry.py (None without Numba)
+    if merge is not None and A.format == "csr" and A.dtype in _MERGED:
         from .multiply import transposed_csr
 
-        ptr, idx, val = merge(A._csr(), transposed_csr(A, build=True), A.nrows, not pattern)
+        ptr, idx, val = merge(access.csr(A), transposed_csr(A, build=True), A.nrows, not pattern)
         if pattern:
             val = A.xp.ones(idx.size, dtype=np.bool_)
-        return Matrix._from_csr(A.xp, ptr, idx, val, A.shape)
+        return access.from_csr(A.xp, ptr, idx, val, A.shape)
     from .operations import ewise_add, transpose
 
     return ewise_add(A, transpose(A), "min")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kleene.core import access
 from kleene.core.matrix import Matrix
 
 from .operations import reduce
@@ -39,7 +40,7 @@ def all_finite(A: Matrix) -> bool:
         finite = None
     if finite is None:
         with np.errstate(invalid="ignore", over="ignore"):
-            total = A._values.sum(dtype=np.float64)
+            total = access.values(A).sum(dtype=np.float64)
         if not bool(A.xp.isfinite(total)):
             return False
     A.cached("has_nan", lambda: False)
@@ -71,7 +72,7 @@ def stored_min(A: Matrix) -> float:
 
     def least():
         if _absent_is(A, np.inf):
-            return A._values.min() if A._values.size else np.inf
+            return access.values(A).min() if access.values(A).size else np.inf
         return reduce(A, "min") if A.nvals else np.inf
 
     return float(A.cached("min_value", least))
@@ -102,8 +103,8 @@ def first_stored(A: Matrix, value: float) -> tuple[int, int] | None:
         return None
     if A.format != "dense":
         k = int(xp.flatnonzero(hit)[0])
-        row = int(xp.searchsorted(A._indptr, xp.asarray([k]), side="right")[0]) - 1
-        return row, int(A._indices[k])
+        row = int(xp.searchsorted(access.indptr(A), xp.asarray([k]), side="right")[0]) - 1
+        return row, int(access.indices(A)[k])
     rows, cols = xp.nonzero(hit)
     return int(rows[0]), int(cols[0])
 
@@ -111,20 +112,20 @@ def first_stored(A: Matrix, value: float) -> tuple[int, int] | None:
 def _equal(A: Matrix, value):
     """Where the stored values equal ``value`` (over the value buffer; absent slots
     False), or None where none can (``value`` is the absent marker)."""
-    if A.format == "dense" and A._window is None and A._store.absent is not None:
-        if bool(A._store.absent == value):
+    if A.format == "dense" and access.window(A) is None and access.storage(A).absent is not None:
+        if bool(access.storage(A).absent == value):
             return None
-        return A._values == value  # (a slot equal to value is not a marked, absent one)
-    hit = A._values == value
-    if A.format == "dense" and A._present is not None:
-        hit &= A._present
+        return access.values(A) == value  # (a slot equal to value is not a marked, absent one)
+    hit = access.values(A) == value
+    if A.format == "dense" and access.present(A) is not None:
+        hit &= access.present(A)
     return hit
 
 
 def _absent_is(A: Matrix, value) -> bool:
     """Whether ``A`` is a dense matrix whose absent slots are exactly those equal to
     ``value`` (a dense array taken with "inf = no edge": no bitmap, the marker kept)."""
-    if A.format != "dense" or A._window is not None:
+    if A.format != "dense" or access.window(A) is not None:
         return False
-    mark = A._store.absent
+    mark = access.storage(A).absent
     return mark is not None and bool(mark == value)

@@ -7,9 +7,8 @@ outside it C keeps its entries unless ``replace`` deletes them.
 
 from __future__ import annotations
 
-from kleene.core import layout
+from kleene.core import access, layout
 from kleene.core.entries import Bitmap, Keys, present_of, to_bitmap, to_keys, union
-from kleene.core.matrix import Matrix
 from kleene.core.vector import Vector
 
 
@@ -18,15 +17,15 @@ def build(xp, t, shape, dtype, kind):
     if isinstance(t, Bitmap):
         values = t.values.astype(dtype, copy=False).reshape(shape)
         present = None if t.present is None else t.present.reshape(shape)
-        return kind._from_bitmap(xp, values, present)
+        return access.from_bitmap(kind, xp, values, present)
     values = t.values.astype(dtype, copy=False)
     if kind is Vector:
-        return Vector._from_sparse(xp, t.keys, values, shape[0])
+        return access.from_sparse(xp, t.keys, values, shape[0])
     nrows, ncols = shape
     rows = t.keys // max(ncols, 1)
     indptr = layout.counts_to_offsets(xp, xp.bincount(rows, minlength=nrows)[:nrows])
     cols = (t.keys - rows * max(ncols, 1)).astype(layout.INDEX)
-    return Matrix._from_csr(xp, indptr, cols, values, shape)
+    return access.from_csr(xp, indptr, cols, values, shape)
 
 
 def write(xp, t, *, shape, dtype, kind, out=None, mask=None, accum=None, replace=False):
@@ -39,10 +38,10 @@ def write(xp, t, *, shape, dtype, kind, out=None, mask=None, accum=None, replace
             t = Keys(t.keys[ok], t.values[ok])
         return build(xp, t, shape, dtype, kind)
     if out.format == "dense" or kind is Vector or isinstance(t, Bitmap):
-        result = _write_bitmap(xp, t, out._bitmap(), shape, dtype, mask, accum, replace)
+        result = _write_bitmap(xp, t, access.bitmap(out), shape, dtype, mask, accum, replace)
     else:
-        result = _write_keys(xp, t, out._keys(), dtype, mask, accum, replace)
-    out._assign_from(build(xp, result, shape, dtype, kind))
+        result = _write_keys(xp, t, access.keys(out), dtype, mask, accum, replace)
+    access.assign_from(out, build(xp, result, shape, dtype, kind))
     return out
 
 

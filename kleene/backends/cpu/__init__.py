@@ -44,6 +44,13 @@ from .primitives import (
     vxm_push,
 )
 
+# The symmetry passes (one read of a CSR: the salted fingerprint, A ∪ Aᵀ): asked for
+# by these names, apart from the primitives, because they decide what to run rather
+# than compute a result, so KLEENE_CPU=numpy keeps them (None without Numba).
+from .symmetry import symmetry_sums as host_symmetry_sums
+from .symmetry import union_min as host_union_min
+from .symmetry import union_pattern as host_union_pattern
+
 if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
     bfs_levels = bellman_ford = delta_stepping = sssp_rows = bfs_multi = None  # NumPy path only
     tight_tree = tight_parents = None
@@ -71,6 +78,9 @@ __all__ = [
     "bool_closure_rows",
     "closure_dense",
     "delta_stepping",
+    "host_symmetry_sums",
+    "host_union_min",
+    "host_union_pattern",
     "index_unary",
     "mxm_dense",
     "mxm_dense_acc",

@@ -55,12 +55,18 @@ _HOME = {
     "TileStream": "tile_stream",
     "pinned_empty": "tile_stream",
     "is_pinned": "tile_stream",
+    "gather_square": "gather",
 }
+# Whole modules the engine drives: CUDA-graph capture and replay (engine/replayable.py)
+# and the cuBLAS int8 Boolean product whose scratch a replay reserves.
+_MODULES = ("graphs", "boolean_mma")
 
-__all__ = sorted(_HOME)
+__all__ = sorted(_HOME) + list(_MODULES)
 
 
 def __getattr__(name: str):
+    if name in _MODULES:
+        return importlib.import_module(f".{name}", __name__)
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -70,4 +76,4 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOME))
+    return sorted(set(globals()) | set(_HOME) | set(_MODULES))
