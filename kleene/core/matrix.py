@@ -504,15 +504,13 @@ class Matrix(OperationMethods):
         missing = default_missing(self._dtype) if missing is _DEFAULT else missing
         if out is not None:
             self._check_out(out)
-        if self._window is None and self._store.absent is not None:
-            filled = self._fill_marked(missing, out, scan)
-            if filled is not None:
-                return filled
-        values, present = self._bitmap()
-        if present is None:  # a new array filled by assignment: CuPy runs that copy
-            out = xp.empty(self._shape, dtype=self._dtype) if out is None else out
-            out[...] = values  # faster than .copy(), and a given out= fills the same way
-            return out
+        mark = self._store.absent if self._window is None else None
+        if mark is None:
+            values, present = self._bitmap()
+            if present is None:
+                return self._copy_into(values, out)
+        else:  # kept with its absent marker: fill past it, no bitmap built
+            values, present = self._values, None
         if _is_nan(missing) and self._dtype.kind != "f":
             raise InvalidValue(f"missing=nan needs a floating dtype, this matrix is {self._dtype}")
         fill = missing if _is_nan(missing) else resolve_scalar(missing, self._dtype)
@@ -520,42 +518,32 @@ class Matrix(OperationMethods):
         # made of it would be a host-to-device copy first)
         fill = self._dtype.type(fill)
         be = backend(xp)
+        marked = {} if mark is None else {"mark": mark}
         fused = getattr(be, "dense_fill_scan", None) if scan else None
         if fused is not None and self._dtype.kind == "f" and self.known("has_nan") is None:
-            out, pending = fused(values, present, fill, out)
+            out, pending = fused(values, present, fill, out, **marked)
             if pending is not None:  # has_nan reads it (value_scan.scan_nan)
                 self.cached("value_scan", lambda: pending)
             return out
         dense_fill = getattr(be, "dense_fill", None)  # one pass where there is one
         if dense_fill is not None:
-            return dense_fill(values, present, fill, out)
+            return dense_fill(values, present, fill, out, **marked)
+        if mark is not None:
+            if fill == mark:  # (both infinities: equal only if of one sign)
+                return self._copy_into(values, out)
+            values, present = self._bitmap()  # no pass takes the marker: build the bitmap
+            if present is None:
+                return self._copy_into(values, out)
         if out is None:
             return xp.where(present, values, fill)
         out.fill(fill)
         xp.copyto(out, values, where=present)
         return out
 
-    def _fill_marked(self, missing, out, scan: bool):
-        """``to_dense`` of a matrix kept with its absent marker (``Storage.absent``)
-        without building its bitmap: the back end's pass that takes the marker (and
-        scans, as ``to_dense(scan=True)`` asks), or a copy where ``missing`` is the
-        marker itself; None where neither applies (the caller builds the bitmap)."""
-        xp, values, mark = self._xp, self._values, self._store.absent
-        fill = missing if _is_nan(missing) else resolve_scalar(missing, self._dtype)
-        fill = self._dtype.type(fill)
-        be = backend(xp)
-        fused = getattr(be, "dense_fill_scan", None) if scan else None
-        if fused is not None and self.known("has_nan") is None:
-            out, pending = fused(values, None, fill, out, mark=mark)
-            if pending is not None:  # has_nan reads it (value_scan.scan_nan)
-                self.cached("value_scan", lambda: pending)
-            return out
-        dense_fill = getattr(be, "dense_fill", None)
-        if dense_fill is not None:
-            return dense_fill(values, None, fill, out, mark=mark)
-        if fill != mark:  # (both infinities: equal only if of one sign)
-            return None
-        out = xp.empty(self._shape, dtype=self._dtype) if out is None else out
+    def _copy_into(self, values, out):
+        """``values`` copied into ``out`` (a new array if None) by assignment: CuPy runs
+        that as one copy kernel, and a given ``out=`` fills the same way."""
+        out = self._xp.empty(self._shape, dtype=self._dtype) if out is None else out
         out[...] = values
         return out
 
