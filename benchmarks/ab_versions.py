@@ -40,8 +40,9 @@ def _export(rev: str, root: Path, repo: Path) -> Path:
     """``kleene`` at git revision ``rev`` under ``root/<rev>``."""
     dest = root / rev.replace("/", "_")
     dest.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(repo), "archive", rev, "kleene"],
-                             check=True, capture_output=True).stdout  # fmt: skip
+    archive = subprocess.run(
+        ["git", "-C", str(repo), "archive", rev, "kleene"], check=True, capture_output=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
     return dest
 
@@ -109,9 +110,21 @@ def main(argv=None) -> None:
     if not args.revs:
         ap.error("name at least one git revision")
     repo = HERE.parent
-    worker = [sys.executable, str(Path(__file__).resolve()), "--worker", "--device", args.device,
-              "--data", str(Path(args.data).resolve()), "--road-side", str(args.road_side),
-              "--repeat", str(args.repeat), "--scale", str(args.scale)]  # fmt: skip
+    worker = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        "--device",
+        args.device,
+        "--data",
+        str(Path(args.data).resolve()),
+        "--road-side",
+        str(args.road_side),
+        "--repeat",
+        str(args.repeat),
+        "--scale",
+        str(args.scale),
+    ]
     if args.rmat:
         worker.append("--rmat")
     rows = []
@@ -130,8 +143,10 @@ def main(argv=None) -> None:
                 rows.append({"rev": rev, "round": r, **res["figures"]})
                 print(f"round {r} {rev}: done", file=sys.stderr, flush=True)
     keys = [k for k in rows[0] if k not in ("rev", "round")]
-    medians = {rev: {k: statistics.median(x[k] for x in rows if x["rev"] == rev) for k in keys}
-               for rev in args.revs}  # fmt: skip
+    medians = {
+        rev: {k: statistics.median(x[k] for x in rows if x["rev"] == rev) for k in keys}
+        for rev in args.revs
+    }
     print("median over rounds, ms")
     print("rev".ljust(14) + "".join(k.rjust(14) for k in keys))
     for rev, m in medians.items():
@@ -140,8 +155,13 @@ def main(argv=None) -> None:
         sys.path.insert(0, str(HERE))
         from common import environment
 
-        doc = {"benchmark": "ab_versions", "environment": environment(), "args": vars(args),
-               "rows": rows, "medians": medians}  # fmt: skip
+        doc = {
+            "benchmark": "ab_versions",
+            "environment": environment(),
+            "args": vars(args),
+            "rows": rows,
+            "medians": medians,
+        }
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(doc, indent=2) + "\n")
 

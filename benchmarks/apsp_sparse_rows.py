@@ -80,8 +80,11 @@ def rows(data: Path, device: str, repeat: int = 3, max_n: int | None = None) -> 
             print(f"{label}: n={S.shape[0]} > {max_n}, skipped", file=sys.stderr)
             continue
         base = {"graph": label, "n": S.shape[0], "edges": int(S.nnz)}
-        print(f"[{label}] n={S.shape[0]} scipy shortest_path(D, predecessors) ...",
-              file=sys.stderr, flush=True)  # fmt: skip
+        print(
+            f"[{label}] n={S.shape[0]} scipy shortest_path(D, predecessors) ...",
+            file=sys.stderr,
+            flush=True,
+        )
         scipy_ms, want_d, estimated = _scipy(S)
         call = "scipy shortest_path(D) (host CPU, 1 core)" + (", estimated" if estimated else "")
         out.append({**base, "call": call, "ms": scipy_ms})
@@ -100,11 +103,23 @@ def rows(data: Path, device: str, repeat: int = 3, max_n: int | None = None) -> 
                 t = wall_time(call, device=device, repeat=repeat)
                 ms, runs = t["median_ms"], t["runs"]
             except MemoryError as e:
-                out.append({**base, "call": f"kleene.apsp({method}, predecessors) ({device})",
-                            "ms": None, "note": f"MemoryError: {str(e)[:120]}"})  # fmt: skip
+                out.append(
+                    {
+                        **base,
+                        "call": f"kleene.apsp({method}, predecessors) ({device})",
+                        "ms": None,
+                        "note": f"MemoryError: {str(e)[:120]}",
+                    }
+                )
                 continue
-            row = {**base, "call": f"kleene.apsp({method}, predecessors) ({device})", "ms": ms,
-                   "runs": runs, "x SciPy": scipy_ms / ms, "target": ">= 4x SciPy"}  # fmt: skip
+            row = {
+                **base,
+                "call": f"kleene.apsp({method}, predecessors) ({device})",
+                "ms": ms,
+                "runs": runs,
+                "x SciPy": scipy_ms / ms,
+                "target": ">= 4x SciPy",
+            }
             if want_d is not None:
                 d = kleene.backends.to_host(call()[0])
                 row["same distances"] = bool(np.allclose(d, want_d, rtol=1e-9, atol=0))

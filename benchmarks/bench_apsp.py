@@ -69,17 +69,27 @@ def main(argv=None) -> None:
         "--full draws it: what the call does to take an array is timed with it",
     )
     ap.add_argument("--repeat", type=int, default=5, help="timed calls per row (GPU)")
-    ap.add_argument("--sparse", action="store_true",
-                    help="the sparse rows instead (apsp_sparse_rows.py): real graphs from --data, "
-                    "with predecessors, beside SciPy")  # fmt: skip
-    ap.add_argument("--data", default=str(Path(__file__).resolve().parents[1] / ".." / "shared"
-                                          / "data"))  # fmt: skip
-    ap.add_argument("--boolean", action="store_true",
-                    help="the Boolean rows instead (boolean_rows.py): transitive closure on "
-                    "tensor cores, CUDA-core and min-plus paths, int8 GEMM rate (GPU)")  # fmt: skip
-    ap.add_argument("--frontiers", action="store_true",
-                    help="multi-source BFS rows (boolean_rows.frontier_rows): dense frontiers "
-                    "on tensor cores against the sparse MS-BFS kernels (GPU)")  # fmt: skip
+    ap.add_argument(
+        "--sparse",
+        action="store_true",
+        help="the sparse rows instead (apsp_sparse_rows.py): real graphs from --data, "
+        "with predecessors, beside SciPy",
+    )
+    ap.add_argument(
+        "--data", default=str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data")
+    )
+    ap.add_argument(
+        "--boolean",
+        action="store_true",
+        help="the Boolean rows instead (boolean_rows.py): transitive closure on "
+        "tensor cores, CUDA-core and min-plus paths, int8 GEMM rate (GPU)",
+    )
+    ap.add_argument(
+        "--frontiers",
+        action="store_true",
+        help="multi-source BFS rows (boolean_rows.frontier_rows): dense frontiers "
+        "on tensor cores against the sparse MS-BFS kernels (GPU)",
+    )
     args = ap.parse_args(argv)
     if args.out is None:  # one fixed file per mode: a run replaces its own mode's result
         mode = next((m for m in ("boolean", "frontiers", "sparse") if getattr(args, m)), "")
@@ -147,8 +157,14 @@ def main(argv=None) -> None:
                 r = cpu_time(lambda fn=fn, a=a: fn(a), warmup=0, repeat=1)
                 if time.perf_counter() - t0 > args.budget:
                     alive.discard(name)
-                rows.append({"n": n, "method": f"{name} (host CPU)", "ms": r["median_ms"],
-                             "Tsteps_per_s": float(n) ** 3 / r["median_ms"] / 1e9})  # fmt: skip
+                rows.append(
+                    {
+                        "n": n,
+                        "method": f"{name} (host CPU)",
+                        "ms": r["median_ms"],
+                        "Tsteps_per_s": float(n) ** 3 / r["median_ms"] / 1e9,
+                    }
+                )
                 print(rows[-1], flush=True)
     write_results(args.out, "apsp", rows)
     series = {}

@@ -56,9 +56,11 @@ def graphs(data: Path, quick: bool) -> dict:
     from kleene.generators import from_spec, rmat
 
     out = {}
-    for name, file in (("USA-road-NY", "USA-road-NY.pace.gr.xz"),
-                       ("p2p-Gnutella08", "p2p-Gnutella08.txt"),
-                       ("facebook", "facebook_combined.txt.gz")):  # fmt: skip
+    for name, file in (
+        ("USA-road-NY", "USA-road-NY.pace.gr.xz"),
+        ("p2p-Gnutella08", "p2p-Gnutella08.txt"),
+        ("facebook", "facebook_combined.txt.gz"),
+    ):
         if (data / file).exists() and not (quick and name == "USA-road-NY"):
             out[name] = _csr(kleene.io.read(data / file))
         else:
@@ -69,8 +71,9 @@ def graphs(data: Path, quick: bool) -> dict:
         out[f"rmat-{scale} symmetric"] = _csr(from_spec(f"rmat:{scale}"))
     src, dst = rmat(dscale, 16, seed=2)
     keep = src != dst
-    d = sp.csr_matrix((np.ones(int(keep.sum())), (src[keep], dst[keep])),
-                      shape=(1 << dscale, 1 << dscale))  # fmt: skip
+    d = sp.csr_matrix(
+        (np.ones(int(keep.sum())), (src[keep], dst[keep])), shape=(1 << dscale, 1 << dscale)
+    )
     d.sum_duplicates()
     d.data[:] = 1.0
     out[f"rmat-{dscale} directed"] = d
@@ -136,23 +139,34 @@ def run(data: Path, rounds: int, quick: bool, only: list[str]) -> list[dict]:
                 "csr": lambda S=S, kw=kw: kleene.bfs(S, SOURCE, **kw),
                 "prebuilt": lambda M=M, kw=kw: kleene.bfs(M, SOURCE, **kw),
                 "scipy": lambda S=S, d=directed, p=pred: breadth_first_order(
-                    S, SOURCE, directed=d, return_predecessors=p),
-            }  # fmt: skip
+                    S, SOURCE, directed=d, return_predecessors=p
+                ),
+            }
             fns["prebuilt"]()  # a second warm call: a Matrix's second search may build Aᵀ
             t = time_alternating(fns, rounds)
             ok = all(check(S, SOURCE, directed, fns[k](), pred) for k in ("csr", "prebuilt"))
-            row = {"graph": name, "n": n, "nnz": nnz, "call": call,
-                   "kleene csr ms": t["csr"][0], "kleene csr med": t["csr"][1],
-                   "kleene prebuilt ms": t["prebuilt"][0],
-                   "kleene prebuilt med": t["prebuilt"][1],
-                   "scipy ms": t["scipy"][0], "scipy med": t["scipy"][1],
-                   "csr / scipy": t["csr"][0] / t["scipy"][0],
-                   "prebuilt / scipy": t["prebuilt"][0] / t["scipy"][0],
-                   "check": "ok" if ok else "MISMATCH"}  # fmt: skip
+            row = {
+                "graph": name,
+                "n": n,
+                "nnz": nnz,
+                "call": call,
+                "kleene csr ms": t["csr"][0],
+                "kleene csr med": t["csr"][1],
+                "kleene prebuilt ms": t["prebuilt"][0],
+                "kleene prebuilt med": t["prebuilt"][1],
+                "scipy ms": t["scipy"][0],
+                "scipy med": t["scipy"][1],
+                "csr / scipy": t["csr"][0] / t["scipy"][0],
+                "prebuilt / scipy": t["prebuilt"][0] / t["scipy"][0],
+                "check": "ok" if ok else "MISMATCH",
+            }
             rows.append(row)
-            print(f"{name:22s} {n:>9d} {nnz:>9d} {call:15s} csr {row['kleene csr ms']:8.3f}"
-                  f"  prebuilt {row['kleene prebuilt ms']:8.3f}  scipy {row['scipy ms']:8.3f}"
-                  f"  ratio {row['csr / scipy']:5.2f}  {row['check']}", flush=True)  # fmt: skip
+            print(
+                f"{name:22s} {n:>9d} {nnz:>9d} {call:15s} csr {row['kleene csr ms']:8.3f}"
+                f"  prebuilt {row['kleene prebuilt ms']:8.3f}  scipy {row['scipy ms']:8.3f}"
+                f"  ratio {row['csr / scipy']:5.2f}  {row['check']}",
+                flush=True,
+            )
     return rows
 
 
@@ -170,11 +184,19 @@ def main() -> None:
     facts = host_facts()
     rows = run(Path(args.data), args.rounds, args.quick, [g for g in args.graphs.split(",") if g])
     facts["loadavg end"] = host_facts()["loadavg start"]
-    write_results(args.out, "BFS from a SciPy CSR, CPU", rows, {
-        "host": facts, "source": SOURCE, "rounds": args.rounds, "target ratio": TARGET,
-        "conventions": "ms = best of the rounds, med = median; the three timings of a row "
-                       "alternate within each round; every callable called once first",
-    })  # fmt: skip
+    write_results(
+        args.out,
+        "BFS from a SciPy CSR, CPU",
+        rows,
+        {
+            "host": facts,
+            "source": SOURCE,
+            "rounds": args.rounds,
+            "target ratio": TARGET,
+            "conventions": "ms = best of the rounds, med = median; the three timings of a row "
+            "alternate within each round; every callable called once first",
+        },
+    )
     if any(r["check"] != "ok" for r in rows):
         sys.exit("a kleene result differs from scipy's")
 

@@ -75,15 +75,17 @@ def instrument() -> None:
             return outer(source, *args, **kwargs)
         finally:
             end = time.perf_counter()
-            _events.append({
-                "phase": _phase[0],
-                "kernel": _label(source, kwargs),
-                "start_s": round(t - _T0, 4),
-                "seconds": round(end - t, 4),
-                "thread": threading.current_thread().name,
-                "caller": _caller(),
-                "chars": len(source),
-            })  # fmt: skip
+            _events.append(
+                {
+                    "phase": _phase[0],
+                    "kernel": _label(source, kwargs),
+                    "start_s": round(t - _T0, 4),
+                    "seconds": round(end - t, 4),
+                    "thread": threading.current_thread().name,
+                    "caller": _caller(),
+                    "chars": len(source),
+                }
+            )
 
     compiler._compile_module_with_cache = timed_outer
 
@@ -190,8 +192,11 @@ def probe(workers: int) -> dict:
     instrument()
     cupy.cuda.runtime.free(0)
     f = np.dtype(np.float32)
-    specs = [codegen.mxm_spec(sr, f, f, sr.mul.result_dtype(f, f))
-             for sr in SEMIRINGS.values() if f in sr.dtypes][:workers]  # fmt: skip
+    specs = [
+        codegen.mxm_spec(sr, f, f, sr.mul.result_dtype(f, f))
+        for sr in SEMIRINGS.values()
+        if f in sr.dtypes
+    ][:workers]
     out = {"kernels": [str(s.key[1])[:60] for s in specs], "workers": len(specs)}
     for how in ("serial", "threads", "processes"):
         os.environ["CUPY_CACHE_DIR"] = tempfile.mkdtemp(prefix=f"cold-{how}-")
@@ -227,8 +232,7 @@ def run_child(args: list[str], caches: dict | None = None) -> tuple[dict, dict]:
         }
     env = {**os.environ, **caches}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    r = subprocess.run([sys.executable, __file__, *args], env=env, capture_output=True,
-                       text=True)  # fmt: skip
+    r = subprocess.run([sys.executable, __file__, *args], env=env, capture_output=True, text=True)
     if r.returncode != 0:
         return {"case": " ".join(args), "error": r.stderr[-3000:]}, caches
     return json.loads(r.stdout.strip().splitlines()[-1]), caches
@@ -238,9 +242,12 @@ def _report(row: dict, label: str) -> None:
     if "error" in row:
         print(f"{row['case']} ({label}): FAILED\n{row['error']}", flush=True)
         return
-    print(f"{row['case']:11s} {label:6s} cold {row['cold_s']:7.3f} s  warm {row['warm_s']:7.3f} s"
-          f"  over {row['over_warm_s']:6.3f} s  {row['modules_compiled_cold']:3d} modules "
-          f"{row['compile_s_cold']:6.3f} s  {row['input']}", flush=True)  # fmt: skip
+    print(
+        f"{row['case']:11s} {label:6s} cold {row['cold_s']:7.3f} s  warm {row['warm_s']:7.3f} s"
+        f"  over {row['over_warm_s']:6.3f} s  {row['modules_compiled_cold']:3d} modules "
+        f"{row['compile_s_cold']:6.3f} s  {row['input']}",
+        flush=True,
+    )
     if label == "fresh":
         for e in sorted(row["compiles"], key=lambda e: -e["seconds"])[:6]:
             print(f"      {e['phase']:5s} {e['seconds']:6.3f} s  {e['kernel']}  ({e['caller']})")

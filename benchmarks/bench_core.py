@@ -182,12 +182,22 @@ def bench_mxv(scale: int, edge_factor: int, repeat: int, sweep: bool) -> list[di
         return cuda.vxm_push(min_plus, indptr, indices, vals, frontier, uv, None, n, f32)
 
     t = gpu_time(push, warmup=3, repeat=repeat, setup=fresh_uv)
-    rows.append({"case": f"vxm_push min_plus f32 RMAT-{scale}, 1% frontier",
-                 "median_ms": t["median_ms"], "min_ms": t["min_ms"]})  # fmt: skip
+    rows.append(
+        {
+            "case": f"vxm_push min_plus f32 RMAT-{scale}, 1% frontier",
+            "median_ms": t["median_ms"],
+            "min_ms": t["min_ms"],
+        }
+    )
     t = graph_time(push, fresh_uv, repeat)
     if t:
-        rows.append({"case": "  same, CUDA-graph replay (no host gaps)",
-                     "median_ms": t["median_ms"], "min_ms": t["min_ms"]})  # fmt: skip
+        rows.append(
+            {
+                "case": "  same, CUDA-graph replay (no host gaps)",
+                "median_ms": t["median_ms"],
+                "min_ms": t["min_ms"],
+            }
+        )
     return rows
 
 
@@ -257,9 +267,18 @@ def main(argv=None) -> None:
     if not args.no_mxv:
         rows += bench_mxv(args.scale, args.edge_factor, args.repeat, args.sweep)
     print(markdown_table(rows, title="kleene core CUDA primitives"))
-    write_results(args.out, "core", rows, extra={"ceilings": {
-        "minplus_fp32_steps_per_s": MINPLUS_CEILING, "minplus_int32_steps_per_s": INT_CEILING,
-        "device_copy_bytes_per_s": COPY_CEILING}})  # fmt: skip
+    write_results(
+        args.out,
+        "core",
+        rows,
+        extra={
+            "ceilings": {
+                "minplus_fp32_steps_per_s": MINPLUS_CEILING,
+                "minplus_int32_steps_per_s": INT_CEILING,
+                "device_copy_bytes_per_s": COPY_CEILING,
+            }
+        },
+    )
     print(f"wrote {args.out}")
 
 

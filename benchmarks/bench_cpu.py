@@ -52,8 +52,16 @@ from cpu_report import CONVENTIONS, plot, write_markdown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / ".." / "shared" / "data"
-GROUPS = ("bfs_ny", "sssp_ny", "sssp_p2p", "rmat", "apsp_dense", "apsp_sparse", "closure",
-          "primitives")  # fmt: skip
+GROUPS = (
+    "bfs_ny",
+    "sssp_ny",
+    "sssp_p2p",
+    "rmat",
+    "apsp_dense",
+    "apsp_sparse",
+    "closure",
+    "primitives",
+)
 FILES = {
     "ny": "USA-road-NY.pace.gr.xz",
     "p2p": "p2p-Gnutella08.txt",
@@ -64,8 +72,10 @@ NEEDS = {"bfs_ny": ["ny"], "sssp_ny": ["ny"], "sssp_p2p": ["p2p"], "closure": ["
 WEIGHT_SEED = 3  # integer weights 1..100 on every stored entry
 SOURCE_SEED = 7
 MB = 1e6
-GB_NOTE = ("python-graphblas not importable: its rows are skipped (pip install "
-           "python-graphblas to add them; it is not a kleene dependency)")  # fmt: skip
+GB_NOTE = (
+    "python-graphblas not importable: its rows are skipped (pip install "
+    "python-graphblas to add them; it is not a kleene dependency)"
+)
 
 # issue 13's targets: kleene time <= ratio x the baseline's
 T_BFS_M, T_BFS_CSR, T_SSSP, T_APSP_SPARSE, T_APSP_DENSE, T_PRIM = 1.5, 2.0, 3.0, 2.0, 1.0, 2.0
@@ -76,12 +86,24 @@ T_CLOSURE_MEM = (3.0, 100 * MB)  # peak <= 3 x result bytes + 100 MB
 def sizes(quick: bool) -> dict:
     """Problem sizes: the issue's, or small ones for a smoke run (--quick)."""
     if quick:
-        return {"ny_vertices": 20_000, "rmat_scale": 10, "apsp_n": [128, 256],
-                "sparse_vertices": 300, "p2p_sub": 300, "closure_vertices": 1000,
-                "mxm_rows": 16}  # fmt: skip
-    return {"ny_vertices": None, "rmat_scale": 18, "apsp_n": [1024, 2048],
-            "sparse_vertices": None, "p2p_sub": 3000, "closure_vertices": None,
-            "mxm_rows": 64}  # fmt: skip
+        return {
+            "ny_vertices": 20_000,
+            "rmat_scale": 10,
+            "apsp_n": [128, 256],
+            "sparse_vertices": 300,
+            "p2p_sub": 300,
+            "closure_vertices": 1000,
+            "mxm_rows": 16,
+        }
+    return {
+        "ny_vertices": None,
+        "rmat_scale": 18,
+        "apsp_n": [1024, 2048],
+        "sparse_vertices": None,
+        "p2p_sub": 3000,
+        "closure_vertices": None,
+        "mxm_rows": 64,
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -147,8 +169,14 @@ def _graphblas():
 
 def _gb_matrix(gb, S):
     c = S.tocoo()
-    return gb.Matrix.from_coo(c.row, c.col, c.data.astype(np.float64), nrows=S.shape[0],
-                              ncols=S.shape[1], dup_op=gb.binary.min)  # fmt: skip
+    return gb.Matrix.from_coo(
+        c.row,
+        c.col,
+        c.data.astype(np.float64),
+        nrows=S.shape[0],
+        ncols=S.shape[1],
+        dup_op=gb.binary.min,
+    )
 
 
 def _gb_vector(gb, idx, vals, n, dtype=np.float64):
@@ -208,8 +236,13 @@ def _bfs_levels(S, s):
 def _bfs_baselines(g: CpuGroup, S, s, with_gb: bool, target=None):
     from scipy.sparse.csgraph import breadth_first_order
 
-    out = [("scipy breadth_first_order",
-            lambda: breadth_first_order(S, s, return_predecessors=False), target)]  # fmt: skip
+    out = [
+        (
+            "scipy breadth_first_order",
+            lambda: breadth_first_order(S, s, return_predecessors=False),
+            target,
+        )
+    ]
     if with_gb:
         out.append(_gb_baseline(g, "bfs", S, s))
     return out
@@ -222,8 +255,11 @@ def _gb_baseline(g: CpuGroup, task, S, s):
 
     G = _gb_matrix(g.gb, S)
     fn = _gb_bfs if task == "bfs" else _gb_sssp
-    return ("python-graphblas " + ("BFS loop" if task == "bfs" else "Bellman-Ford loop"),
-            lambda: fn(G, s), None)  # fmt: skip
+    return (
+        "python-graphblas " + ("BFS loop" if task == "bfs" else "Bellman-Ford loop"),
+        lambda: fn(G, s),
+        None,
+    )
 
 
 def _check_bfs(S, s):
@@ -245,10 +281,20 @@ def group_bfs_ny(g: CpuGroup):
     S = G.to_scipy().astype(np.float64)  # what scipy reads without a conversion per call
     g.fact("NY", {"n": G.nrows, "nnz": G.nvals})
     check = _check_bfs(S, 0)
-    g.compare("BFS NY, prebuilt Matrix", "kleene.bfs(M, 0)", lambda: kleene.bfs(G, 0),
-              _bfs_baselines(g, S, 0, False, T_BFS_M), check)  # fmt: skip
-    g.compare("BFS NY, from a scipy CSR", "kleene.bfs(csr, 0)", lambda: kleene.bfs(S, 0),
-              _bfs_baselines(g, S, 0, False, T_BFS_CSR), check)  # fmt: skip
+    g.compare(
+        "BFS NY, prebuilt Matrix",
+        "kleene.bfs(M, 0)",
+        lambda: kleene.bfs(G, 0),
+        _bfs_baselines(g, S, 0, False, T_BFS_M),
+        check,
+    )
+    g.compare(
+        "BFS NY, from a scipy CSR",
+        "kleene.bfs(csr, 0)",
+        lambda: kleene.bfs(S, 0),
+        _bfs_baselines(g, S, 0, False, T_BFS_CSR),
+        check,
+    )
 
 
 def group_sssp_ny(g: CpuGroup):
@@ -293,12 +339,20 @@ def group_rmat(g: CpuGroup):
     S = A.to_scipy()
     g.fact(f"RMAT-{scale}", {"n": A.nrows, "nnz": A.nvals, "build s": time.perf_counter() - t0})
     s = int(_sources(S, 1)[0])
-    g.compare(f"BFS RMAT-{scale}", f"kleene.bfs(M, {s})", lambda: kleene.bfs(A, s),
-              _bfs_baselines(g, S, s, True), _check_bfs(S, s))  # fmt: skip
-    g.compare(f"SSSP RMAT-{scale}, weights 1..100", f"kleene.sssp(M, {s})",
-              lambda: kleene.sssp(A, s),
-              [("scipy dijkstra", lambda: dijkstra(S, indices=s), None),
-               _gb_baseline(g, "sssp", S, s)], _check_sssp)  # fmt: skip
+    g.compare(
+        f"BFS RMAT-{scale}",
+        f"kleene.bfs(M, {s})",
+        lambda: kleene.bfs(A, s),
+        _bfs_baselines(g, S, s, True),
+        _check_bfs(S, s),
+    )
+    g.compare(
+        f"SSSP RMAT-{scale}, weights 1..100",
+        f"kleene.sssp(M, {s})",
+        lambda: kleene.sssp(A, s),
+        [("scipy dijkstra", lambda: dijkstra(S, indices=s), None), _gb_baseline(g, "sssp", S, s)],
+        _check_sssp,
+    )
 
 
 def group_apsp_dense(g: CpuGroup):
@@ -307,9 +361,13 @@ def group_apsp_dense(g: CpuGroup):
     kleene = _kleene()
     for n in g.size["apsp_n"]:
         D = np.random.default_rng(n).uniform(1.0, 100.0, (n, n))  # every pair an edge
-        g.compare(f"APSP dense n = {n}", "kleene.apsp(D)", lambda D=D: kleene.apsp(D),
-                  [("scipy floyd_warshall", lambda D=D: floyd_warshall(D), T_APSP_DENSE)],
-                  lambda k, b, _: _same(k, b))  # fmt: skip
+        g.compare(
+            f"APSP dense n = {n}",
+            "kleene.apsp(D)",
+            lambda D=D: kleene.apsp(D),
+            [("scipy floyd_warshall", lambda D=D: floyd_warshall(D), T_APSP_DENSE)],
+            lambda k, b, _: _same(k, b),
+        )
 
 
 def group_apsp_sparse(g: CpuGroup):
@@ -319,31 +377,46 @@ def group_apsp_sparse(g: CpuGroup):
     k = g.size["sparse_vertices"]
     graphs = [
         ("rome99", "rome", lambda: _induced(_read(g.data, "rome"), k).astype(np.float64)),
-        ("facebook", "facebook",
-         lambda: _weighted(_induced(_read(g.data, "facebook", directed=False), k))),
-        (f"p2p-Gnutella08[:{g.size['p2p_sub']}]", "p2p",
-         lambda: _weighted(_induced(_read(g.data, "p2p"), g.size["p2p_sub"]))),
-    ]  # fmt: skip
+        (
+            "facebook",
+            "facebook",
+            lambda: _weighted(_induced(_read(g.data, "facebook", directed=False), k)),
+        ),
+        (
+            f"p2p-Gnutella08[:{g.size['p2p_sub']}]",
+            "p2p",
+            lambda: _weighted(_induced(_read(g.data, "p2p"), g.size["p2p_sub"])),
+        ),
+    ]
     for label, key, build in graphs:
         if not (g.data / FILES[key]).exists():
             for tag in ("", ", predecessors"):
-                g.skip(f"APSP auto {label}{tag}", f"{FILES[key]} not in {g.data}",
-                       ("scipy shortest_path (auto)",))  # fmt: skip
+                g.skip(
+                    f"APSP auto {label}{tag}",
+                    f"{FILES[key]} not in {g.data}",
+                    ("scipy shortest_path (auto)",),
+                )
             continue
         W = build()
         S = W.to_scipy()
         g.fact(label, {"n": W.nrows, "nnz": W.nvals})
         for preds in (False, True):
             tag = ", predecessors" if preds else ""
-            g.compare(f"APSP auto {label}{tag}",
-                      f"kleene.apsp(M{', return_predecessors=True' if preds else ''})",
-                      lambda W=W, p=preds: kleene.apsp(W, return_predecessors=p),
-                      [("scipy shortest_path (auto)",
-                        lambda S=S, p=preds: shortest_path(S, method="auto",
-                                                           return_predecessors=p),
-                        T_APSP_SPARSE)],
-                      lambda a, b, _: _same(a[0] if isinstance(a, tuple) else a,
-                                            b[0] if isinstance(b, tuple) else b))  # fmt: skip
+            g.compare(
+                f"APSP auto {label}{tag}",
+                f"kleene.apsp(M{', return_predecessors=True' if preds else ''})",
+                lambda W=W, p=preds: kleene.apsp(W, return_predecessors=p),
+                [
+                    (
+                        "scipy shortest_path (auto)",
+                        lambda S=S, p=preds: shortest_path(S, method="auto", return_predecessors=p),
+                        T_APSP_SPARSE,
+                    )
+                ],
+                lambda a, b, _: _same(
+                    a[0] if isinstance(a, tuple) else a, b[0] if isinstance(b, tuple) else b
+                ),
+            )
 
 
 def _closure_graph(g_data: Path, quick: bool):
@@ -371,17 +444,29 @@ def group_closure(g: CpuGroup, args):
         return True
 
     task = f"transitive_closure p2p-Gnutella08{'' if n == 6301 else f'[:{n}]'} (n = {n})"
-    g.compare(task + ": time", "kleene.transitive_closure(M)",
-              lambda: kleene.transitive_closure(G),
-              [(f"{T_CLOSURE_S:g} s (the target itself)", 1e3 * T_CLOSURE_S,
-                (1.0, f"<= {T_CLOSURE_S:g} s"))],
-              check)  # fmt: skip
+    g.compare(
+        task + ": time",
+        "kleene.transitive_closure(M)",
+        lambda: kleene.transitive_closure(G),
+        [
+            (
+                f"{T_CLOSURE_S:g} s (the target itself)",
+                1e3 * T_CLOSURE_S,
+                (1.0, f"<= {T_CLOSURE_S:g} s"),
+            )
+        ],
+        check,
+    )
     g.begin(task + ": peak memory")
     g.log(f"{task}: peak memory (two subprocesses) ...")
     mem = _memory_rows(args)
-    row = {"group": g.name, "task": task + ": peak memory", "kleene call":
-           "kleene.transitive_closure(M), fresh subprocess", **mem,
-           "baseline": "the result's bytes (n x n bool)"}  # fmt: skip
+    row = {
+        "group": g.name,
+        "task": task + ": peak memory",
+        "kleene call": "kleene.transitive_closure(M), fresh subprocess",
+        **mem,
+        "baseline": "the result's bytes (n x n bool)",
+    }
     if mem.get("kleene MB") is not None:
         factor, extra = T_CLOSURE_MEM
         # judged on the larger of the two estimates (see CONVENTIONS["memory"])
@@ -390,9 +475,11 @@ def group_closure(g: CpuGroup, args):
         row["target"] = f"<= {factor:g}x result + {extra / MB:g} MB"
         row["target ratio"] = factor + extra / (mem["baseline MB"] * MB)
         row["meets"] = "yes" if row["ratio"] <= row["target ratio"] else "no"
-        g.log(f"    peak {mem['kleene MB']:.1f} MB over the set-up child's "
-              f"({mem['peak over pre-call RSS MB']:.1f} MB over the RSS before the call), "
-              f"result {mem['baseline MB']:.1f} MB: {row['meets']}")  # fmt: skip
+        g.log(
+            f"    peak {mem['kleene MB']:.1f} MB over the set-up child's "
+            f"({mem['peak over pre-call RSS MB']:.1f} MB over the RSS before the call), "
+            f"result {mem['baseline MB']:.1f} MB: {row['meets']}"
+        )
     else:
         row.update({"ratio": None, "meets": "-"})
         g.log(f"    {mem.get('note')}")
@@ -430,8 +517,12 @@ def _memory_rows(args) -> dict:
         if prime.returncode:
             tail = (prime.stderr.strip().splitlines() or ["no output"])[-1]
             return {"kleene MB": None, "note": f"memory subprocess failed: {tail}"}
-        p = subprocess.run([sys.executable, "-c", _LAUNCHER, json.dumps([setup, call])],
-                           capture_output=True, text=True, timeout=2 * limit)  # fmt: skip
+        p = subprocess.run(
+            [sys.executable, "-c", _LAUNCHER, json.dumps([setup, call])],
+            capture_output=True,
+            text=True,
+            timeout=2 * limit,
+        )
     except subprocess.TimeoutExpired:
         return {"kleene MB": None, "note": f"memory subprocesses ran past {limit:g} s"}
     line = next((x for x in p.stdout.splitlines() if x.startswith("LAUNCHER ")), None)
@@ -443,8 +534,10 @@ def _memory_rows(args) -> dict:
         if r["rc"]:
             tail = (r["stderr"].strip().splitlines() or ["no output"])[-1]
             return {"kleene MB": None, "note": f"memory subprocess failed: {tail}"}
-    out = [json.loads(next(x for x in r["stdout"].splitlines() if x.startswith("MEM "))[4:])
-           for r in runs]  # fmt: skip
+    out = [
+        json.loads(next(x for x in r["stdout"].splitlines() if x.startswith("MEM "))[4:])
+        for r in runs
+    ]
     kib = 1024  # ru_maxrss is in KiB on Linux
     setup_peak, call_peak = runs[0]["maxrss"] * kib, runs[1]["maxrss"] * kib
     return {
@@ -522,20 +615,28 @@ def group_primitives(g: CpuGroup):
     def chk_min(k, b, _):
         return _same(dense_of(k, np.inf), _gb_dense(b, n, np.inf))
 
-    g.compare("mxv pull, masked (min_plus; u dense, mask ~visited, 50% visited)",
-              "kleene.mxv(A, u, min_plus, mask=~V.S, method='pull')",
-              lambda: kleene.mxv(A, ku, "min_plus", mask=~kV.S, method="pull"),
-              [gb_row(gb_masked if gb else None)], chk_min)  # fmt: skip
+    g.compare(
+        "mxv pull, masked (min_plus; u dense, mask ~visited, 50% visited)",
+        "kleene.mxv(A, u, min_plus, mask=~V.S, method='pull')",
+        lambda: kleene.mxv(A, ku, "min_plus", mask=~kV.S, method="pull"),
+        [gb_row(gb_masked if gb else None)],
+        chk_min,
+    )
 
     def chk_plus(k, b, name):
         b = _gb_dense(b, n, 0.0) if "graphblas" in name else np.asarray(b).ravel()
         return _same(dense_of(k, 0.0), b)
 
-    g.compare("mxv pull (plus_times; u dense)",
-              "kleene.mxv(A, u, plus_times, method='pull')",
-              lambda: kleene.mxv(A, ku, "plus_times", method="pull"),
-              [gb_row(lambda: gb.semiring.plus_times(gA @ gu).new() if gb else None),
-               ("scipy A @ u", lambda: S @ u, None)], chk_plus)  # fmt: skip
+    g.compare(
+        "mxv pull (plus_times; u dense)",
+        "kleene.mxv(A, u, plus_times, method='pull')",
+        lambda: kleene.mxv(A, ku, "plus_times", method="pull"),
+        [
+            gb_row(lambda: gb.semiring.plus_times(gA @ gu).new() if gb else None),
+            ("scipy A @ u", lambda: S @ u, None),
+        ],
+        chk_plus,
+    )
 
     # vxm push from a sparse vector: 1% of the vertices
     idx = np.sort(rng.choice(n, max(1, n // 100), replace=False))
@@ -544,21 +645,28 @@ def group_primitives(g: CpuGroup):
     if gb is not None:
         gf = _gb_vector(gb, idx, vals, n)
     f_row = sp.csr_matrix((vals, (np.zeros(idx.size, np.int64), idx)), shape=(1, n))
-    g.compare("vxm push (min_plus; u sparse, 1% of n)",
-              "kleene.vxm(u, A, min_plus, method='push')",
-              lambda: kleene.vxm(kf, A, "min_plus", method="push"),
-              [gb_row(lambda: gb.semiring.min_plus(gf @ gA).new() if gb else None)],
-              chk_min)  # fmt: skip
+    g.compare(
+        "vxm push (min_plus; u sparse, 1% of n)",
+        "kleene.vxm(u, A, min_plus, method='push')",
+        lambda: kleene.vxm(kf, A, "min_plus", method="push"),
+        [gb_row(lambda: gb.semiring.min_plus(gf @ gA).new() if gb else None)],
+        chk_min,
+    )
 
     def chk_plus_sp(k, b, name):
         b = _gb_dense(b, n, 0.0) if "graphblas" in name else b.toarray().ravel()
         return _same(dense_of(k, 0.0), b)
 
-    g.compare("vxm push (plus_times; u sparse, 1% of n)",
-              "kleene.vxm(u, A, plus_times, method='push')",
-              lambda: kleene.vxm(kf, A, "plus_times", method="push"),
-              [gb_row(lambda: gb.semiring.plus_times(gf @ gA).new() if gb else None),
-               ("scipy u @ A (1 x n CSR)", lambda: f_row @ S, None)], chk_plus_sp)  # fmt: skip
+    g.compare(
+        "vxm push (plus_times; u sparse, 1% of n)",
+        "kleene.vxm(u, A, plus_times, method='push')",
+        lambda: kleene.vxm(kf, A, "plus_times", method="push"),
+        [
+            gb_row(lambda: gb.semiring.plus_times(gf @ gA).new() if gb else None),
+            ("scipy u @ A (1 x n CSR)", lambda: f_row @ S, None),
+        ],
+        chk_plus_sp,
+    )
 
     # sparse mxm: F = A's rows of k random vertices, F (+.x) A = those rows of A.A
     k = g.size["mxm_rows"]
@@ -577,10 +685,16 @@ def group_primitives(g: CpuGroup):
             b = b.toarray()
         return _same(km.to_dense(missing=0.0), b)
 
-    g.compare(f"mxm (plus_times): {k} rows of A times A, {flops:,} multiplies",
-              "kleene.mxm(F, A, plus_times)", lambda: kleene.mxm(F, A, "plus_times"),
-              [gb_row(lambda: gb.semiring.plus_times(gF @ gA).new() if gb else None),
-               ("scipy F @ A", lambda: FS @ S, None)], chk_mxm)  # fmt: skip
+    g.compare(
+        f"mxm (plus_times): {k} rows of A times A, {flops:,} multiplies",
+        "kleene.mxm(F, A, plus_times)",
+        lambda: kleene.mxm(F, A, "plus_times"),
+        [
+            gb_row(lambda: gb.semiring.plus_times(gF @ gA).new() if gb else None),
+            ("scipy F @ A", lambda: FS @ S, None),
+        ],
+        chk_mxm,
+    )
 
     def chk_mxm_min(km, b, _):
         r, c, v = b.to_coo()
@@ -588,10 +702,13 @@ def group_primitives(g: CpuGroup):
         ref[r, c] = v
         return _same(km.to_dense(missing=np.inf), ref)
 
-    g.compare(f"mxm (min_plus): {k} rows of A times A",
-              "kleene.mxm(F, A, min_plus)", lambda: kleene.mxm(F, A, "min_plus"),
-              [gb_row(lambda: gb.semiring.min_plus(gF @ gA).new() if gb else None)],
-              chk_mxm_min)  # fmt: skip
+    g.compare(
+        f"mxm (min_plus): {k} rows of A times A",
+        "kleene.mxm(F, A, min_plus)",
+        lambda: kleene.mxm(F, A, "min_plus"),
+        [gb_row(lambda: gb.semiring.min_plus(gF @ gA).new() if gb else None)],
+        chk_mxm_min,
+    )
 
 
 def run_group(name: str, args) -> None:
@@ -604,21 +721,35 @@ def run_group(name: str, args) -> None:
     if name == "closure":
         group_closure(g, args)
         return
-    {"bfs_ny": group_bfs_ny, "sssp_ny": group_sssp_ny, "sssp_p2p": group_sssp_p2p,
-     "rmat": group_rmat, "apsp_dense": group_apsp_dense, "apsp_sparse": group_apsp_sparse,
-     "primitives": group_primitives}[name](g)  # fmt: skip
+    {
+        "bfs_ny": group_bfs_ny,
+        "sssp_ny": group_sssp_ny,
+        "sssp_p2p": group_sssp_p2p,
+        "rmat": group_rmat,
+        "apsp_dense": group_apsp_dense,
+        "apsp_sparse": group_apsp_sparse,
+        "primitives": group_primitives,
+    }[name](g)
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", default=str(DATA), help="directory of the graph files")
     ap.add_argument("--out", default="benchmarks/results/cpu_2core.json")
     ap.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
-    ap.add_argument("--rows", default=",".join(GROUPS),
-                    help=f"comma list of row groups, of: {', '.join(GROUPS)}")  # fmt: skip
-    ap.add_argument("--row-budget", type=float, default=60.0,
-                    help="s a call may take before its row stops at that one call")  # fmt: skip
+    ap.add_argument(
+        "--rows",
+        default=",".join(GROUPS),
+        help=f"comma list of row groups, of: {', '.join(GROUPS)}",
+    )
+    ap.add_argument(
+        "--row-budget",
+        type=float,
+        default=60.0,
+        help="s a call may take before its row stops at that one call",
+    )
     ap.add_argument("--repeat", type=int, default=3, help="timed calls after the warm-up")
     ap.add_argument(
         "--numba-cache",
@@ -627,9 +758,12 @@ def main(argv=None) -> None:
         help="fresh: an empty Numba cache per group (first call = compilation; "
         "the default), shared: the usual on-disk cache (default with --quick)",
     )
-    ap.add_argument("--group-timeout", type=float, default=None,
-                    help="s before a group's subprocess is killed (default 15 x --row-budget, "
-                    "at least 600)")  # fmt: skip
+    ap.add_argument(
+        "--group-timeout",
+        type=float,
+        default=None,
+        help="s before a group's subprocess is killed (default 15 x --row-budget, at least 600)",
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--scratch", help=argparse.SUPPRESS)
     ap.add_argument("--mem-child", action="store_true", help=argparse.SUPPRESS)
@@ -663,11 +797,20 @@ def main(argv=None) -> None:
             facts += f
     took = time.perf_counter() - t_start
     out = Path(args.out)
-    extra = {"quick": args.quick, "groups": groups, "sizes": sizes(args.quick),
-             "repeat": args.repeat, "statistic": "min", "row_budget_s": args.row_budget,
-             "numba cache": cache, "data": str(Path(args.data).resolve()),
-             "graphs": facts, "conventions": CONVENTIONS,
-             "loadavg end": [round(x, 2) for x in os.getloadavg()], "total_s": took}  # fmt: skip
+    extra = {
+        "quick": args.quick,
+        "groups": groups,
+        "sizes": sizes(args.quick),
+        "repeat": args.repeat,
+        "statistic": "min",
+        "row_budget_s": args.row_budget,
+        "numba cache": cache,
+        "data": str(Path(args.data).resolve()),
+        "graphs": facts,
+        "conventions": CONVENTIONS,
+        "loadavg end": [round(x, 2) for x in os.getloadavg()],
+        "total_s": took,
+    }
     if env["python-graphblas"] == "not importable":
         extra["python-graphblas note"] = GB_NOTE
     write_results(out, "cpu", rows, extra)
@@ -677,8 +820,11 @@ def main(argv=None) -> None:
     write_markdown(out.with_suffix(".md"), rows, doc)
     plot(rows, out.with_suffix(".png"))
     met = [r["meets"] for r in rows if r.get("meets") in ("yes", "no")]
-    print(f"wrote {out} (+ .md, .png) in {took:.0f} s: {met.count('yes')} of {len(met)} "
-          f"targeted rows meet their target", file=sys.stderr)  # fmt: skip
+    print(
+        f"wrote {out} (+ .md, .png) in {took:.0f} s: {met.count('yes')} of {len(met)} "
+        f"targeted rows meet their target",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

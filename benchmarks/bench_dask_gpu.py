@@ -66,9 +66,15 @@ def dense_graph(n: int, b: int):
     nb = -(-n // b)
     size = [min(b, n - s) for s in range(0, n, b)]
     draw = dask.delayed(block_weights, pure=True)
-    return da.block([[da.from_delayed(draw(n, b, i, j), (size[i], size[j]), dtype=np.float32,
-                                      meta=meta) for j in range(nb)]
-                     for i in range(nb)])  # fmt: skip
+    return da.block(
+        [
+            [
+                da.from_delayed(draw(n, b, i, j), (size[i], size[j]), dtype=np.float32, meta=meta)
+                for j in range(nb)
+            ]
+            for i in range(nb)
+        ]
+    )
 
 
 def apsp_reference_rows(n: int, b: int, rows: list[int]):
@@ -94,8 +100,12 @@ def apsp_reference_rows(n: int, b: int, rows: list[int]):
             lo, hi = k * b, min(n, k * b + b)
             Ak = block_row(k)
             Ak[cupy.arange(hi - lo), cupy.arange(lo, hi)] = 0
-            mxm_accumulate(Matrix.from_dense(cupy.ascontiguousarray(D[:, lo:hi]), missing=None),
-                           Matrix.from_dense(Ak, missing=None), new, "min_plus")  # fmt: skip
+            mxm_accumulate(
+                Matrix.from_dense(cupy.ascontiguousarray(D[:, lo:hi]), missing=None),
+                Matrix.from_dense(Ak, missing=None),
+                new,
+                "min_plus",
+            )
             del Ak
         nd = new.to_dense()
         if bool((nd == D).all()):
@@ -112,8 +122,10 @@ def measure(fn, repeats: int, warmup: int, label: str):
         t0 = time.perf_counter()
         out = fn()
         dt = time.perf_counter() - t0
-        say(f"  {label}: run {r + 1}/{warmup + repeats} {dt:.3f} s"
-            + (" (warm-up)" if r < warmup else ""))  # fmt: skip
+        say(
+            f"  {label}: run {r + 1}/{warmup + repeats} {dt:.3f} s"
+            + (" (warm-up)" if r < warmup else "")
+        )
         if r >= warmup:
             times.append(dt)
     return statistics.median(times), times, out
@@ -148,8 +160,11 @@ def cluster(gpus: int):
     from dask_cuda import LocalCUDACluster
     from distributed import Client
 
-    c = LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(str(g) for g in range(gpus)),
-                         protocol="tcp", dashboard_address=":0")  # fmt: skip
+    c = LocalCUDACluster(
+        CUDA_VISIBLE_DEVICES=",".join(str(g) for g in range(gpus)),
+        protocol="tcp",
+        dashboard_address=":0",
+    )
     return c, Client(c)
 
 
@@ -165,12 +180,23 @@ def apsp_row(client, gpus: int, n: int, repeats: int, check: bool, require_ipc: 
     from distributed import get_task_stream
 
     with get_task_stream(client) as stream:
-        med, times, R = measure(lambda: kleene.apsp(dense_graph(n, b), client=client),
-                                repeats, 0, label)  # fmt: skip
-    row = {"row": "apsp fp32 dense", "n": n, "gpus": gpus, "block": b, "median s": med,
-           "runs s": times, "T steps/s": n**3 / med / 1e12,
-           "blocks between workers": "CUDA IPC" if ipc else
-           "Dask comm (TCP)" if gpus > 1 else "none (one worker)"}  # fmt: skip
+        med, times, R = measure(
+            lambda: kleene.apsp(dense_graph(n, b), client=client), repeats, 0, label
+        )
+    row = {
+        "row": "apsp fp32 dense",
+        "n": n,
+        "gpus": gpus,
+        "block": b,
+        "median s": med,
+        "runs s": times,
+        "T steps/s": n**3 / med / 1e12,
+        "blocks between workers": "CUDA IPC"
+        if ipc
+        else "Dask comm (TCP)"
+        if gpus > 1
+        else "none (one worker)",
+    }
     if gpus > 1:
         row["ipc decision"] = device_ipc.last_reason
     row["task stream"] = busy(stream.data, sum(times))
@@ -180,8 +206,10 @@ def apsp_row(client, gpus: int, n: int, repeats: int, check: bool, require_ipc: 
         got = R[rows].compute()
         want, sweeps = apsp_reference_rows(n, b, rows)
         err = float(np.max(np.abs(got - want)))
-        row.update(check=f"rows {rows}: max |diff| {err:.2e} ({sweeps} sweeps)",
-                   ok=bool(np.allclose(got, want, rtol=1e-5, atol=1e-6)))  # fmt: skip
+        row.update(
+            check=f"rows {rows}: max |diff| {err:.2e} ({sweeps} sweeps)",
+            ok=bool(np.allclose(got, want, rtol=1e-5, atol=1e-6)),
+        )
         say(f"  check {row['check']} in {time.perf_counter() - t0:.1f} s")
     del R
     say(f"  -> {row}")
@@ -197,25 +225,47 @@ def sssp_rows(client, gpus: int, csr, M_gpu, sources, repeats: int, gather: bool
     say(f"  load_graph {load_s:.2f} s")
     k = len(sources)
     label = f"sssp {k} sources on {gpus} GPU"
-    med, times, R = measure(lambda: sssp_on_dask(client, H, sources, as_dask_array=True),
-                            repeats, 1, label)  # fmt: skip
+    med, times, R = measure(
+        lambda: sssp_on_dask(client, H, sources, as_dask_array=True), repeats, 1, label
+    )
     picks = [0, k // 2, k - 1]
     got = R[picks].compute()
     want = kleene.backends.to_host(kleene.sssp(M_gpu, [int(sources[p]) for p in picks]))
     ok = bool(np.allclose(got, want, rtol=1e-6, equal_nan=False))
-    rows = [{"row": f"sssp {k} sources, loaded graph, dask.array result", "n": csr.shape[0],
-             "nnz": csr.nnz, "gpus": gpus, "median s": med, "runs s": times,
-             "load_graph s": load_s, "check": f"rows {picks} vs in-process GPU",
-             "ok": ok}]  # fmt: skip
+    rows = [
+        {
+            "row": f"sssp {k} sources, loaded graph, dask.array result",
+            "n": csr.shape[0],
+            "nnz": csr.nnz,
+            "gpus": gpus,
+            "median s": med,
+            "runs s": times,
+            "load_graph s": load_s,
+            "check": f"rows {picks} vs in-process GPU",
+            "ok": ok,
+        }
+    ]
     del R
     H.release()
     if gather:
-        med2, times2, out = measure(lambda: kleene.sssp(csr, sources, client=client), 1, 0,
-                                    f"sssp {k} sources from a host CSR, NumPy back")  # fmt: skip
+        med2, times2, out = measure(
+            lambda: kleene.sssp(csr, sources, client=client),
+            1,
+            0,
+            f"sssp {k} sources from a host CSR, NumPy back",
+        )
         ok2 = bool(np.allclose(out[picks], want, rtol=1e-6))
-        rows.append({"row": f"sssp {k} sources from a host CSR, NumPy result", "n": csr.shape[0],
-                     "nnz": csr.nnz, "gpus": gpus, "median s": med2, "runs s": times2,
-                     "ok": ok2})  # fmt: skip
+        rows.append(
+            {
+                "row": f"sssp {k} sources from a host CSR, NumPy result",
+                "n": csr.shape[0],
+                "nnz": csr.nnz,
+                "gpus": gpus,
+                "median s": med2,
+                "runs s": times2,
+                "ok": ok2,
+            }
+        )
         del out
     for r in rows:
         say(f"  -> {r}")
@@ -226,16 +276,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--gpus", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--apsp", type=int, nargs="*", default=[65536], help="n on every GPU count")
-    ap.add_argument("--apsp-all-gpus", type=int, nargs="*", default=[131072],
-                    help="n run on the largest GPU count only")  # fmt: skip
+    ap.add_argument(
+        "--apsp-all-gpus",
+        type=int,
+        nargs="*",
+        default=[131072],
+        help="n run on the largest GPU count only",
+    )
     ap.add_argument("--apsp-repeats", type=int, default=3)
     ap.add_argument("--scale", type=int, default=24, help="RMAT scale of the SSSP graph")
     ap.add_argument("--sources", type=int, default=128)
     ap.add_argument("--sssp-repeats", type=int, default=5)
     ap.add_argument("--gather", action="store_true", help="also time the plain call (NumPy back)")
     ap.add_argument("--no-check", action="store_true")
-    ap.add_argument("--require-ipc", action="store_true",
-                    help="stop if blocks cannot go GPU to GPU by CUDA IPC")  # fmt: skip
+    ap.add_argument(
+        "--require-ipc", action="store_true", help="stop if blocks cannot go GPU to GPU by CUDA IPC"
+    )
     ap.add_argument("--quick", action="store_true", help="small sizes: a smoke test")
     ap.add_argument("--out", default="benchmarks/results/dask_gpu.json")
     args = ap.parse_args()
@@ -245,8 +301,10 @@ def main() -> None:
     from bench_ingest import build_graph
 
     rows: list[dict] = []
-    meta = {"gpus visible": cupy.cuda.runtime.getDeviceCount(),
-            "NCCL_NVLS_ENABLE": os.environ.get("NCCL_NVLS_ENABLE")}  # fmt: skip
+    meta = {
+        "gpus visible": cupy.cuda.runtime.getDeviceCount(),
+        "NCCL_NVLS_ENABLE": os.environ.get("NCCL_NVLS_ENABLE"),
+    }
 
     def save():
         write_results(args.out, "kleene on Dask, one dask-cuda worker per GPU", rows, meta)
@@ -260,8 +318,9 @@ def main() -> None:
         del g
         cupy.get_default_memory_pool().free_all_blocks()  # GPU 0 is a worker's too
         rng = np.random.default_rng(SEED)
-        sources = np.sort(rng.choice(np.flatnonzero(np.diff(csr.indptr)), args.sources,
-                                     replace=False))  # fmt: skip
+        sources = np.sort(
+            rng.choice(np.flatnonzero(np.diff(csr.indptr)), args.sources, replace=False)
+        )
         took = time.perf_counter() - t0
         say(f"RMAT-{args.scale}: n={csr.shape[0]} nnz={csr.nnz} in {took:.1f} s")
     for gpus in args.gpus:
@@ -275,13 +334,21 @@ def main() -> None:
             say(f"  warm-up apsp in {time.perf_counter() - t0:.1f} s")
             sizes = list(args.apsp) + (list(args.apsp_all_gpus) if gpus == max(args.gpus) else [])
             for n in sizes:
-                rows.append(apsp_row(client, gpus, n, 1 if n in args.apsp_all_gpus else
-                                     args.apsp_repeats, not args.no_check,
-                                     args.require_ipc))  # fmt: skip
+                rows.append(
+                    apsp_row(
+                        client,
+                        gpus,
+                        n,
+                        1 if n in args.apsp_all_gpus else args.apsp_repeats,
+                        not args.no_check,
+                        args.require_ipc,
+                    )
+                )
                 save()
             if csr is not None:
-                rows.extend(sssp_rows(client, gpus, csr, M_gpu, sources, args.sssp_repeats,
-                                      args.gather))  # fmt: skip
+                rows.extend(
+                    sssp_rows(client, gpus, csr, M_gpu, sources, args.sssp_repeats, args.gather)
+                )
                 save()
         finally:
             client.close()

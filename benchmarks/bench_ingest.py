@@ -319,8 +319,11 @@ def run_scale(scale: int, runner: Runner) -> tuple[list[dict], dict]:
     facts["build peak GiB"] = runner.watch.peak / GIB if runner.watch.on else "n/a"
     runner.watch.free()
     n, nnz, C = facts["n"], facts["nnz"], facts["csr bytes"]
-    print(f"[RMAT-{scale}] n={n} nnz={nnz} CSR {C / GIB:.2f} GiB, built in "
-          f"{facts['build s']:.1f} s", file=sys.stderr, flush=True)  # fmt: skip
+    print(
+        f"[RMAT-{scale}] n={n} nnz={nnz} CSR {C / GIB:.2f} GiB, built in {facts['build s']:.1f} s",
+        file=sys.stderr,
+        flush=True,
+    )
     rng = np.random.default_rng(SOURCE_SEED + scale)
     one = lambda: (_sources(rng, cand),)  # noqa: E731
     many = lambda k: lambda: (_sources(rng, cand, min(k, cand.size)),)  # noqa: E731
@@ -338,15 +341,29 @@ def run_scale(scale: int, runner: Runner) -> tuple[list[dict], dict]:
 
     # --- the user's cupyx (or scipy) CSR, straight in -----------------------------------
     add("bfs_csr", "kleene.bfs(csr, s)", lambda s: kleene.bfs(csr, s), one, out())
-    add("bfs_csr_undirected", "kleene.bfs(csr, s, directed=False)",
-        lambda s: kleene.bfs(csr, s, directed=False), one, out())  # fmt: skip
+    add(
+        "bfs_csr_undirected",
+        "kleene.bfs(csr, s, directed=False)",
+        lambda s: kleene.bfs(csr, s, directed=False),
+        one,
+        out(),
+    )
     add("sssp_csr", "kleene.sssp(csr, s)", lambda s: kleene.sssp(csr, s), one, out())
-    add("sssp_csr_undirected", "kleene.sssp(csr, s, directed=False)",
-        lambda s: kleene.sssp(csr, s, directed=False), one, out())  # fmt: skip
-    add("bfs_csr_4", "kleene.bfs(csr, [4 sources])", lambda s: kleene.bfs(csr, s), many(4),
-        out(4))  # fmt: skip
-    add("from_scipy", "kleene.Matrix.from_scipy(csr)", lambda: kleene.Matrix.from_scipy(csr),
-        lambda: (), C)  # fmt: skip
+    add(
+        "sssp_csr_undirected",
+        "kleene.sssp(csr, s, directed=False)",
+        lambda s: kleene.sssp(csr, s, directed=False),
+        one,
+        out(),
+    )
+    add("bfs_csr_4", "kleene.bfs(csr, [4 sources])", lambda s: kleene.bfs(csr, s), many(4), out(4))
+    add(
+        "from_scipy",
+        "kleene.Matrix.from_scipy(csr)",
+        lambda: kleene.Matrix.from_scipy(csr),
+        lambda: (),
+        C,
+    )
 
     # --- a prebuilt kleene.Matrix --------------------------------------------------------
     M = kleene.Matrix.from_scipy(csr)
@@ -357,8 +374,10 @@ def run_scale(scale: int, runner: Runner) -> tuple[list[dict], dict]:
     bfs1 = r[TIME]
     r = add("sssp_M", "kleene.sssp(M, s)", lambda s: kleene.sssp(M, s), one, out())
     sssp1 = r[TIME]
-    for key, fn, one_t, target in (("bfs_M_64", kleene.bfs, bfs1, 8),
-                                   ("sssp_M_64", kleene.sssp, sssp1, 16)):  # fmt: skip
+    for key, fn, one_t, target in (
+        ("bfs_M_64", kleene.bfs, bfs1, 8),
+        ("sssp_M_64", kleene.sssp, sssp1, 16),
+    ):
         call = f"kleene.{fn.__name__}(M, [64 sources])"
         r = add(key, call, lambda s, fn=fn: fn(M, s), many(64), out(64))
         r["target"] = f"<= {target}x one source"
@@ -376,10 +395,18 @@ def first_call_row(scale, runner: Runner, csr_b) -> dict:
     row = {"scale": scale, "key": key, "call": call, TIME: None, "runs": 1}
     runner.watch.free()
     root = str(Path(kleene.__file__).resolve().parents[1])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root,
-               os.environ.get("PYTHONPATH")])))  # fmt: skip
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--first-call-child",
-           "--scales", str(scale), "--device", runner.device]  # fmt: skip
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    )
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--first-call-child",
+        "--scales",
+        str(scale),
+        "--device",
+        runner.device,
+    ]
     results = []
     for _ in range(2):
         t0 = time.perf_counter()
@@ -397,17 +424,19 @@ def first_call_row(scale, runner: Runner, csr_b) -> dict:
         results.append(dict(json.loads(line[len("CHILD ") :]), wall=wall))
     first, second = results
     warm = second["warm s"]
-    row.update({
-        TIME: 1e3 * second["first s"],
-        "warm ms (same process)": 1e3 * warm,
-        "first over warm s": second["first s"] - warm,
-        "first ms, 1st subprocess": 1e3 * first["first s"],
-        "import kleene s": second["import s"],
-        "process wall s": second["wall"],
-        "CSR GiB": csr_b / GIB,
-        "call peak GiB": second["peak"] / GIB if runner.watch.on else "n/a",
-        "call peak / CSR": second["peak"] / csr_b if runner.watch.on else "n/a",
-    })  # fmt: skip
+    row.update(
+        {
+            TIME: 1e3 * second["first s"],
+            "warm ms (same process)": 1e3 * warm,
+            "first over warm s": second["first s"] - warm,
+            "first ms, 1st subprocess": 1e3 * first["first s"],
+            "import kleene s": second["import s"],
+            "process wall s": second["wall"],
+            "CSR GiB": csr_b / GIB,
+            "call peak GiB": second["peak"] / GIB if runner.watch.on else "n/a",
+            "call peak / CSR": second["peak"] / csr_b if runner.watch.on else "n/a",
+        }
+    )
     print(f"    first {row[TIME]:.1f} ms, warm {1e3 * warm:.1f} ms", file=sys.stderr, flush=True)
     return row
 
@@ -471,9 +500,21 @@ CONVENTIONS = {
     "graph is built in the child before the timing (untimed)",
 }
 
-_SHOWN = ["call", TIME, "runs", "GTEPS (nnz/2)", "GTEPS (nnz)", "x one source", "target",
-          "call peak GiB", "pool peak GiB", "call peak / CSR", "warm ms (same process)",
-          "first over warm s", "note"]  # fmt: skip
+_SHOWN = [
+    "call",
+    TIME,
+    "runs",
+    "GTEPS (nnz/2)",
+    "GTEPS (nnz)",
+    "x one source",
+    "target",
+    "call peak GiB",
+    "pool peak GiB",
+    "call peak / CSR",
+    "warm ms (same process)",
+    "first over warm s",
+    "note",
+]
 
 
 def write_markdown(path: Path, rows, graphs, device: str) -> None:
@@ -483,8 +524,10 @@ def write_markdown(path: Path, rows, graphs, device: str) -> None:
         sc = [r for r in rows if r["scale"] == g["scale"]]
         cols = [c for c in _SHOWN if any(c in r for r in sc)]
         shown = [{c: r.get(c, "") for c in cols} for r in sc]
-        title = (f"RMAT-{g['scale']}: n = {g['n']:,}, nnz = {g['nnz']:,}, CSR "
-                 f"{g['csr bytes'] / GIB:.2f} GiB, built in {g['build s']:.1f} s")  # fmt: skip
+        title = (
+            f"RMAT-{g['scale']}: n = {g['n']:,}, nnz = {g['nnz']:,}, CSR "
+            f"{g['csr bytes'] / GIB:.2f} GiB, built in {g['build s']:.1f} s"
+        )
         lines += ["", markdown_table(shown, title=title)]
     path.write_text("\n".join(lines) + "\n")
 
@@ -503,8 +546,10 @@ def plot(rows: list[dict], path: Path) -> None:
     scales = sorted({r["scale"] for r in rows})
     fig, axes = plt.subplots(1, 2, figsize=(12, 0.45 * len(keys) + 1.5), sharey=True)
     h = 0.8 / max(1, len(scales))
-    panels = [(axes[0], TIME, "time (ms, log)", True),
-              (axes[1], "call peak / CSR", "call peak / CSR bytes", False)]  # fmt: skip
+    panels = [
+        (axes[0], TIME, "time (ms, log)", True),
+        (axes[1], "call peak / CSR", "call peak / CSR bytes", False),
+    ]
     for ax, col, label, log in panels:
         for j, s in enumerate(scales):
             got = {r["call"]: r.get(col) for r in rows if r["scale"] == s}
@@ -528,14 +573,20 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--scales", default="22,24,25", help="RMAT scales, comma-separated")
     ap.add_argument("--repeats", type=int, default=5, help="timed calls a row (median)")
-    ap.add_argument("--row-budget", type=float, default=25.0,
-                    help="seconds of timed calls a row may take (fewer repeats past)")  # fmt: skip
-    ap.add_argument("--device", choices=("gpu", "cpu"),
-                    default="gpu" if kleene.gpu_available() else "cpu")  # fmt: skip
+    ap.add_argument(
+        "--row-budget",
+        type=float,
+        default=25.0,
+        help="seconds of timed calls a row may take (fewer repeats past)",
+    )
+    ap.add_argument(
+        "--device", choices=("gpu", "cpu"), default="gpu" if kleene.gpu_available() else "cpu"
+    )
     ap.add_argument("--out", default="benchmarks/results/ingest.json")
     ap.add_argument("--first-call-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -559,9 +610,15 @@ def main(argv=None) -> None:
         runner.watch.close()
     took = time.perf_counter() - t0
     out = Path(args.out)
-    extra = {"device": args.device, "scales": scales, "repeats": args.repeats,
-             "row_budget_s": args.row_budget, "conventions": CONVENTIONS, "graphs": graphs,
-             "total_s": took}  # fmt: skip
+    extra = {
+        "device": args.device,
+        "scales": scales,
+        "repeats": args.repeats,
+        "row_budget_s": args.row_budget,
+        "conventions": CONVENTIONS,
+        "graphs": graphs,
+        "total_s": took,
+    }
     write_results(out, "ingest", rows, extra)
     write_markdown(out.with_suffix(".md"), rows, graphs, args.device)
     plot(rows, out.with_suffix(".png"))

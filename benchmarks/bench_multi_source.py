@@ -57,8 +57,9 @@ def _peers(csr: sp.csr_matrix, weighted: bool):
     try:
         import igraph
 
-        g = igraph.Graph(n=csr.shape[0], edges=np.column_stack([coo.row, coo.col]).tolist(),
-                         directed=True)  # fmt: skip
+        g = igraph.Graph(
+            n=csr.shape[0], edges=np.column_stack([coo.row, coo.col]).tolist(), directed=True
+        )
         w = coo.data.tolist() if weighted else None
 
         def distances(s):

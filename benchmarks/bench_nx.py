@@ -89,31 +89,54 @@ def main(argv=None) -> None:
         t = time.perf_counter()
         KG = convert_from_nx(G, edge_attrs={"weight": 1})
         conv = (time.perf_counter() - t) * 1e3
-        rows.append({"graph": name, "nodes": G.number_of_nodes(),
-                     "edges": G.number_of_edges(), "task": "convert_from_nx",
-                     "networkx ms": None, "kleene ms": conv})  # fmt: skip
+        rows.append(
+            {
+                "graph": name,
+                "nodes": G.number_of_nodes(),
+                "edges": G.number_of_edges(),
+                "task": "convert_from_nx",
+                "networkx ms": None,
+                "kleene ms": conv,
+            }
+        )
         small = G.subgraph(list(G.nodes)[: args.apsp_nodes]).copy()
         KS = convert_from_nx(small, edge_attrs={"weight": 1})
         tasks = [
-            ("BFS lengths",
-             lambda g, s=s: nx.single_source_shortest_path_length(g, s), G, KG),
-            ("Dijkstra lengths",
-             lambda g, s=s: nx.single_source_dijkstra_path_length(g, s, weight="weight"), G, KG),
-            (f"all-pairs Dijkstra lengths ({small.number_of_nodes()} nodes)",
-             lambda g: dict(nx.all_pairs_dijkstra_path_length(g, weight="weight")),
-             small, KS),
-        ]  # fmt: skip
+            ("BFS lengths", lambda g, s=s: nx.single_source_shortest_path_length(g, s), G, KG),
+            (
+                "Dijkstra lengths",
+                lambda g, s=s: nx.single_source_dijkstra_path_length(g, s, weight="weight"),
+                G,
+                KG,
+            ),
+            (
+                f"all-pairs Dijkstra lengths ({small.number_of_nodes()} nodes)",
+                lambda g: dict(nx.all_pairs_dijkstra_path_length(g, weight="weight")),
+                small,
+                KS,
+            ),
+        ]
         for task, call, g_nx, g_k in tasks:
             print(f"[{name}] {task} ...", file=sys.stderr, flush=True)
             want, nx_ms, _ = _time(lambda c=call, g=g_nx: c(g), args.repeat, args.row_budget)
             got, k_ms, runs = _time(lambda c=call, g=g_k: c(g), args.repeat, args.row_budget)
             same = _same(want, got)
-            rows.append({"graph": name, "nodes": g_nx.number_of_nodes(),
-                         "edges": g_nx.number_of_edges(), "task": task, "networkx ms": nx_ms,
-                         "kleene ms": k_ms, "speedup": nx_ms / k_ms, "runs": runs,
-                         "same answer": same})  # fmt: skip
-            print(f"    networkx {nx_ms:.1f} ms, kleene {k_ms:.1f} ms, same: {same}",
-                  file=sys.stderr)  # fmt: skip
+            rows.append(
+                {
+                    "graph": name,
+                    "nodes": g_nx.number_of_nodes(),
+                    "edges": g_nx.number_of_edges(),
+                    "task": task,
+                    "networkx ms": nx_ms,
+                    "kleene ms": k_ms,
+                    "speedup": nx_ms / k_ms,
+                    "runs": runs,
+                    "same answer": same,
+                }
+            )
+            print(
+                f"    networkx {nx_ms:.1f} ms, kleene {k_ms:.1f} ms, same: {same}", file=sys.stderr
+            )
     write_results(args.out, "networkx_backend", rows, {"device": args.device})
     print(markdown_table(rows, "networkx vs backend='kleene'"))
 

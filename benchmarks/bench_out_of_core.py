@@ -121,8 +121,12 @@ class Tiles:
     seconds of its phases: allocating the host result (page-locking it, where it is),
     building D there, and the streamed closure (the device synchronized after it)."""
 
-    PHASES = {"solve": None, "host_empty": "alloc s", "build": "build s",
-              "stream_closure": "stream s"}  # fmt: skip
+    PHASES = {
+        "solve": None,
+        "host_empty": "alloc s",
+        "build": "build s",
+        "stream_closure": "stream s",
+    }
 
     def __enter__(self):
         self.real = {name: getattr(ooc, name) for name in self.PHASES}
@@ -182,13 +186,27 @@ def _row(n: int, mode: str, limit, args, device: str) -> dict:
         _free(device)
         _log(f"  n={n} {mode}: run {r + 1}/{runs} {seconds:.3f} s")
     med = statistics.median(times)
-    row = {"n": n, "mode": mode, "median s": med, "min s": min(times), "runs": len(times),
-           "T steps/s": float(n) ** 3 / med / 1e12, "pool peak GiB": peaks[-1]}  # fmt: skip
+    row = {
+        "n": n,
+        "mode": mode,
+        "median s": med,
+        "min s": min(times),
+        "runs": len(times),
+        "T steps/s": float(n) ** 3 / med / 1e12,
+        "pool peak GiB": peaks[-1],
+    }
     if tiles.tile is not None:
         cap, tile = ooc.device_limit(limit, device == "gpu"), tiles.tile
         host = {True: "pinned (direct)", False: "pageable (staged)", None: "host (CPU)"}[pinned]
-        row.update({"memory_limit GiB": cap / GIB, "tile": tile, "tiles a side": -(-n // tile),
-                    "host result": host, **tiles.seconds})  # fmt: skip
+        row.update(
+            {
+                "memory_limit GiB": cap / GIB,
+                "tile": tile,
+                "tiles a side": -(-n // tile),
+                "host result": host,
+                **tiles.seconds,
+            }
+        )
     elif mode != "in-core":
         row["note"] = "ran in core"
     return row
@@ -203,16 +221,21 @@ def _fits_in_core(n: int, device: str) -> bool:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[32768])
-    ap.add_argument("--fraction", type=float, default=0.25,
-                    help="memory_limit as a share of the result's bytes")  # fmt: skip
+    ap.add_argument(
+        "--fraction", type=float, default=0.25, help="memory_limit as a share of the result's bytes"
+    )
     ap.add_argument("--degree", type=int, default=16, help="random edges per vertex")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--device", default="gpu" if kleene.gpu_available() else "cpu")
     ap.add_argument("--quick", action="store_true", help="CPU smoke run: n = 256, 512")
-    ap.add_argument("--pin-share", type=float, default=ooc.PIN_SHARE,
-                    help="page-lock a result up to this share of the free host memory "
-                    "(0: never; staged copies)")  # fmt: skip
+    ap.add_argument(
+        "--pin-share",
+        type=float,
+        default=ooc.PIN_SHARE,
+        help="page-lock a result up to this share of the free host memory "
+        "(0: never; staged copies)",
+    )
     ap.add_argument("--out", default="benchmarks/results/out_of_core.json")
     args = ap.parse_args(argv)
     if args.quick:
@@ -222,8 +245,10 @@ def main(argv=None) -> None:
     _log(f"bench_out_of_core on {device}: sizes {args.sizes}")
     warm = 128 if args.quick else 4096  # compile the kernels: tiles of a quarter of n
     reserve = ooc.GPU_RESERVE if device == "gpu" else 0
-    kleene.apsp(graph(warm, args.degree, 0, device),
-                memory_limit=ooc.working_set_bytes(warm, warm // 4, 4, False, reserve))  # fmt: skip
+    kleene.apsp(
+        graph(warm, args.degree, 0, device),
+        memory_limit=ooc.working_set_bytes(warm, warm // 4, 4, False, reserve),
+    )
     rows = []
     for n in args.sizes:
         result = 4 * n * n
@@ -232,8 +257,13 @@ def main(argv=None) -> None:
             rows.append(base)
             _log(rows[-1])
             limit = max(1, int(args.fraction * result))
-            row = _row(n, f"out-of-core, memory_limit = {args.fraction:g} of the result", limit,
-                       args, device)  # fmt: skip
+            row = _row(
+                n,
+                f"out-of-core, memory_limit = {args.fraction:g} of the result",
+                limit,
+                args,
+                device,
+            )
             if isinstance(base["median s"], float) and isinstance(row["median s"], float):
                 row["x in-core"] = row["median s"] / base["median s"]
                 row["target"] = f"<= {TARGET_RATIO}x in-core"
@@ -242,19 +272,25 @@ def main(argv=None) -> None:
             row["target"] = f">= {TARGET_RATE} T steps/s"
         rows.append(row)
         _log(rows[-1])
-    extra = {"device": device, "sizes": args.sizes, "degree": args.degree,
-             "pin share": args.pin_share,
-             "conventions": {"graph": f"random digraph, {args.degree} edges a vertex + a "
-                             "Hamiltonian cycle, float32 weights uniform in [1, 100)",
-                             "time": "wall clock of kleene.apsp, device synchronized before "
-                             "and after; median of the repeats after warm-up",
-                             "T steps/s": "n^3 / time / 1e12",
-                             "pool peak GiB": "CuPy pool used_bytes() high-water mark over "
-                             "the call, minus what was held before (the graph)",
-                             "alloc/build/stream s": "out of core, the last run: allocating "
-                             "(page-locking) the host result, building D in it, the streamed "
-                             "closure up to its last tile queued (a few products then still "
-                             "run; the call's time waits for them)"}}  # fmt: skip
+    extra = {
+        "device": device,
+        "sizes": args.sizes,
+        "degree": args.degree,
+        "pin share": args.pin_share,
+        "conventions": {
+            "graph": f"random digraph, {args.degree} edges a vertex + a "
+            "Hamiltonian cycle, float32 weights uniform in [1, 100)",
+            "time": "wall clock of kleene.apsp, device synchronized before "
+            "and after; median of the repeats after warm-up",
+            "T steps/s": "n^3 / time / 1e12",
+            "pool peak GiB": "CuPy pool used_bytes() high-water mark over "
+            "the call, minus what was held before (the graph)",
+            "alloc/build/stream s": "out of core, the last run: allocating "
+            "(page-locking) the host result, building D in it, the streamed "
+            "closure up to its last tile queued (a few products then still "
+            "run; the call's time waits for them)",
+        },
+    }
     write_results(args.out, "out_of_core", rows, extra)
     _log(f"wrote {args.out} and {Path(args.out).with_suffix('.md')}")
 

@@ -56,8 +56,14 @@ def _graphblas(S):
         print("python-graphblas not installed: its rows are skipped", file=sys.stderr)
         return None
     c = S.tocoo()
-    return gb.Matrix.from_coo(c.row, c.col, c.data.astype(np.float64), nrows=S.shape[0],
-                              ncols=S.shape[1], dup_op=gb.binary.min)  # fmt: skip
+    return gb.Matrix.from_coo(
+        c.row,
+        c.col,
+        c.data.astype(np.float64),
+        nrows=S.shape[0],
+        ncols=S.shape[1],
+        dup_op=gb.binary.min,
+    )
 
 
 def _baselines(rows, task, S, src, gb_fn, repeat, preds=False):
@@ -88,9 +94,13 @@ def main(argv=None) -> None:
     )
     ap.add_argument("--device", default="gpu" if kleene.gpu_available() else "cpu")
     ap.add_argument("--out", default="benchmarks/results/paths.json")
-    ap.add_argument("--road-size", type=int, default=None,
-                    help="crossings of the generated road grid (0: skip its rows); default "
-                    f"{ROAD_SIZE['gpu']} with the GPU, {ROAD_SIZE['cpu']} on the CPU")  # fmt: skip
+    ap.add_argument(
+        "--road-size",
+        type=int,
+        default=None,
+        help="crossings of the generated road grid (0: skip its rows); default "
+        f"{ROAD_SIZE['gpu']} with the GPU, {ROAD_SIZE['cpu']} on the CPU",
+    )
     ap.add_argument("--repeat", type=int, default=5, help="timed calls per road-graph figure")
     ap.add_argument("--no-graphblas", action="store_true", help="leave python-graphblas out")
     args = ap.parse_args(argv)
@@ -127,8 +137,10 @@ def main(argv=None) -> None:
         t0 = time.perf_counter()
         S = road_graph(side, seed=0).to_scipy().astype(np.float64)
         name = f"road:{side}x{side}"
-        graphs[name] = {"generator": f"kleene.generators.road_graph({side}, seed=0)",
-                        "generate_s": time.perf_counter() - t0}  # fmt: skip
+        graphs[name] = {
+            "generator": f"kleene.generators.road_graph({side}, seed=0)",
+            "generate_s": time.perf_counter() - t0,
+        }
         print(f"{name}: n={S.shape[0]} nnz={S.nnz} built in {graphs[name]['generate_s']:.2f}s")
         _road_rows(rows, name, S, dev, args, graphs[name])
     else:
@@ -155,8 +167,14 @@ def _rmat_rows(rows, args, dev, gb) -> None:
     for s in sources:
         r = _time(lambda s=s: kleene.bfs(Ad, int(s)), dev, 3)
         teps.append(undirected_edges / (r["median_ms"] / 1e3) / 1e9)
-    rows.append({"task": f"BFS rmat{args.scale}", "device": dev, "edges": undirected_edges,
-                 "GTEPS_median": float(np.median(teps))})  # fmt: skip
+    rows.append(
+        {
+            "task": f"BFS rmat{args.scale}",
+            "device": dev,
+            "edges": undirected_edges,
+            "GTEPS_median": float(np.median(teps)),
+        }
+    )
     s0 = int(sources[0])
     _baselines(rows, f"BFS rmat{args.scale}", S, s0, gb and gb[0], 3)
     for r in rows[1:]:
@@ -166,8 +184,14 @@ def _rmat_rows(rows, args, dev, gb) -> None:
     rows.append({"task": f"SSSP rmat{args.scale}", "device": dev, "ms": r["median_ms"]})
     _baselines(rows, f"SSSP rmat{args.scale}", S, s0, gb and gb[1], 2)
     p = _time(lambda: kleene.sssp(Ad, s0, return_predecessors=True), dev, 3)
-    rows.append({"task": f"SSSP+preds rmat{args.scale}", "device": dev, "ms": p["median_ms"],
-                 "x without preds": p["median_ms"] / r["median_ms"]})  # fmt: skip
+    rows.append(
+        {
+            "task": f"SSSP+preds rmat{args.scale}",
+            "device": dev,
+            "ms": p["median_ms"],
+            "x without preds": p["median_ms"] / r["median_ms"],
+        }
+    )
     _baselines(rows, f"SSSP+preds rmat{args.scale}", S, s0, None, 2, preds=True)
     for row in rows:
         print(row, flush=True)
@@ -229,23 +253,45 @@ def _road_rows(rows, name, S, dev, args, facts, composed=False) -> None:
     bfs = lambda G: kleene.bfs(G, 0)  # noqa: E731
     ok = np.array_equal(_host(bfs(U)), ref_levels) and np.array_equal(_host(bfs(M)), ref_levels)
     user, built = both(bfs, args.repeat)
-    rows.append({"task": f"BFS {name}", "device": dev, **base, "ms": user,
-                 "ms prebuilt Matrix": built, "us_per_level": 1e3 * user / depth,
-                 "us_per_level prebuilt": 1e3 * built / depth,
-                 "check": "OK" if ok else "MISMATCH"})  # fmt: skip
+    rows.append(
+        {
+            "task": f"BFS {name}",
+            "device": dev,
+            **base,
+            "ms": user,
+            "ms prebuilt Matrix": built,
+            "us_per_level": 1e3 * user / depth,
+            "us_per_level prebuilt": 1e3 * built / depth,
+            "check": "OK" if ok else "MISMATCH",
+        }
+    )
     if composed:  # the same search as separate operations (per-level syncs): what fusion saves
         ms = _time(lambda: kleene.engine.frontier_bfs(M, 0, fused=False), dev, 1)["median_ms"]
-        rows.append({"task": f"BFS {name}", "device": f"{dev}, composed ops", "levels": depth,
-                     "ms prebuilt Matrix": ms,
-                     "us_per_level prebuilt": 1e3 * ms / depth})  # fmt: skip
+        rows.append(
+            {
+                "task": f"BFS {name}",
+                "device": f"{dev}, composed ops",
+                "levels": depth,
+                "ms prebuilt Matrix": ms,
+                "us_per_level prebuilt": 1e3 * ms / depth,
+            }
+        )
     _baselines(rows, f"BFS {name}", S, 0, gb and gb[0], args.repeat)
 
     ref = dijkstra(S, indices=0)
     sssp = lambda G: kleene.sssp(G, 0)  # noqa: E731
     ok = all(np.allclose(_host(sssp(G)), ref, rtol=1e-9) for G in (U, M))
     plain = both(sssp, args.repeat)
-    rows.append({"task": f"SSSP {name}", "device": dev, **base, "ms": plain[0],
-                 "ms prebuilt Matrix": plain[1], "check": "OK" if ok else "MISMATCH"})  # fmt: skip
+    rows.append(
+        {
+            "task": f"SSSP {name}",
+            "device": dev,
+            **base,
+            "ms": plain[0],
+            "ms prebuilt Matrix": plain[1],
+            "check": "OK" if ok else "MISMATCH",
+        }
+    )
     _baselines(rows, f"SSSP {name}", S, 0, gb and gb[1], args.repeat)
 
     preds = lambda G: kleene.sssp(G, 0, return_predecessors=True)  # noqa: E731
@@ -254,10 +300,18 @@ def _road_rows(rows, name, S, dev, args, facts, composed=False) -> None:
         d, p = (_host(x) for x in preds(G))
         ok = ok and np.allclose(d, ref, rtol=1e-9) and _preds_ok(S, d, p, 0)
     user, built = both(preds, args.repeat)
-    rows.append({"task": f"SSSP+preds {name}", "device": dev, **base, "ms": user,
-                 "ms prebuilt Matrix": built, "x without preds": user / plain[0],
-                 "x without preds, prebuilt": built / plain[1],
-                 "check": "OK" if ok else "MISMATCH"})  # fmt: skip
+    rows.append(
+        {
+            "task": f"SSSP+preds {name}",
+            "device": dev,
+            **base,
+            "ms": user,
+            "ms prebuilt Matrix": built,
+            "x without preds": user / plain[0],
+            "x without preds, prebuilt": built / plain[1],
+            "check": "OK" if ok else "MISMATCH",
+        }
+    )
     _baselines(rows, f"SSSP+preds {name}", S, 0, None, args.repeat, preds=True)
     for row in rows[printed:]:
         print(row, flush=True)

@@ -78,8 +78,9 @@ def dag(n: int, per: float, seed: int):
     rows, cols = rng.integers(0, n, m), rng.integers(0, n, m)
     up = rows < cols
     rows, cols = rows[up], cols[up]
-    G = csp.coo_matrix((cupy.ones(rows.size, dtype=cupy.float32), (rows, cols)),
-                       shape=(n, n)).tocsr()  # fmt: skip
+    G = csp.coo_matrix(
+        (cupy.ones(rows.size, dtype=cupy.float32), (rows, cols)), shape=(n, n)
+    ).tocsr()
     G.sum_duplicates()
     return G
 
@@ -145,15 +146,19 @@ def closure_rows(sizes, budget: float) -> list[dict]:
                 rows.append({"n": n, "method": mode, "error": str(e)[:200]})
                 alive.discard(mode)
                 continue
-            row = {"n": n, "method": {"tensor": "transitive_closure (tensor cores)",
-                                      "tensor-dag": "transitive_closure, random DAG",
-                                      "cuda-core": "transitive_closure (CUDA-core or/and)",
-                                      "min-plus": "apsp min-plus (fp32)"}[mode],
-                   "ms": med * 1e3}  # fmt: skip
+            row = {
+                "n": n,
+                "method": {
+                    "tensor": "transitive_closure (tensor cores)",
+                    "tensor-dag": "transitive_closure, random DAG",
+                    "cuda-core": "transitive_closure (CUDA-core or/and)",
+                    "min-plus": "apsp min-plus (fp32)",
+                }[mode],
+                "ms": med * 1e3,
+            }
             if mode.startswith("tensor"):
                 R, peak = _pool_peak(lambda G0=G0: kleene.transitive_closure(G0))
-                row.update(check=_check(G0, R, n), result_GiB=n * n / 2**30,
-                           peak_GiB=peak / 2**30)  # fmt: skip
+                row.update(check=_check(G0, R, n), result_GiB=n * n / 2**30, peak_GiB=peak / 2**30)
                 del R
             rows.append(row)
             print(row, file=sys.stderr, flush=True)
@@ -180,17 +185,45 @@ def gemm_rows(n: int) -> list[dict]:
     handle = cupy.cuda.device.get_cublas_handle()
 
     def gemm():
-        blas.gemmEx(handle, 1, 0, n, n, n, one.ctypes.data, bt8.data.ptr, 3, n, a8.data.ptr, 3,
-                    n, zero.ctypes.data, c.data.ptr, 10, n, 72, -1)  # fmt: skip
+        blas.gemmEx(
+            handle,
+            1,
+            0,
+            n,
+            n,
+            n,
+            one.ctypes.data,
+            bt8.data.ptr,
+            3,
+            n,
+            a8.data.ptr,
+            3,
+            n,
+            zero.ctypes.data,
+            c.data.ptr,
+            10,
+            n,
+            72,
+            -1,
+        )
 
     g, _ = _timed(gemm, 5)
     ops = 2.0 * n**3
     return [
-        {"n": n, "method": "cuBLAS int8 GEMM (TN, int32 out)", "ms": g * 1e3,
-         "Tops": ops / g / 1e12},
-        {"n": n, "method": "kleene.mxm lor_land (tensor cores)", "ms": mx * 1e3,
-         "Tops": ops / mx / 1e12, "share of cuBLAS": g / mx},
-    ]  # fmt: skip
+        {
+            "n": n,
+            "method": "cuBLAS int8 GEMM (TN, int32 out)",
+            "ms": g * 1e3,
+            "Tops": ops / g / 1e12,
+        },
+        {
+            "n": n,
+            "method": "kleene.mxm lor_land (tensor cores)",
+            "ms": mx * 1e3,
+            "Tops": ops / mx / 1e12,
+            "share of cuBLAS": g / mx,
+        },
+    ]
 
 
 def _random_csr(n: int, density: float, seed: int):
@@ -205,8 +238,9 @@ def _random_csr(n: int, density: float, seed: int):
     return G
 
 
-def frontier_rows(n: int = 16384, k: int = 1024,
-                  densities=(0.001, 0.005, 0.02, 0.05, 0.2)) -> list[dict]:  # fmt: skip
+def frontier_rows(
+    n: int = 16384, k: int = 1024, densities=(0.001, 0.005, 0.02, 0.05, 0.2)
+) -> list[dict]:
     """Multi-source BFS levels from k sources: dense frontiers on the tensor cores
     (``method="dense"``) against the sparse bit-packed MS-BFS kernels (``"push"``),
     fresh random digraphs of each density (cupyx CSR), answers compared."""
@@ -228,9 +262,16 @@ def frontier_rows(n: int = 16384, k: int = 1024,
         G = _random_csr(n, density, 7)
         dense, sparse = (kleene.bfs(G, srcs, method=m) for m in ("dense", "push"))
         same = bool((dense == sparse).all())
-        row = {"n": n, "sources": k, "density": density, "edges": int(G.nnz),
-               "dense frontiers ms": times["dense"] * 1e3, "sparse MS-BFS ms": times["push"] * 1e3,
-               "dense / sparse": times["dense"] / times["push"], "same levels": same}  # fmt: skip
+        row = {
+            "n": n,
+            "sources": k,
+            "density": density,
+            "edges": int(G.nnz),
+            "dense frontiers ms": times["dense"] * 1e3,
+            "sparse MS-BFS ms": times["push"] * 1e3,
+            "dense / sparse": times["dense"] / times["push"],
+            "same levels": same,
+        }
         out.append(row)
         print(row, file=sys.stderr, flush=True)
     return out

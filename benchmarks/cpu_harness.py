@@ -34,9 +34,14 @@ def measure(fn, repeat: int, budget: float) -> tuple[dict, object]:
     first = time.perf_counter() - t0
     if first > budget:
         ms = 1e3 * first
-        return {"ms": ms, "median ms": ms, "runs": 1, "first call s": first,
-                "note": f"one call only (the first, {first:.1f} s > --row-budget: "
-                        "compilation included)"}, out  # fmt: skip
+        return {
+            "ms": ms,
+            "median ms": ms,
+            "runs": 1,
+            "first call s": first,
+            "note": f"one call only (the first, {first:.1f} s > --row-budget: "
+            "compilation included)",
+        }, out
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -45,8 +50,12 @@ def measure(fn, repeat: int, budget: float) -> tuple[dict, object]:
         times.append(dt)
         if dt > budget:
             break
-    r = {"ms": 1e3 * min(times), "median ms": 1e3 * statistics.median(times),
-         "runs": len(times), "first call s": first}  # fmt: skip
+    r = {
+        "ms": 1e3 * min(times),
+        "median ms": 1e3 * statistics.median(times),
+        "runs": len(times),
+        "first call s": first,
+    }
     if len(times) < repeat:
         r["note"] = f"{len(times)} timed call(s): one took longer than --row-budget"
     return r, out
@@ -54,8 +63,16 @@ def measure(fn, repeat: int, budget: float) -> tuple[dict, object]:
 
 def _empty_row(group: str, task: str, baseline: str, note: str) -> dict:
     """A row with no times: skipped, or not finished."""
-    return {"group": group, "task": task, "kleene ms": None, "baseline": baseline,
-            "baseline ms": None, "ratio": None, "meets": "-", "note": note}  # fmt: skip
+    return {
+        "group": group,
+        "task": task,
+        "kleene ms": None,
+        "baseline": baseline,
+        "baseline ms": None,
+        "ratio": None,
+        "meets": "-",
+        "note": note,
+    }
 
 
 class Group:
@@ -78,8 +95,10 @@ class Group:
         print("ROW " + json.dumps(row, default=float), flush=True)
 
     def fact(self, key: str, value) -> None:
-        print("FACT " + json.dumps({"group": self.name, "key": key, "value": value},
-                                   default=float), flush=True)  # fmt: skip
+        print(
+            "FACT " + json.dumps({"group": self.name, "key": key, "value": value}, default=float),
+            flush=True,
+        )
 
     def compare(self, task, call, kfn, baselines, check=None, extra=None):
         """Time kleene's ``kfn`` and each baseline (name, fn or skip reason, target ratio);
@@ -89,12 +108,17 @@ class Group:
         k, kout = measure(kfn, self.repeat, self.budget)
         self.log(f"    kleene {k['ms']:.3f} ms (first call {k['first call s']:.2f} s)")
         for name, bfn, target in baselines:
-            row = {"group": self.name, "task": task, "kleene call": call, "kleene ms": k["ms"],
-                   "kleene median ms": k["median ms"], "runs": k["runs"],
-                   "first call s": k["first call s"],
-                   "compile s (first - median)": max(0.0, k["first call s"]
-                                                     - k["median ms"] / 1e3),
-                   "baseline": name}  # fmt: skip
+            row = {
+                "group": self.name,
+                "task": task,
+                "kleene call": call,
+                "kleene ms": k["ms"],
+                "kleene median ms": k["median ms"],
+                "runs": k["runs"],
+                "first call s": k["first call s"],
+                "compile s (first - median)": max(0.0, k["first call s"] - k["median ms"] / 1e3),
+                "baseline": name,
+            }
             notes = [k["note"]] if "note" in k else []
             if isinstance(bfn, str):  # a reason it was not run
                 row.update({"baseline ms": None, "ratio": None})
@@ -106,14 +130,22 @@ class Group:
                     row["check"] = _check(check, kout, None, name)
             else:
                 b, bout = measure(bfn, self.repeat, self.budget)
-                row.update({"baseline ms": b["ms"], "baseline median ms": b["median ms"],
-                            "baseline runs": b["runs"], "ratio": k["ms"] / b["ms"]})  # fmt: skip
+                row.update(
+                    {
+                        "baseline ms": b["ms"],
+                        "baseline median ms": b["median ms"],
+                        "baseline runs": b["runs"],
+                        "ratio": k["ms"] / b["ms"],
+                    }
+                )
                 if "note" in b:
                     notes.append(f"baseline: {b['note']}")
                 if check is not None:
                     row["check"] = _check(check, kout, bout, name)
-                self.log(f"    {name} {b['ms']:.3f} ms: ratio {row['ratio']:.2f}"
-                         + (f", check {row['check']}" if "check" in row else ""))  # fmt: skip
+                self.log(
+                    f"    {name} {b['ms']:.3f} ms: ratio {row['ratio']:.2f}"
+                    + (f", check {row['check']}" if "check" in row else "")
+                )
             _target(row, target)
             row.update(extra or {})
             if notes:
@@ -157,11 +189,24 @@ def run_child(
     """Runs ``script --child group`` (with the options a ``Group`` reads) and collects the
     rows and facts it streams; a group that fails or runs past --group-timeout ends with a
     row that says so, named for the row under way."""
-    cmd = [sys.executable, str(script), "--child", group, "--data", args.data,
-           "--row-budget", str(args.row_budget), "--repeat", str(args.repeat),
-           "--scratch", scratch] + (["--quick"] if args.quick else [])  # fmt: skip
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT),
-               os.environ.get("PYTHONPATH")])))  # fmt: skip
+    cmd = [
+        sys.executable,
+        str(script),
+        "--child",
+        group,
+        "--data",
+        args.data,
+        "--row-budget",
+        str(args.row_budget),
+        "--repeat",
+        str(args.repeat),
+        "--scratch",
+        scratch,
+    ] + (["--quick"] if args.quick else [])
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    )
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
     limit = args.group_timeout

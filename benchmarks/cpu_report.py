@@ -45,27 +45,42 @@ CONVENTIONS = {
     "BFS tree; distances: allclose; closure: 3 rows against scipy BFS reachability)",
 }
 
-_SHOWN = ["task", "kleene ms", "first call s", "compile s (first - median)", "baseline",
-          "baseline ms", "ratio", "target", "meets", "kleene MB", "peak over pre-call RSS MB",
-          "baseline MB", "check", "note"]  # fmt: skip
+_SHOWN = [
+    "task",
+    "kleene ms",
+    "first call s",
+    "compile s (first - median)",
+    "baseline",
+    "baseline ms",
+    "ratio",
+    "target",
+    "meets",
+    "kleene MB",
+    "peak over pre-call RSS MB",
+    "baseline MB",
+    "check",
+    "note",
+]
 
 
 def write_markdown(path: Path, rows, doc) -> None:
     env = doc["environment"]
-    lines = ["# kleene's CPU back end against its baselines (issue 13, item 5)", "",
-             f"{env['date']}; {env.get('cpu count')} cores ({env.get('cpu model', env['cpu'])}), "
-             f"load average {env.get('loadavg start')} at the start, "
-             f"{doc.get('loadavg end')} at the end; kleene {env['kleene']}, NumPy "
-             f"{env['numpy']}, SciPy {env['scipy']}, Numba {env.get('numba')}, "
-             f"python-graphblas {env.get('python-graphblas')}; "
-             f"{'--quick; ' if doc['quick'] else ''}Numba cache {doc['numba cache']}.",
-             ""]  # fmt: skip
+    lines = [
+        "# kleene's CPU back end against its baselines (issue 13, item 5)",
+        "",
+        f"{env['date']}; {env.get('cpu count')} cores ({env.get('cpu model', env['cpu'])}), "
+        f"load average {env.get('loadavg start')} at the start, "
+        f"{doc.get('loadavg end')} at the end; kleene {env['kleene']}, NumPy "
+        f"{env['numpy']}, SciPy {env['scipy']}, Numba {env.get('numba')}, "
+        f"python-graphblas {env.get('python-graphblas')}; "
+        f"{'--quick; ' if doc['quick'] else ''}Numba cache {doc['numba cache']}.",
+        "",
+    ]
     lines += [f"* **{k}**: {v}" for k, v in CONVENTIONS.items()]
     for grp in dict.fromkeys(r["group"] for r in rows):
         sub = [r for r in rows if r["group"] == grp]
         cols = [c for c in _SHOWN if any(r.get(c) not in (None, "") for r in sub)]
-        lines += ["", markdown_table([{c: _cell(r.get(c)) for c in cols} for r in sub],
-                                     title=grp)]  # fmt: skip
+        lines += ["", markdown_table([{c: _cell(r.get(c)) for c in cols} for r in sub], title=grp)]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -88,13 +103,20 @@ def plot(rows: list[dict], path: Path, title: str = "kleene CPU: time over basel
         return
     fig, ax = plt.subplots(figsize=(13, 0.32 * len(shown) + 1.8))
     ys = np.arange(len(shown))
-    colors = [{"yes": "tab:green", "no": "tab:red"}.get(r.get("meets"), "tab:gray")
-              for r in shown]  # fmt: skip
+    colors = [{"yes": "tab:green", "no": "tab:red"}.get(r.get("meets"), "tab:gray") for r in shown]
     ax.barh(ys, [r["ratio"] for r in shown], color=colors, height=0.6)
     tgt = [(y, r["target ratio"]) for y, r in zip(ys, shown, strict=True) if r.get("target ratio")]
     if tgt:
-        ax.scatter([t for _, t in tgt], [y for y, _ in tgt], marker="|", s=260, color="k",
-                   linewidths=2, label="target", zorder=3)  # fmt: skip
+        ax.scatter(
+            [t for _, t in tgt],
+            [y for y, _ in tgt],
+            marker="|",
+            s=260,
+            color="k",
+            linewidths=2,
+            label="target",
+            zorder=3,
+        )
         ax.legend(fontsize=8, loc="lower right")
     ax.axvline(1.0, color="k", lw=0.8, alpha=0.5)
     ax.set_xscale("log")
@@ -102,8 +124,9 @@ def plot(rows: list[dict], path: Path, title: str = "kleene CPU: time over basel
     ax.set_yticks(ys, [lb if len(lb) < 80 else lb[:77] + "..." for lb in labels], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel("kleene / baseline (log; < 1: kleene faster)")
-    ax.set_title(f"{title}\n(green: meets its target, red: misses it, grey: no target)",
-                 fontsize=10)  # fmt: skip
+    ax.set_title(
+        f"{title}\n(green: meets its target, red: misses it, grey: no target)", fontsize=10
+    )
     ax.grid(True, axis="x", which="both", alpha=0.3)
     fig.tight_layout()
     save_figure(fig, path)

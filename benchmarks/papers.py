@@ -86,38 +86,79 @@ def _harish(p: str, data: Path) -> list[Case]:
     cases = []
     for task in ("BFS", "SSSP"):
         for n in sizes:
-            cases.append(Case("harish", "Fig. 4 random, deg 6, w 1-10", task, n,
-                              lambda s, n=n: random_graph(n, 6, seed=s),
-                              paper="GPU BFS 20-50x, SSSP ~70x over their CPU"))  # fmt: skip
+            cases.append(
+                Case(
+                    "harish",
+                    "Fig. 4 random, deg 6, w 1-10",
+                    task,
+                    n,
+                    lambda s, n=n: random_graph(n, 6, seed=s),
+                    paper="GPU BFS 20-50x, SSSP ~70x over their CPU",
+                )
+            )
         for n in sizes:
-            cases.append(Case("harish", "Fig. 5 scale-free, deg 6, hubs 1000", task, n,
-                              lambda s, n=n: scale_free_graph(n, 6, seed=s),
-                              paper="slower than random graphs (hub loops)"))  # fmt: skip
+            cases.append(
+                Case(
+                    "harish",
+                    "Fig. 5 scale-free, deg 6, hubs 1000",
+                    task,
+                    n,
+                    lambda s, n=n: scale_free_graph(n, 6, seed=s),
+                    paper="slower than random graphs (hub loops)",
+                )
+            )
     fig7_n = 10_000 if p == "quick" else 100_000
     degrees = [6, 25, 100] if p == "quick" else [6, 12, 25, 50, 100, 200, 400]
     for task in ("BFS", "SSSP"):
         for deg in degrees:
-            cases.append(Case("harish", f"Fig. 7 random n={fig7_n}, deg {deg}", task, fig7_n,
-                              lambda s, deg=deg: random_graph(fig7_n, deg, seed=s),
-                              paper="time grows about linearly with the degree",
-                              series=f"harish/Fig. 7/{task}"))  # fmt: skip
+            cases.append(
+                Case(
+                    "harish",
+                    f"Fig. 7 random n={fig7_n}, deg {deg}",
+                    task,
+                    fig7_n,
+                    lambda s, deg=deg: random_graph(fig7_n, deg, seed=s),
+                    paper="time grows about linearly with the degree",
+                    series=f"harish/Fig. 7/{task}",
+                )
+            )
     for n in apsp:
-        cases.append(Case("harish", "Fig. 6 APSP random, deg 6", "APSP", n,
-                          lambda s, n=n: random_graph(n, 6, seed=s),
-                          methods=("repeated-sssp", "floyd-warshall"),
-                          paper="APSP-by-SSSP 17x, FW 3x over their CPU"))  # fmt: skip
+        cases.append(
+            Case(
+                "harish",
+                "Fig. 6 APSP random, deg 6",
+                "APSP",
+                n,
+                lambda s, n=n: random_graph(n, 6, seed=s),
+                methods=("repeated-sssp", "floyd-warshall"),
+                paper="APSP-by-SSSP 17x, FW 3x over their CPU",
+            )
+        )
     road = (
         [("rome99.gr", "Table 1 stand-in: DIMACS Rome", "")]
         if p == "quick"
         else [("USA-road-NY.pace.gr", "Table 1 New York road", "NY")]
     )
-    ref = {"NY": {"BFS": "CPU 313.117 ms, GPU 126.04 ms (8800GTX)",
-                  "SSSP": "CPU 1649.85 ms, GPU 760.14 ms (8800GTX)"}}  # fmt: skip
+    ref = {
+        "NY": {
+            "BFS": "CPU 313.117 ms, GPU 126.04 ms (8800GTX)",
+            "SSSP": "CPU 1649.85 ms, GPU 760.14 ms (8800GTX)",
+        }
+    }
     for fname, what, key in road:
         build = _weighted_file(fname, data, weights=(1, 300_000))
         for task in ("BFS", "SSSP"):
-            cases.append(Case("harish", what, task, 0, build, paper=ref.get(key, {}).get(task, ""),
-                              note="" if build else f"{fname} not in {data}"))  # fmt: skip
+            cases.append(
+                Case(
+                    "harish",
+                    what,
+                    task,
+                    0,
+                    build,
+                    paper=ref.get(key, {}).get(task, ""),
+                    note="" if build else f"{fname} not in {data}",
+                )
+            )
     return cases
 
 
@@ -127,51 +168,99 @@ def _pathak(p: str, data: Path) -> list[Case]:
     g5 = 30_000 if quick else 16_777_214
     cases = []
     for task in ("BFS", "SSSP"):
-        cases.append(Case("pathak", "Graph 1 random dense", task, g1,
-                          lambda s: random_graph(g1, g1 // 4, weights=(1, 100), seed=s),
-                          paper="speedup 3.9x over sequential (P100)"))  # fmt: skip
-        cases.append(Case("pathak", "Graph 5 geometric, deg 16", task, g5,
-                          lambda s: geometric_graph(g5, 16.0, seed=s),
-                          paper="speedup 94.4x over sequential (P100)"))  # fmt: skip
+        cases.append(
+            Case(
+                "pathak",
+                "Graph 1 random dense",
+                task,
+                g1,
+                lambda s: random_graph(g1, g1 // 4, weights=(1, 100), seed=s),
+                paper="speedup 3.9x over sequential (P100)",
+            )
+        )
+        cases.append(
+            Case(
+                "pathak",
+                "Graph 5 geometric, deg 16",
+                task,
+                g5,
+                lambda s: geometric_graph(g5, 16.0, seed=s),
+                paper="speedup 94.4x over sequential (P100)",
+            )
+        )
     methods = ("floyd-warshall", "blocked", "repeated-sssp")
-    apsp = [("Graph 1 APSP random p=0.25", 300 if quick else 2700, 0.248),
-            ("Graph 5 APSP random p=0.015", 500 if quick else 7500, 0.0149)]  # fmt: skip
+    apsp = [
+        ("Graph 1 APSP random p=0.25", 300 if quick else 2700, 0.248),
+        ("Graph 5 APSP random p=0.015", 500 if quick else 7500, 0.0149),
+    ]
     for what, n, prob in apsp:
-        cases.append(Case("pathak", what, "APSP", n,
-                          lambda s, n=n, prob=prob: erdos_renyi(n, prob, seed=s), methods=methods,
-                          paper="BFW 500-4000x over sequential"))  # fmt: skip
+        cases.append(
+            Case(
+                "pathak",
+                what,
+                "APSP",
+                n,
+                lambda s, n=n, prob=prob: erdos_renyi(n, prob, seed=s),
+                methods=methods,
+                paper="BFW 500-4000x over sequential",
+            )
+        )
     if not quick:
         build = _weighted_file("facebook_combined.txt", data)
-        cases.append(Case("pathak", "Graph 2 APSP facebook", "APSP", 4039, build, methods=methods,
-                          note="" if build else "facebook_combined.txt missing"))  # fmt: skip
+        cases.append(
+            Case(
+                "pathak",
+                "Graph 2 APSP facebook",
+                "APSP",
+                4039,
+                build,
+                methods=methods,
+                note="" if build else "facebook_combined.txt missing",
+            )
+        )
     return cases
 
 
-KATZ = {64: ("0.0014 s", "0.00029 s"), 128: ("0.0025 s", "0.0018 s"),
-        256: ("0.0077 s", "0.0097 s"), 512: ("0.0349 s", "0.0644 s"),
-        1024: ("0.2301 s", "0.578 s"), 2048: ("1.7356 s", "5.114 s"),
-        4096: ("13.72 s", "na"), 9216: ("158.69 s", "na"), 10240: ("216.4 s", "na"),
-        11264: ("1015.7 s", "na")}  # fmt: skip
+KATZ = {
+    64: ("0.0014 s", "0.00029 s"),
+    128: ("0.0025 s", "0.0018 s"),
+    256: ("0.0077 s", "0.0097 s"),
+    512: ("0.0349 s", "0.0644 s"),
+    1024: ("0.2301 s", "0.578 s"),
+    2048: ("1.7356 s", "5.114 s"),
+    4096: ("13.72 s", "na"),
+    9216: ("158.69 s", "na"),
+    10240: ("216.4 s", "na"),
+    11264: ("1015.7 s", "na"),
+}
 
 
 def _katz(p: str, data: Path) -> list[Case]:
     sizes = [64, 128, 256] if p == "quick" else sorted(KATZ)
     return [
-        Case("katz", "Table 1 blocked FW, dense", "APSP", n,
-             lambda s, n=n: erdos_renyi(n, 1.0, seed=s), methods=("blocked",),
-             paper=(f"SM-GPU {KATZ[n][0]}, tuned CPU {KATZ[n][1]}" if n in KATZ else ""))
+        Case(
+            "katz",
+            "Table 1 blocked FW, dense",
+            "APSP",
+            n,
+            lambda s, n=n: erdos_renyi(n, 1.0, seed=s),
+            methods=("blocked",),
+            paper=(f"SM-GPU {KATZ[n][0]}, tuned CPU {KATZ[n][1]}" if n in KATZ else ""),
+        )
         for n in sizes
-    ]  # fmt: skip
+    ]
 
 
-SINGH = {"p2p-Gnutella08.txt": "PEBA 1.08 ms, SPBFA 60 ms",
-         "p2p-Gnutella05.txt": "PEBA 1.2 ms, SPBFA 137 ms",
-         "p2p-Gnutella04.txt": "PEBA 1.22 ms, SPBFA 173 ms",
-         "p2p-Gnutella25.txt": "PEBA 1.35 ms, SPBFA 641 ms",
-         "p2p-Gnutella30.txt": "PEBA 2.1 ms, SPBFA 860 ms",
-         "roadNet-PA.txt": "PNBA 155 ms, PEBA 615 ms, H_PA 384 ms",
-         "roadNet-TX.txt": "PNBA 248 ms, PEBA 820 ms, H_PA 551 ms",
-         "roadNet-CA.txt": "PNBA 398 ms, PEBA 1022 ms, H_PA 711 ms"}  # fmt: skip
+SINGH = {
+    "p2p-Gnutella08.txt": "PEBA 1.08 ms, SPBFA 60 ms",
+    "p2p-Gnutella05.txt": "PEBA 1.2 ms, SPBFA 137 ms",
+    "p2p-Gnutella04.txt": "PEBA 1.22 ms, SPBFA 173 ms",
+    "p2p-Gnutella25.txt": "PEBA 1.35 ms, SPBFA 641 ms",
+    "p2p-Gnutella30.txt": "PEBA 2.1 ms, SPBFA 860 ms",
+    "roadNet-PA.txt": "PNBA 155 ms, PEBA 615 ms, H_PA 384 ms",
+    "roadNet-TX.txt": "PNBA 248 ms, PEBA 820 ms, H_PA 551 ms",
+    "roadNet-CA.txt": "PNBA 398 ms, PEBA 1022 ms, H_PA 711 ms",
+}
 
 
 def _singh(p: str, data: Path) -> list[Case]:
@@ -180,17 +269,28 @@ def _singh(p: str, data: Path) -> list[Case]:
     for name in names:
         build = _weighted_file(name, data)
         table = "Table 2" if name.startswith("p2p") else "Table 1"
-        cases.append(Case("singh", f"{table} {name.split('.')[0]}", "SSSP", 0, build,
-                          methods=("bellman-ford", "delta-stepping"), paper=SINGH[name],
-                          note="" if build else f"{name} not in data dir"))  # fmt: skip
+        cases.append(
+            Case(
+                "singh",
+                f"{table} {name.split('.')[0]}",
+                "SSSP",
+                0,
+                build,
+                methods=("bellman-ford", "delta-stepping"),
+                paper=SINGH[name],
+                note="" if build else f"{name} not in data dir",
+            )
+        )
     return cases
 
 
-BULUC = {512: ("251", "16.2", "6.43", "3.1x / 48.1x / 121.4x"),
-         1024: ("2420", "100", "24.4", "3.0x / 73.4x / 301.5x"),
-         2048: ("46000", "746", "141", "1.3x / 79.6x / 420.7x"),
-         4096: ("413000", "5880", "1010", "1.2x / 81.5x / 473.2x"),
-         8192: ("5470000", "55700", "7870", "0.7x / 67.7x / 479.3x")}  # fmt: skip
+BULUC = {
+    512: ("251", "16.2", "6.43", "3.1x / 48.1x / 121.4x"),
+    1024: ("2420", "100", "24.4", "3.0x / 73.4x / 301.5x"),
+    2048: ("46000", "746", "141", "1.3x / 79.6x / 420.7x"),
+    4096: ("413000", "5880", "1010", "1.2x / 81.5x / 473.2x"),
+    8192: ("5470000", "55700", "7870", "0.7x / 67.7x / 479.3x"),
+}
 
 
 def _buluc(p: str, data: Path) -> list[Case]:
@@ -203,11 +303,17 @@ def _buluc(p: str, data: Path) -> list[Case]:
         return f"8800 Ultra ms: iter {it}, rec {rec}, rec-opt {opt}; speedup {speed}"
 
     return [
-        Case("buluc", "Table 1 iterative vs recursive, dense", "APSP", n,
-             lambda s, n=n: erdos_renyi(n, 1.0, seed=s),
-             methods=("floyd-warshall", "recursive"), paper=ref(n))
+        Case(
+            "buluc",
+            "Table 1 iterative vs recursive, dense",
+            "APSP",
+            n,
+            lambda s, n=n: erdos_renyi(n, 1.0, seed=s),
+            methods=("floyd-warshall", "recursive"),
+            paper=ref(n),
+        )
         for n in sizes
-    ]  # fmt: skip
+    ]
 
 
 BUILDERS = {"harish": _harish, "pathak": _pathak, "katz": _katz, "singh": _singh, "buluc": _buluc}
@@ -321,8 +427,9 @@ def _tools(case: Case, G, S, devices, src, rows, nx_max):
             tools.append(("graphblas", "n/a (BFS/SSSP only)", False))
         else:
             r, c, v = G.to_coo()
-            A = gb.Matrix.from_coo(r, c, np.asarray(v, np.float64), nrows=G.nrows, ncols=G.ncols,
-                                   dup_op=gb.binary.min)  # fmt: skip
+            A = gb.Matrix.from_coo(
+                r, c, np.asarray(v, np.float64), nrows=G.nrows, ncols=G.ncols, dup_op=gb.binary.min
+            )
             fn = (lambda: _gb_bfs(A, src)) if case.task == "BFS" else (lambda: _gb_sssp(A, src))
             tools.append(("graphblas", fn, False))
     except ImportError:
@@ -441,13 +548,18 @@ def run_case(case: Case, i: int, total: int, devices, budget, repeat, nx_max, st
     if case.note:
         row["note"] = case.note
     dt = time.perf_counter() - t_row
-    print(f"[{i}/{total}] {case.table} {case.what} {case.task} n={n} m={S.nnz}: "
-          f"{', '.join(cells)} | check {row['check']} ({dt:.1f} s)", flush=True)  # fmt: skip
+    print(
+        f"[{i}/{total}] {case.table} {case.what} {case.task} n={n} m={S.nnz}: "
+        f"{', '.join(cells)} | check {row['check']} ({dt:.1f} s)",
+        flush=True,
+    )
     return row
 
 
-PRESETS = {"quick": {"budget": 5.0, "repeat": 3, "nx_max": 100_000},
-           "full": {"budget": 120.0, "repeat": 5, "nx_max": 200_000}}  # fmt: skip
+PRESETS = {
+    "quick": {"budget": 5.0, "repeat": 3, "nx_max": 100_000},
+    "full": {"budget": 120.0, "repeat": 5, "nx_max": 200_000},
+}
 
 
 def _devices(choice: str) -> list[str]:
@@ -486,8 +598,13 @@ def write_outputs(out: Path, rows: list[dict], meta: dict, plots: bool = True) -
                     s[1].append(v / 1e3)
         if plots and any(len(x) > 1 for x, _ in series.values()):
             png = out.with_name(f"{out.stem}_{t}.png")
-            log_log_plot(png, {k: v for k, v in series.items() if len(v[0]) > 1},
-                         "vertices n", "seconds", f"{t}: {TITLES[t]}")  # fmt: skip
+            log_log_plot(
+                png,
+                {k: v for k, v in series.items() if len(v[0]) > 1},
+                "vertices n",
+                "seconds",
+                f"{t}: {TITLES[t]}",
+            )
     out.with_suffix(".md").write_text("\n\n".join(parts) + "\n")
 
 
@@ -501,18 +618,27 @@ TITLES = {
 
 
 def main(argv=None) -> list[dict]:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--preset", choices=sorted(PRESETS), default="quick")
     ap.add_argument("--tables", default=",".join(TABLES), help="comma list of " + ",".join(TABLES))
-    ap.add_argument("--device", choices=("auto", "cpu", "gpu", "gpu-only"), default="auto",
-                    help="gpu: kleene on the GPU and the CPU; gpu-only: no kleene CPU")  # fmt: skip
+    ap.add_argument(
+        "--device",
+        choices=("auto", "cpu", "gpu", "gpu-only"),
+        default="auto",
+        help="gpu: kleene on the GPU and the CPU; gpu-only: no kleene CPU",
+    )
     ap.add_argument("--data", default=str(DATA), help="directory of the SNAP / DIMACS files")
     ap.add_argument("--out", default=None, help="default benchmarks/results/papers_<device>.json")
     ap.add_argument("--budget", type=float, default=None, help="seconds per tool per row")
     ap.add_argument("--tasks", default="BFS,SSSP,APSP", help="comma list: only these tasks' rows")
-    ap.add_argument("--max-n", type=int, default=None,
-                    help="leave out rows with more vertices (noted in the output)")  # fmt: skip
+    ap.add_argument(
+        "--max-n",
+        type=int,
+        default=None,
+        help="leave out rows with more vertices (noted in the output)",
+    )
     args = ap.parse_args(argv)
     preset = PRESETS[args.preset]
     budget = args.budget if args.budget is not None else preset["budget"]
@@ -530,22 +656,37 @@ def main(argv=None) -> list[dict]:
         for c in cases:
             if c.n > args.max_n:
                 c.build, c.note = None, f"left out: n > --max-n {args.max_n}"
-    print(f"{len(cases)} rows, kleene on {'+'.join(devices)}, budget {budget:g} s per tool "
-          f"per row -> {out}", flush=True)  # fmt: skip
+    print(
+        f"{len(cases)} rows, kleene on {'+'.join(devices)}, budget {budget:g} s per tool "
+        f"per row -> {out}",
+        flush=True,
+    )
     if "gpu" in devices:  # compile the built-in kernels on all cores, not inside timings
         from kleene.backends.cuda import codegen, jit
 
         t0 = time.perf_counter()
         errors = jit.precompile(codegen.builtin_specs())
-        print(f"precompiled the built-in kernels in {time.perf_counter() - t0:.0f} s"
-              + (f" ({len(errors)} failed)" if errors else ""), flush=True)  # fmt: skip
+        print(
+            f"precompiled the built-in kernels in {time.perf_counter() - t0:.0f} s"
+            + (f" ({len(errors)} failed)" if errors else ""),
+            flush=True,
+        )
     state = {"over": set(), "last": {}}
     rows = []
-    meta = {"preset": args.preset, "device": label, "budget_s": budget, "tables": tables,
-            "tasks": sorted(tasks), "max_n": args.max_n}  # fmt: skip
+    meta = {
+        "preset": args.preset,
+        "device": label,
+        "budget_s": budget,
+        "tables": tables,
+        "tasks": sorted(tasks),
+        "max_n": args.max_n,
+    }
     for i, case in enumerate(cases, 1):
-        rows.append(run_case(case, i, len(cases), devices, budget, preset["repeat"],
-                             preset["nx_max"], state))  # fmt: skip
+        rows.append(
+            run_case(
+                case, i, len(cases), devices, budget, preset["repeat"], preset["nx_max"], state
+            )
+        )
         write_outputs(out, rows, meta, plots=False)  # partial results survive a stop
     write_outputs(out, rows, meta)
     print(f"wrote {out} and {out.with_suffix('.md')}", flush=True)

@@ -96,7 +96,7 @@ __all__ = [
     "UnaryOp",
     "Vector",
     "vxm",
-]  # fmt: skip
+]
 
 # Submodules with optional dependencies (kleene.testing needs hypothesis) or a
 # cost at import load on first use: ``kleene.testing.check_semiring`` just works.

@@ -155,8 +155,9 @@ def check_device(device: str) -> None:
         )
 
 
-def check_out(path: str, *, matrix: bool, preds: bool, force: bool = False,
-              graph: str | None = None) -> Path:  # fmt: skip
+def check_out(
+    path: str, *, matrix: bool, preds: bool, force: bool = False, graph: str | None = None
+) -> Path:
     """``--out``: a known extension that can hold the whole result, in a directory that
     exists and takes a new file; an existing file only with ``force``, and never the
     input ``graph``. Checked before loading, so no result and no file is ever lost.
@@ -291,8 +292,9 @@ def run(args: argparse.Namespace) -> int:
     check_device(args.device)
     progress = not args.no_progress
     t0 = time.perf_counter()
-    G = load_graph(args.graph, device=args.device, fmt=args.format, seed=args.seed,
-                   progress=progress)  # fmt: skip
+    G = load_graph(
+        args.graph, device=args.device, fmt=args.format, seed=args.seed, progress=progress
+    )
     load_s = time.perf_counter() - t0
     n = G.nrows
     source = None if spec is None else source_ids(spec, n, cmd)
@@ -311,19 +313,25 @@ def run(args: argparse.Namespace) -> int:
         else:
             res = fn(G, source, **kw)
     elif cmd == "apsp":
-        res = kleene.apsp(G, method=args.method, directed=directed,
-                          return_predecessors=preds, progress=progress)  # fmt: skip
+        res = kleene.apsp(
+            G, method=args.method, directed=directed, return_predecessors=preds, progress=progress
+        )
     else:
-        res = kleene.transitive_closure(G, directed=directed, method=args.method,
-                                        progress=progress)  # fmt: skip
+        res = kleene.transitive_closure(G, directed=directed, method=args.method, progress=progress)
     run_s = time.perf_counter() - t0
     result, pred = res if preds else (res, None)
     result, pred = to_host(result), (None if pred is None else to_host(pred))
     _summary(cmd, G, args, result, load_s, run_s)
     if out is not None:
         try:
-            write_result(out, result, pred, columns=_COLUMNS.get(cmd, ("value", "predecessor")),
-                         replace=args.force, progress=progress)  # fmt: skip
+            write_result(
+                out,
+                result,
+                pred,
+                columns=_COLUMNS.get(cmd, ("value", "predecessor")),
+                replace=args.force,
+                progress=progress,
+            )
         except FileExistsError:
             raise CliError(
                 f"--out {out} was created by something else while kleene ran; left as it is "

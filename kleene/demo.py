@@ -292,8 +292,14 @@ def _warm_timed(fn: Callable, *args, most: int = 4):
     raise AssertionError("unreachable: most >= 2")
 
 
-def run_demo(device: str = "cpu", *, side: int = DEFAULT_SIDE, seed: int = DEFAULT_SEED,
-             source: int = 0, out=None) -> list[Row]:  # fmt: skip
+def run_demo(
+    device: str = "cpu",
+    *,
+    side: int = DEFAULT_SIDE,
+    seed: int = DEFAULT_SEED,
+    source: int = 0,
+    out=None,
+) -> list[Row]:
     """Run every task on ``device`` and return the table rows (printing them to ``out``)."""
     out = sys.stdout if out is None else out
     watch_compiles()  # one_time_seconds() counts Numba's compiles: see _warm_timed
@@ -328,17 +334,35 @@ def run_demo(device: str = "cpu", *, side: int = DEFAULT_SIDE, seed: int = DEFAU
 
     tasks = [
         ("sssp", "min_plus vxm, changed-vertex frontier", sssp_frontier, A, check_sssp, dijkstra),
-        ("sssp", "min_plus vxm, accum=min (Bellman-Ford)", sssp_bellman_ford, A, check_sssp,
-         dijkstra),
+        (
+            "sssp",
+            "min_plus vxm, accum=min (Bellman-Ford)",
+            sssp_bellman_ford,
+            A,
+            check_sssp,
+            dijkstra,
+        ),
         ("sssp", "kleene.sssp, delta-stepping", canned_sssp, A, check_sssp, dijkstra),
         ("widest path", "max_min vxm, accum=max", widest_paths, C, check_widest, thresholds),
-        ("bfs levels", "any_pair vxm, mask=~levels.S, replace", bfs_any_pair, P, check_bfs,
-         bfs_order),
-        ("bfs levels", "lor_land mxv(A.T), mask=~visited.S, replace", bfs_lor_land, PT,
-         check_bfs, bfs_order),
+        (
+            "bfs levels",
+            "any_pair vxm, mask=~levels.S, replace",
+            bfs_any_pair,
+            P,
+            check_bfs,
+            bfs_order,
+        ),
+        (
+            "bfs levels",
+            "lor_land mxv(A.T), mask=~visited.S, replace",
+            bfs_lor_land,
+            PT,
+            check_bfs,
+            bfs_order,
+        ),
         ("bfs levels", "kleene.bfs, direction-optimizing", canned_bfs, P, check_bfs, bfs_order),
         ("apsp", "kleene.apsp (auto)", canned_apsp, A, check_apsp, all_pairs),
-    ]  # fmt: skip
+    ]
     rows = []
     for task, method, fn, M, check, ref in tasks:
         (result, iters), secs, once = _warm_timed(fn, M, source)
@@ -383,15 +407,28 @@ def _karate_rows(device: str) -> list[Row]:
 
     hops = csgraph.dijkstra(S, indices=0, unweighted=True).astype(np.int64)
     tasks = [
-        ("karate bfs", "kleene.bfs (auto)", lambda: _host(kleene.bfs(K, 0)),
-         lambda got: _compare(got, hops, "unweighted dijkstra"),
-         lambda: csgraph.breadth_first_order(S, 0)),
-        ("karate sssp", "kleene.sssp (auto)", lambda: _host(kleene.sssp(K, 0)),
-         lambda got: _compare(got, csgraph.dijkstra(S, indices=0), "dijkstra"),
-         lambda: csgraph.dijkstra(S, indices=0)),
-        ("karate apsp", "kleene.apsp + reconstruct_path", apsp_paths, check_paths,
-         lambda: csgraph.shortest_path(S, return_predecessors=True)),
-    ]  # fmt: skip
+        (
+            "karate bfs",
+            "kleene.bfs (auto)",
+            lambda: _host(kleene.bfs(K, 0)),
+            lambda got: _compare(got, hops, "unweighted dijkstra"),
+            lambda: csgraph.breadth_first_order(S, 0),
+        ),
+        (
+            "karate sssp",
+            "kleene.sssp (auto)",
+            lambda: _host(kleene.sssp(K, 0)),
+            lambda got: _compare(got, csgraph.dijkstra(S, indices=0), "dijkstra"),
+            lambda: csgraph.dijkstra(S, indices=0),
+        ),
+        (
+            "karate apsp",
+            "kleene.apsp + reconstruct_path",
+            apsp_paths,
+            check_paths,
+            lambda: csgraph.shortest_path(S, return_predecessors=True),
+        ),
+    ]
     rows = []
     for task, method, fn, check, ref in tasks:
         got, secs, once = _warm_timed(fn)
@@ -460,7 +497,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help=f"grid side; the graph has side^2 vertices (default {DEFAULT_SIDE})",
     )
     p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="graph seed")
-    p.add_argument("--source", type=int, default=0, help="source vertex (default 0)")  # fmt: skip
+    p.add_argument("--source", type=int, default=0, help="source vertex (default 0)")
 
 
 def main(args: argparse.Namespace) -> int:

@@ -104,5 +104,7 @@ def _gpu_free() -> str:
     except Exception:  # no device to ask
         return "free GPU memory unknown"
     gib = 1 << 30
-    return (f"{free / gib:.2f} GiB of {total / gib:.2f} GiB are free now; a smaller "
-            "input, fewer sources at once, or the CPU (a NumPy/SciPy input) may fit")  # fmt: skip
+    return (
+        f"{free / gib:.2f} GiB of {total / gib:.2f} GiB are free now; a smaller "
+        "input, fewer sources at once, or the CPU (a NumPy/SciPy input) may fit"
+    )

@@ -28,8 +28,23 @@ def test_ab_versions_times_a_revision_in_its_own_process(tmp_path):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     out = tmp_path / "ab.json"
-    mod.main(["HEAD", "--device", "cpu", "--rounds", "2", "--repeat", "1", "--road-side", "12",
-              "--data", str(tmp_path), "--out", str(out)])  # fmt: skip
+    mod.main(
+        [
+            "HEAD",
+            "--device",
+            "cpu",
+            "--rounds",
+            "2",
+            "--repeat",
+            "1",
+            "--road-side",
+            "12",
+            "--data",
+            str(tmp_path),
+            "--out",
+            str(out),
+        ]
+    )
     doc = json.loads(out.read_text())
     assert [(r["rev"], r["round"]) for r in doc["rows"]] == [("HEAD", 0), ("HEAD", 1)]
     keys = {f"road {t} {g}" for t in ("bfs", "sssp", "preds") for g in ("M", "U")}

@@ -73,8 +73,12 @@ def test_a_conversion_builds_the_bitmap_at_once():
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10**6), mark=st.sampled_from([INF, -INF]),
-       dtype=st.sampled_from([np.float32, np.float64]), nan=st.booleans())  # fmt: skip
+@given(
+    seed=st.integers(0, 10**6),
+    mark=st.sampled_from([INF, -INF]),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    nan=st.booleans(),
+)
 def test_a_marked_matrix_answers_as_its_bitmap(backend, seed, mark, dtype, nan):
     a = _array(seed, dtype, mark, nan)
     for fill in (mark, -mark, 0.0, np.nan, 3.5):

@@ -106,8 +106,14 @@ def test_widest_and_reliable_paths_match_numpy_floyd_warshall(backend, n, seed, 
             if i != j and W[i, j] > -np.inf:
                 assert min(cap[a, b] for a, b in zip(path, path[1:], strict=False)) == W[i, j]
     prob = np.where(cap > 0, cap / 4.0, 0.0)
-    R = _host(kleene.apsp(kleene.Matrix.from_dense(prob, missing=0.0).to(backend),
-                          semiring="max_times", method=method, block_size=3))  # fmt: skip
+    R = _host(
+        kleene.apsp(
+            kleene.Matrix.from_dense(prob, missing=0.0).to(backend),
+            semiring="max_times",
+            method=method,
+            block_size=3,
+        )
+    )
     ref = prob.copy()
     np.fill_diagonal(ref, 1.0)
     for k in range(n):

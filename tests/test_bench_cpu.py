@@ -16,10 +16,22 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from graph_data import DATA_DIR as DATA  # noqa: E402  (KLEENE_DATA, default ../shared/data)
 
-GROUPS = {"bfs_ny", "sssp_ny", "sssp_p2p", "rmat", "apsp_dense", "apsp_sparse", "closure",
-          "primitives"}  # fmt: skip
-FILES = {"bfs_ny": ["USA-road-NY.pace.gr.xz"], "sssp_ny": ["USA-road-NY.pace.gr.xz"],
-         "sssp_p2p": ["p2p-Gnutella08.txt"], "closure": ["p2p-Gnutella08.txt"]}  # fmt: skip
+GROUPS = {
+    "bfs_ny",
+    "sssp_ny",
+    "sssp_p2p",
+    "rmat",
+    "apsp_dense",
+    "apsp_sparse",
+    "closure",
+    "primitives",
+}
+FILES = {
+    "bfs_ny": ["USA-road-NY.pace.gr.xz"],
+    "sssp_ny": ["USA-road-NY.pace.gr.xz"],
+    "sssp_p2p": ["p2p-Gnutella08.txt"],
+    "closure": ["p2p-Gnutella08.txt"],
+}
 
 
 def _load():

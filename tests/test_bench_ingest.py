@@ -12,9 +12,18 @@ import pytest
 pytestmark = pytest.mark.bench  # a benchmarks/ script: CI's own step (-m bench)
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 ROWS = {
-    "bfs_csr", "bfs_csr_undirected", "sssp_csr", "sssp_csr_undirected", "bfs_csr_4",
-    "from_scipy", "bfs_M", "sssp_M", "bfs_M_64", "sssp_M_64", "first_call",
-}  # fmt: skip
+    "bfs_csr",
+    "bfs_csr_undirected",
+    "sssp_csr",
+    "sssp_csr_undirected",
+    "bfs_csr_4",
+    "from_scipy",
+    "bfs_M",
+    "sssp_M",
+    "bfs_M_64",
+    "sssp_M_64",
+    "first_call",
+}
 
 
 @pytest.fixture(scope="module")

@@ -83,8 +83,10 @@ def test_csr_and_prebuilt_matrix_agree_call_after_call(data):
     M = kleene.Matrix.from_scipy(g)
     first = kleene.bfs(g, s, return_predecessors=True)
     for _ in range(3):  # a Matrix's later searches may build and keep Aᵀ
-        for out in (kleene.bfs(M, s, return_predecessors=True),
-                    kleene.bfs(g, s, return_predecessors=True)):  # fmt: skip
+        for out in (
+            kleene.bfs(M, s, return_predecessors=True),
+            kleene.bfs(g, s, return_predecessors=True),
+        ):
             np.testing.assert_array_equal(out[0], first[0])
             np.testing.assert_array_equal(out[1], first[1])
 
@@ -153,8 +155,17 @@ def test_no_in_edges_gives_the_same_answer_as_pulling():
     ptr, idx = g.indptr, g.indices
     t = g.T.tocsr()
     wanted = []
-    got = cf.bfs_levels(ptr, idx, None, None, g.shape[0], 0, True, "auto",
-                        on_pull_wanted=lambda: wanted.append(True))  # fmt: skip
+    got = cf.bfs_levels(
+        ptr,
+        idx,
+        None,
+        None,
+        g.shape[0],
+        0,
+        True,
+        "auto",
+        on_pull_wanted=lambda: wanted.append(True),
+    )
     assert wanted == [True]
     for method in ("auto", "pull"):
         ref = cf.bfs_levels(ptr, idx, t.indptr, t.indices, g.shape[0], 0, True, method)

@@ -56,9 +56,11 @@ def _graph(plan):
     return nodes
 
 
-PLANS = {"blocked": lambda n, b: apsp_dense._blocked_plan(n, b),
-         "recursive": lambda n, b: apsp_dense._recursive_plan(0, n, b),
-         "recursive-lower": lambda n, b: apsp_dense._recursive_plan(0, n, b, True)}  # fmt: skip
+PLANS = {
+    "blocked": lambda n, b: apsp_dense._blocked_plan(n, b),
+    "recursive": lambda n, b: apsp_dense._recursive_plan(0, n, b),
+    "recursive-lower": lambda n, b: apsp_dense._recursive_plan(0, n, b, True),
+}
 
 
 @pytest.mark.parametrize("method", sorted(PLANS))
@@ -101,8 +103,11 @@ def _run_reordered(plan, D: Matrix, sr, prefer: list[str]) -> None:
     nodes = _graph(plan)
     done = 0
     while done != (1 << len(nodes)) - 1:
-        ready = [i for i, (_, _, before) in enumerate(nodes)
-                 if not (done >> i) & 1 and before & ~done == 0]  # fmt: skip
+        ready = [
+            i
+            for i, (_, _, before) in enumerate(nodes)
+            if not (done >> i) & 1 and before & ~done == 0
+        ]
         i = min(ready, key=lambda i: (prefer.index(nodes[i][0]), i))
         step = nodes[i][1]
         if step[0] == "star":

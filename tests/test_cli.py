@@ -33,8 +33,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def kleene(*args, check=True):
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    r = subprocess.run([sys.executable, "-m", "kleene", *map(str, args)], capture_output=True,
-                       text=True, env=env, cwd=ROOT)  # fmt: skip
+    r = subprocess.run(
+        [sys.executable, "-m", "kleene", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
     if check:
         assert r.returncode == 0, r.stderr
     return r
@@ -158,11 +163,11 @@ def test_out_checked_before_loading(tmp_path, capsys, no_loading, out, preds, me
 
 
 def test_out_matrix_with_predecessors_needs_npz(tmp_path, capsys, no_loading):
-    rc, _, err = run_main(capsys, "apsp", "grid:3x3", "--predecessors", "--out",
-                          tmp_path / "a.csv")  # fmt: skip
+    rc, _, err = run_main(capsys, "apsp", "grid:3x3", "--predecessors", "--out", tmp_path / "a.csv")
     assert_one_line_error(rc, err, "needs .npz")
-    rc, _, err = run_main(capsys, "sssp", "grid:3x3", "--source", "0,1", "--predecessors",
-                          "--out", tmp_path / "a.txt")  # fmt: skip
+    rc, _, err = run_main(
+        capsys, "sssp", "grid:3x3", "--source", "0,1", "--predecessors", "--out", tmp_path / "a.txt"
+    )
     assert_one_line_error(rc, err, "needs .npz")
 
 
@@ -175,8 +180,9 @@ def test_out_unwritable_directory(tmp_path, capsys, no_loading, monkeypatch):
     assert_one_line_error(rc, err, f"cannot write in {tmp_path} (Permission denied)")
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
-                    reason="root writes into read-only directories")  # fmt: skip
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes into read-only directories"
+)
 def test_out_read_only_directory(tmp_path, capsys, no_loading):
     ro = tmp_path / "ro"
     ro.mkdir()
@@ -196,10 +202,11 @@ def test_absurd_generator_size(capsys):
 def test_bad_source(capsys, no_loading):
     rc, _, err = run_main(capsys, "sssp", "grid:3x3", "--source", "abc")
     assert_one_line_error(
-        rc, err,
+        rc,
+        err,
         "kleene sssp: --source must be a vertex id or a comma-separated list of ids and "
         "ranges A..B, got 'abc'",
-    )  # fmt: skip
+    )
 
 
 def test_keyboard_interrupt_in_process(capsys, monkeypatch):

@@ -161,8 +161,9 @@ def test_ctrl_c_while_writing_keeps_the_old_file(tmp_path, tiny, capsys, monkeyp
         (("bfs", "grid:20x20"), ".csv", 400 * 2 + 400 * 2),
     ],
 )
-def test_full_disk_is_refused_before_computing(tmp_path, capsys, monkeypatch, no_work, args,
-                                               ext, need):  # fmt: skip
+def test_full_disk_is_refused_before_computing(
+    tmp_path, capsys, monkeypatch, no_work, args, ext, need
+):
     seen = []
 
     def free(folder):
@@ -207,8 +208,13 @@ def test_size_needed_bounds_the_file(tmp_path, capsys, cmd, ext):
 def test_multi_source_result_beyond_memory(capsys, monkeypatch, no_work):
     monkeypatch.setattr("kleene.backends.host_memory_free", lambda: 10_000)
     rc, _, err = run_main(capsys, "bfs", "grid:20x20", "--source", "0..99")
-    one_line(rc, err, "kleene bfs: a 100x400 result needs 320,000 bytes", "10,000 bytes",
-             "up to about 3 sources fit")  # fmt: skip
+    one_line(
+        rc,
+        err,
+        "kleene bfs: a 100x400 result needs 320,000 bytes",
+        "10,000 bytes",
+        "up to about 3 sources fit",
+    )
 
 
 def test_sources_checked_against_the_graph_before_work(capsys, no_work):
@@ -260,8 +266,9 @@ def test_chunks_give_the_one_call_answer(monkeypatch, fn):
         calls.append(len(a[1]))
         return fn(*a, **k)
 
-    got, got_p = kleene.cli.run_sources(counted, G, sources, progress=False, label="x",
-                                        return_predecessors=True)  # fmt: skip
+    got, got_p = kleene.cli.run_sources(
+        counted, G, sources, progress=False, label="x", return_predecessors=True
+    )
     want, want_p = fn(G, sources.tolist(), return_predecessors=True)
     np.testing.assert_array_equal(got, want)
     # A row depends on its source alone (the multi-source ops' rule), so chunks
@@ -342,8 +349,13 @@ def test_large_write_shows_progress(tmp_path, capsys, monkeypatch):
 
 
 def test_result_files_match_numpy(tmp_path):
-    arrays = [np.arange(12.0).reshape(3, 4), np.array([True, False]), np.arange(5),
-              np.zeros((0, 3)), np.arange(6).reshape(2, 3).T]  # fmt: skip
+    arrays = [
+        np.arange(12.0).reshape(3, 4),
+        np.array([True, False]),
+        np.arange(5),
+        np.zeros((0, 3)),
+        np.arange(6).reshape(2, 3).T,
+    ]
     for a in arrays:
         write_result(tmp_path / "a.npy", a, None, replace=True)
         if a.flags.c_contiguous:  # np.save's bytes exactly

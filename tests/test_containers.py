@@ -88,8 +88,12 @@ def test_dense_round_trip_with_explicit_missing(data):
 
 def test_to_dense_out_must_fit():
     A = kleene.Matrix.from_edges([0], [1], [2.0], n=3)
-    for bad in (np.empty((3, 2)), np.empty((3, 3), np.float32), np.empty((3, 6))[:, ::2],
-                [[0.0] * 3] * 3):  # fmt: skip
+    for bad in (
+        np.empty((3, 2)),
+        np.empty((3, 3), np.float32),
+        np.empty((3, 6))[:, ::2],
+        [[0.0] * 3] * 3,
+    ):
         with pytest.raises(ValueError, match="out must be"):
             A.to_dense(out=bad)
     keep = np.zeros((3, 3))

@@ -99,9 +99,12 @@ def test_zero_weights_take_the_dijkstra_predecessors():
 
 def test_a_result_that_cannot_fit_is_refused_naming_the_bytes(monkeypatch):
     monkeypatch.setattr(row_results, "host_memory_free", lambda: 10**9)
-    with pytest.raises(MemoryError, match=r"bfs: 100,000 sources × 300,000 vertices need "
-                       r"240,000,000,000 bytes \(223\.5 GiB\) of int64 levels, but "
-                       r"1,000,000,000 bytes"):  # fmt: skip
+    with pytest.raises(
+        MemoryError,
+        match=r"bfs: 100,000 sources × 300,000 vertices need "
+        r"240,000,000,000 bytes \(223\.5 GiB\) of int64 levels, but "
+        r"1,000,000,000 bytes",
+    ):
         row_results.check_rows_fit("bfs", 10**5, 3 * 10**5, "int64 levels", 8)
 
 
@@ -138,8 +141,18 @@ def test_ms_bfs_groups_give_the_levels_of_separate_searches(method):
     want = np.where(np.isinf(want), -1, want).astype(np.int64)
     for workers in (1, 2, 3):
         levels = np.full((sources.size, n), -1, dtype=np.int64)
-        ms_bfs.ms_bfs_levels(ptr, idx, tptr, tidx, sources, levels, method,
-                             direction.TO_PULL_MULTI, direction.TO_PUSH, workers)  # fmt: skip
+        ms_bfs.ms_bfs_levels(
+            ptr,
+            idx,
+            tptr,
+            tidx,
+            sources,
+            levels,
+            method,
+            direction.TO_PULL_MULTI,
+            direction.TO_PUSH,
+            workers,
+        )
         np.testing.assert_array_equal(levels, want)
 
 

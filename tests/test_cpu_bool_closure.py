@@ -269,8 +269,9 @@ def test_kleene_cpu_numpy_leaves_it_out():
         "print(int(R.sum()), int(np.trace(R)))\n"
     )
     env = {**os.environ, "KLEENE_CPU": "numpy", "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True, cwd=ROOT)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=ROOT
+    )
     a = np.zeros((70, 70), bool)
     a[np.arange(69), np.arange(1, 70)] = True
     a[69, 60] = True
@@ -301,8 +302,7 @@ def counted(monkeypatch):
 
 @settings(max_examples=40)
 @given(data=graphs(max_n=30), reflexive=st.booleans(), directed=st.booleans())
-def test_transitive_closure_matches_scipy_and_the_dense_methods(counted, data, reflexive,
-                                                                directed):  # fmt: skip
+def test_transitive_closure_matches_scipy_and_the_dense_methods(counted, data, reflexive, directed):
     ref_g, raw, n = data
     g = pattern(ref_g) if directed else pattern(ref_g) + pattern(ref_g).T
     want = scipy_reach(g, reflexive)
@@ -310,8 +310,9 @@ def test_transitive_closure_matches_scipy_and_the_dense_methods(counted, data, r
     np.testing.assert_array_equal(got, want)
     assert counted[-1:] == [(n, n)]  # one closure of the whole matrix
     for method in ("recursive", "blocked"):
-        other = kleene.transitive_closure(raw, reflexive=reflexive, directed=directed,
-                                          method=method)  # fmt: skip
+        other = kleene.transitive_closure(
+            raw, reflexive=reflexive, directed=directed, method=method
+        )
         np.testing.assert_array_equal(other, want)
 
 

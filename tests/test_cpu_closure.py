@@ -42,9 +42,17 @@ from kleene.semiring.dtypes import infinity, neg_infinity  # noqa: E402
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 I32, I64, BOOL = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)
-CASES = [("min_plus", F64), ("min_plus", F32), ("min_plus", I64), ("min_plus", I32),
-         ("max_plus", I64), ("max_min", F64), ("min_max", I32), ("max_times", F64),
-         ("lor_land", BOOL)]  # fmt: skip
+CASES = [
+    ("min_plus", F64),
+    ("min_plus", F32),
+    ("min_plus", I64),
+    ("min_plus", I32),
+    ("max_plus", I64),
+    ("max_min", F64),
+    ("min_max", I32),
+    ("max_times", F64),
+    ("lor_land", BOOL),
+]
 IDS = [f"{name}-{d.name}" for name, d in CASES]
 DENSE = ("floyd-warshall", "blocked", "recursive")
 
@@ -91,8 +99,9 @@ def acc_generic(sr, a, b, c, pb=None, pc=None):
     """The composed form on copies: (C, pc) after C ⊕= A ⊗ B."""
     c = c.copy()
     pc = None if pc is None else pc.copy()
-    closure_generic.mxm_dense_acc(cpu, sr, a.copy(), b.copy(), c,
-                                  None if pb is None else pb.copy(), pc)  # fmt: skip
+    closure_generic.mxm_dense_acc(
+        cpu, sr, a.copy(), b.copy(), c, None if pb is None else pb.copy(), pc
+    )
     return c, pc
 
 
@@ -147,8 +156,18 @@ def initial_preds(w, sr):
 
 # ---- mxm_dense_acc -----------------------------------------------------------------------
 
-SHAPES = [(1, 1, 1), (0, 3, 2), (3, 0, 2), (2, 3, 0), (5, 1, 3), (7, 5, 9), (33, 7, 33),
-          (130, 129, 131), (3, 64, 600), (64, 64, 64)]  # fmt: skip
+SHAPES = [
+    (1, 1, 1),
+    (0, 3, 2),
+    (3, 0, 2),
+    (2, 3, 0),
+    (5, 1, 3),
+    (7, 5, 9),
+    (33, 7, 33),
+    (130, 129, 131),
+    (3, 64, 600),
+    (64, 64, 64),
+]
 
 
 @pytest.mark.parametrize("name, d", CASES, ids=IDS)
@@ -176,8 +195,14 @@ def test_mxm_dense_acc_matches_closure_generic(name, d):
         vp = pbig[2 : 2 + m, 3 : 3 + n]
         vp[...] = pc
         keep, keep_p = cbig.copy(), pbig.copy()
-        cc.mxm_dense_acc(sr, embed(rng, a, sr)[1], embed(rng, b, sr, 1, 4)[1], vc,
-                         embed(rng, pb, SEMIRINGS["min_plus"])[1], vp)  # fmt: skip
+        cc.mxm_dense_acc(
+            sr,
+            embed(rng, a, sr)[1],
+            embed(rng, b, sr, 1, 4)[1],
+            vc,
+            embed(rng, pb, SEMIRINGS["min_plus"])[1],
+            vp,
+        )
         same(vc, want)
         same(vp, want_p)
         keep[3 : 3 + m, 1 : 1 + n] = want
@@ -197,9 +222,16 @@ _LAYOUT = st.sampled_from(["plain", "view", "strided", "transposed"])
 
 
 @settings(max_examples=60)
-@given(case=_CASE, m=st.integers(1, 11), k=st.integers(0, 11), n=st.integers(1, 11),
-       seed=st.integers(0, 2**16), layouts=st.tuples(_LAYOUT, _LAYOUT, _LAYOUT),
-       preds=st.booleans(), specials=st.booleans())  # fmt: skip
+@given(
+    case=_CASE,
+    m=st.integers(1, 11),
+    k=st.integers(0, 11),
+    n=st.integers(1, 11),
+    seed=st.integers(0, 2**16),
+    layouts=st.tuples(_LAYOUT, _LAYOUT, _LAYOUT),
+    preds=st.booleans(),
+    specials=st.booleans(),
+)
 def test_mxm_dense_acc_random_shapes_and_layouts(case, m, k, n, seed, layouts, preds, specials):
     name, d = CASES[case]
     sr = SEMIRINGS[name]
@@ -269,8 +301,11 @@ def test_in_place_closure_products_match_the_composed_rank1_steps(name, d):
     rng = np.random.default_rng(3)
     h = 40
     one, two, al = slice(0, h), slice(h, None), slice(None)
-    for x, y, z in [((one, one), (one, two), (one, two)), ((two, one), (one, one), (two, one)),
-                    ((al, one), (one, al), (al, al))]:  # fmt: skip
+    for x, y, z in [
+        ((one, one), (one, two), (one, two)),
+        ((two, one), (one, one), (two, one)),
+        ((al, one), (one, al), (al, al)),
+    ]:
         D = _rkleene_operands(rng, sr, d, panels=z == (al, al))
         P = initial_preds(D, sr)
         want, want_p = D.copy(), P.copy()
@@ -440,8 +475,11 @@ def test_other_semirings_and_dtypes_delegate_to_the_composed_forms(monkeypatch):
     hyp = Semiring(monoid.min, BinaryOp("hyp", np.hypot, "hypot(x, y)"), name="min_hyp")
     rng = np.random.default_rng(9)
     a, b, c = rng.random((6, 4)), rng.random((4, 5)), rng.random((6, 5))
-    for sr, x, y in ((hyp, a, b), (SEMIRINGS["plus_times"], a, b),
-                     (SEMIRINGS["min_plus"], a.astype(F32), b)):  # fmt: skip
+    for sr, x, y in (
+        (hyp, a, b),
+        (SEMIRINGS["plus_times"], a, b),
+        (SEMIRINGS["min_plus"], a.astype(F32), b),
+    ):
         assert cc._spec(sr, c.dtype) is None or x.dtype != c.dtype
         want = c.copy()
         calls.clear()
@@ -501,8 +539,9 @@ def fused(monkeypatch):
 @given(data=graphs(max_n=14), method=st.sampled_from(DENSE), block=st.integers(1, 5))
 def test_apsp_on_fused_closures_matches_scipy(fused, data, method, block):
     ref_g, raw, n = data
-    dist, pred = kleene.apsp(kleene.Matrix.from_scipy(raw), method=method,
-                             return_predecessors=True, block_size=block)  # fmt: skip
+    dist, pred = kleene.apsp(
+        kleene.Matrix.from_scipy(raw), method=method, return_predecessors=True, block_size=block
+    )
     np.testing.assert_array_equal(dist, shortest_path(ref_g))
     check_all_paths(edge_weights(ref_g), dist, pred)
     assert fused["mxm_dense_acc"] + fused["closure_dense"] > 0 or n == 0
@@ -561,10 +600,19 @@ def test_apsp_other_semirings_on_fused_closures_equal_the_composed(fused, monkey
         if not on:
             monkeypatch.delattr(cpu_backend, "mxm_dense_acc")
             monkeypatch.delattr(cpu_backend, "closure_dense")
-        W = kleene.apsp(kleene.Matrix.from_dense(cap, missing=-np.inf), semiring="max_min",
-                        method=method, block_size=16, return_predecessors=True)  # fmt: skip
-        R = kleene.apsp(kleene.Matrix.from_dense(prob, missing=0.0), semiring="max_times",
-                        method=method, block_size=16)  # fmt: skip
+        W = kleene.apsp(
+            kleene.Matrix.from_dense(cap, missing=-np.inf),
+            semiring="max_min",
+            method=method,
+            block_size=16,
+            return_predecessors=True,
+        )
+        R = kleene.apsp(
+            kleene.Matrix.from_dense(prob, missing=0.0),
+            semiring="max_times",
+            method=method,
+            block_size=16,
+        )
         T = kleene.transitive_closure(adj, method=method)
         runs.append((*W, R, T))
     for got, want in zip(runs[0], runs[1], strict=True):

@@ -167,16 +167,23 @@ def test_primitives(monkeypatch, name, dtype, threaded):
             for up in (None, rng.random(n) < 0.5):
                 for allowed in (None, rng.random(m) < 0.5, np.zeros(m, bool)):
                     args = (sr, ptr, idx, val, u, up, allowed, odt, flip)
-                    _same(compiled.mxv_pull(*args), primitives.mxv_pull(*args), exact,
-                          f"pull {m}x{n} flip={flip}")  # fmt: skip
+                    _same(
+                        compiled.mxv_pull(*args),
+                        primitives.mxv_pull(*args),
+                        exact,
+                        f"pull {m}x{n} flip={flip}",
+                    )
             # push: w(j) over A's columns from u's entries (sorted, or any order)
-            for ui in (np.arange(0), np.flatnonzero(rng.random(m) < 0.4),
-                       rng.permutation(m)):  # fmt: skip
+            for ui in (np.arange(0), np.flatnonzero(rng.random(m) < 0.4), rng.permutation(m)):
                 uv = _vals(rng, ui.size, dtype, lo=lo)
                 for allowed in (None, rng.random(n) < 0.5):
                     args = (sr, ptr, idx, val, ui, uv, allowed, n, odt, flip)
-                    _same(compiled.vxm_push(*args), primitives.vxm_push(*args), exact,
-                          f"push {m}x{n} flip={flip} nu={ui.size}")  # fmt: skip
+                    _same(
+                        compiled.vxm_push(*args),
+                        primitives.vxm_push(*args),
+                        exact,
+                        f"push {m}x{n} flip={flip} nu={ui.size}",
+                    )
 
 
 def _spgemm_numpy(sr, a, b):
@@ -215,8 +222,12 @@ def test_spgemm_primitive(monkeypatch, name, dtype, threaded):
         want = _spgemm_numpy(sr, A, B)
         assert np.array_equal(keys, want.keys)
         assert vals.dtype == odt
-        _same((vals, np.ones(vals.size, bool)), (want.values, np.ones(vals.size, bool)),
-              _exact(sr, dtype), f"spgemm {m}x{k}x{n}")  # fmt: skip
+        _same(
+            (vals, np.ones(vals.size, bool)),
+            (want.values, np.ones(vals.size, bool)),
+            _exact(sr, dtype),
+            f"spgemm {m}x{k}x{n}",
+        )
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
@@ -250,16 +261,18 @@ def test_spgemm_rows_dense_and_sparse():
 
 _min_text = kleene.BinaryOp("mymin", np.fmin, "(x < y ? x : y)", scalar="y if y < x else x")
 _absdiff_fn = kleene.BinaryOp(
-    "absdiff", lambda x, y: np.abs(x - y), "(x < y ? y - x : x - y)",
+    "absdiff",
+    lambda x, y: np.abs(x - y),
+    "(x < y ? y - x : x - y)",
     scalar=lambda x, y: y - x if x < y else x - y,
-)  # fmt: skip
+)
 _hyp_none = kleene.BinaryOp("hyp", np.hypot, "hypot(x, y)")  # no scalar form: NumPy path
 _bad_fn = kleene.BinaryOp("bad", np.add, "x + y", scalar=lambda x, y: {x: y}[x] + object())
 
 USER = {
     "text": kleene.Semiring(
         kleene.Monoid(_min_text, float("inf"), idempotent=True), binary.plus, name="mymin_plus"
-    ),  # fmt: skip
+    ),
     "function": kleene.Semiring(monoid.min, _absdiff_fn, name="min_absdiff"),
     "none": kleene.Semiring(monoid.min, _hyp_none, name="min_hyp"),
     "uncompilable": kleene.Semiring(monoid.plus, _bad_fn, name="plus_bad"),
@@ -323,9 +336,11 @@ def test_builtin_scalar_forms_match_numpy():
             out = op.result_dtype(d, d)
             want = primitives.binary(op, x, y, out)
             ns = {"np": np}
-            src = (f"def f(x, y):\n    HI = {literal(infinity(d), d)}\n"
-                   f"    LO = {literal(neg_infinity(d), d)}\n"
-                   f"    return np.dtype('{out.name}').type({form})\n")  # fmt: skip
+            src = (
+                f"def f(x, y):\n    HI = {literal(infinity(d), d)}\n"
+                f"    LO = {literal(neg_infinity(d), d)}\n"
+                f"    return np.dtype('{out.name}').type({form})\n"
+            )
             exec(src, ns)
             f = numba.njit(ns["f"])
             got = np.array([f(a, b) for a, b in zip(x, y, strict=True)], dtype=out)

@@ -46,8 +46,12 @@ def _composed(A, s, delta=None):
 
 
 @settings(max_examples=80, deadline=None)
-@given(data=graphs(), source=st.integers(0, 100), delta=st.sampled_from(DELTAS),
-       dtype=st.sampled_from(DTYPES))  # fmt: skip
+@given(
+    data=graphs(),
+    source=st.integers(0, 100),
+    delta=st.sampled_from(DELTAS),
+    dtype=st.sampled_from(DTYPES),
+)
 def test_fused_equals_composed_equals_dijkstra(data, source, delta, dtype):
     ref, raw, n = data  # integer weights 0..9: zero-weight edges, loops, duplicates
     s = source % n

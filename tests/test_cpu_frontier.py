@@ -117,8 +117,16 @@ def test_any_integer_dtypes_are_accepted():
     want = _fused_bfs(A, 7, "auto")
     t = g.T.tocsr()
     t.sort_indices()
-    got = cf.bfs_levels(g.indptr, g.indices.astype(np.int64), t.indptr, t.indices, g.shape[0],
-                        np.int16(7), True, "auto")  # fmt: skip
+    got = cf.bfs_levels(
+        g.indptr,
+        g.indices.astype(np.int64),
+        t.indptr,
+        t.indices,
+        g.shape[0],
+        np.int16(7),
+        True,
+        "auto",
+    )
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
     d, _ = cf.bellman_ford(g.indptr, g.indices, g.data.astype(np.float32), g.shape[0], 7)

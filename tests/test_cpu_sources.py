@@ -110,8 +110,9 @@ def test_results_written_into_out():
     want = multi_source_sssp(A, [0, 1, 2], predecessors=True)
     for fused in (None, False):
         dist, pred = np.full((5, 3), -7.0), np.full((5, 3), -7)
-        got = multi_source_sssp(A, [1, 2], predecessors=True, fused=fused,
-                                out=(dist[2:4], pred[2:4]))  # fmt: skip
+        got = multi_source_sssp(
+            A, [1, 2], predecessors=True, fused=fused, out=(dist[2:4], pred[2:4])
+        )
         assert np.shares_memory(got[0], dist) and np.shares_memory(got[1], pred)
         np.testing.assert_array_equal(dist[2:4], want[0][1:])
         np.testing.assert_array_equal(pred[2:4], want[1][1:])
@@ -152,8 +153,7 @@ def test_bad_arguments():
 
 
 @settings(max_examples=30, deadline=None)
-@given(data=graphs(negative=True, max_n=16), method=st.sampled_from(SPARSE),
-       preds=st.booleans())  # fmt: skip
+@given(data=graphs(negative=True, max_n=16), method=st.sampled_from(SPARSE), preds=st.booleans())
 def test_apsp_against_scipy_negative_weights(data, method, preds):
     ref, raw, n = data
     try:

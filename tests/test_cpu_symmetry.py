@@ -73,8 +73,7 @@ def _dense(A):
 @compiled
 def test_symmetry_builds_no_transpose():
     src, dst = kleene.generators.rmat(10, 8, seed=1)
-    A = kleene.Matrix.from_edges(np.concatenate([src, dst]), np.concatenate([dst, src]),
-                                 n=1 << 10)  # fmt: skip
+    A = kleene.Matrix.from_edges(np.concatenate([src, dst]), np.concatenate([dst, src]), n=1 << 10)
     assert is_symmetric(A, values=False) and A.known("csr_T") is None
     B = kleene.Matrix.from_edges(src, dst, n=1 << 10)
     assert not is_symmetric(B, values=False) and B.known("csr_T") is None
@@ -94,8 +93,9 @@ def test_union_of_rows():
     ptr, idx = cs.union_pattern(np.array([0, 1, 1, 2]), np.array([1, 0], np.int32), 3)
     assert ptr.tolist() == [0, 2, 3, 4] and idx.tolist() == [1, 2, 0, 0]  # (0,1) (2,0) + mirrors
     with pytest.raises(TypeError, match="complex"):
-        cs.symmetry_sums(np.array([0, 1, 1, 2]), np.array([1, 0], np.int32),
-                         np.array([1.0, 2.0], complex), 1)  # fmt: skip
+        cs.symmetry_sums(
+            np.array([0, 1, 1, 2]), np.array([1, 0], np.int32), np.array([1.0, 2.0], complex), 1
+        )
 
 
 @compiled

@@ -194,8 +194,9 @@ def test_plain_kernels_are_guarded_where_kernels_compile_alone() -> None:
     """NVRTC compiles a kernel that is not a template whether it is asked for or not:
     in a file whose kernels compile one per unit, each such kernel sits behind its
     KL_ONLY guard, so that the other kernels' units do not compile it too."""
-    files = {b for s in codegen.builtin_specs() if not s.together and len(s.names) > 1
-             for b in s.bodies}  # fmt: skip
+    files = {
+        b for s in codegen.builtin_specs() if not s.together and len(s.names) > 1 for b in s.bodies
+    }
     checked = 0
     for body in sorted(files):
         for name, before in _plain_kernels((codegen.KERNEL_DIR / body).read_text()):

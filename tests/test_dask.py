@@ -108,8 +108,9 @@ def test_apsp_rejects_other_methods(client):
 
 def test_apsp_progress(client):
     seen = []
-    kleene.apsp(_graph(60, 0.05, 5), client=client, block_size=16,
-                progress=lambda d, t: seen.append((d, t)))  # fmt: skip
+    kleene.apsp(
+        _graph(60, 0.05, 5), client=client, block_size=16, progress=lambda d, t: seen.append((d, t))
+    )
     assert seen[-1][0] == seen[-1][1] and [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
@@ -256,8 +257,13 @@ def test_apsp_dask_array_float32_bool_and_numpy_result(client):
     assert isinstance(got, np.ndarray) and got.dtype == np.float32
     np.testing.assert_allclose(got, kleene.apsp(a), rtol=1e-6)
     reach = np.isfinite(a)  # bool: False = no edge; lor_land gives reachability
-    got = apsp_on_dask(client, da.from_array(reach, chunks=40), semiring="lor_land",
-                       block_size=32, as_dask_array=False)  # fmt: skip
+    got = apsp_on_dask(
+        client,
+        da.from_array(reach, chunks=40),
+        semiring="lor_land",
+        block_size=32,
+        as_dask_array=False,
+    )
     np.testing.assert_array_equal(got, kleene.apsp(reach, semiring="lor_land"))
 
 
@@ -328,8 +334,9 @@ def test_block_sharing_plumbing_of_the_ipc_path(monkeypatch):
 
     monkeypatch.setattr(device_ipc, "enabled", lambda client, workers: True)
     G = _graph(130, 0.04, seed=13)
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                       dashboard_address=":0")  # fmt: skip
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+    )
     with cluster, distributed.Client(cluster) as c:
         got = kleene.apsp(G, client=c, block_size=30)
         np.testing.assert_allclose(got, shortest_path(G, method="FW"))
@@ -347,8 +354,9 @@ def test_block_sharing_plumbing_of_the_ipc_path(monkeypatch):
 
 
 def test_a_closed_client_is_named_not_a_key_error():
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                       dashboard_address=":0")  # fmt: skip
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+    )
     closed = distributed.Client(cluster)
     closed.close()
     cluster.close()
@@ -379,6 +387,5 @@ def test_a_client_whose_scheduler_does_not_answer_is_named():
         def scheduler_info(self, **kw):
             return {}  # distributed's answer without a scheduler: no "workers" key
 
-    with pytest.raises(DistributedError, match="apsp: the Dask client is closed or has no "
-                                               "workers"):  # fmt: skip
+    with pytest.raises(DistributedError, match="apsp: the Dask client is closed or has no workers"):
         worker_addresses(Gone(), "apsp")

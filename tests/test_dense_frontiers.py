@@ -16,8 +16,7 @@ from kleene.algorithms import dense_frontiers
 def _graph(n: int, density: float, seed: int):
     rng = np.random.default_rng(seed)
     m = max(1, int(density * n * n))
-    return sp.csr_matrix((np.ones(m), (rng.integers(0, n, m), rng.integers(0, n, m))),
-                         shape=(n, n))  # fmt: skip
+    return sp.csr_matrix((np.ones(m), (rng.integers(0, n, m), rng.integers(0, n, m))), shape=(n, n))
 
 
 @pytest.mark.parametrize("n", [1, 2, 17, 64, 250])

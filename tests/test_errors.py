@@ -374,8 +374,10 @@ def test_allocation_failure_inside_apsp_says_what_fits(monkeypatch):
 NEG_CYCLE = sp.csr_matrix(([1.0, -3.0, 1.0], ([0, 1, 2], [1, 2, 0])), shape=(4, 4))
 
 
-@pytest.mark.parametrize("method", ["auto", "johnson", "repeated-sssp", "floyd-warshall",
-                                    "blocked", "recursive", "out of core"])  # fmt: skip
+@pytest.mark.parametrize(
+    "method",
+    ["auto", "johnson", "repeated-sssp", "floyd-warshall", "blocked", "recursive", "out of core"],
+)
 def test_apsp_negative_cycle_names_apsp_not_a_source(method):
     kw = {"memory_limit": 1 << 12} if method == "out of core" else {"method": method}
     with pytest.raises(kleene.NegativeCycleError) as err:

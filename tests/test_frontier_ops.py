@@ -53,9 +53,13 @@ def test_composed_bfs_levels_and_parents_match_scipy(data, source, method):
 
 
 @settings(max_examples=30, deadline=None)
-@given(data=graphs(), source=st.integers(0, 100), parents=st.booleans(),
-       fused=st.sampled_from([None, False]),
-       method=st.sampled_from(["push", "pull", "auto"]))  # fmt: skip
+@given(
+    data=graphs(),
+    source=st.integers(0, 100),
+    parents=st.booleans(),
+    fused=st.sampled_from([None, False]),
+    method=st.sampled_from(["push", "pull", "auto"]),
+)
 def test_dense_levels_equal_the_vectors_filled(data, source, parents, fused, method):
     """frontier_bfs_levels: frontier_bfs's Vectors as -1-filled int64 arrays, from the
     fused loop's output as it is and from the composed form."""

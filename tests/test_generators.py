@@ -142,8 +142,16 @@ def test_dense_er():
     assert d[np.isfinite(d)].min() >= 1 and d[np.isfinite(d)].max() < 100
 
 
-SPECS = ["rmat:8", "random:500", "scalefree:2000:4", "grid:5x6", "er:30:0.5", "geometric:300",
-         "road:20x30", "road:12:0.8"]  # fmt: skip
+SPECS = [
+    "rmat:8",
+    "random:500",
+    "scalefree:2000:4",
+    "grid:5x6",
+    "er:30:0.5",
+    "geometric:300",
+    "road:20x30",
+    "road:12:0.8",
+]
 
 
 @pytest.mark.parametrize("spec", SPECS)

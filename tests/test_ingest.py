@@ -71,8 +71,9 @@ def test_borrowed_arrays_are_shared_and_copies_are_not():
 
 
 def test_unsorted_csr_still_sorted_and_combined():
-    g = sp.csr_matrix((np.array([5.0, 2.0, 7.0]), np.array([2, 1, 2]), np.array([0, 3, 3, 3])),
-                      shape=(3, 3))  # fmt: skip
+    g = sp.csr_matrix(
+        (np.array([5.0, 2.0, 7.0]), np.array([2, 1, 2]), np.array([0, 3, 3, 3])), shape=(3, 3)
+    )
     g.has_sorted_indices = False
     A = Matrix.from_scipy(g)
     assert A.to_coo()[1].tolist() == [1, 2] and A.to_coo()[2].tolist() == [2.0, 5.0]
@@ -143,8 +144,9 @@ def test_undirected_results_match_scipy(seed):
     # the lighter direction of each edge.
     sym = (g + g.T).tocsr()
     sym.data = np.arange(1, sym.nnz + 1, dtype=np.float64)
-    np.testing.assert_allclose(kleene.sssp(sym, 0, directed=False),
-                               dijkstra(sym, indices=0, directed=False))  # fmt: skip
+    np.testing.assert_allclose(
+        kleene.sssp(sym, 0, directed=False), dijkstra(sym, indices=0, directed=False)
+    )
 
 
 def test_float32_weights_give_float64_distances():

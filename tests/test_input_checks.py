@@ -110,13 +110,20 @@ def test_dense_array_graphs_are_borrowed_and_never_written(dtype):
     before = g.copy()
     assert not np.shares_memory(as_graph(g, fmt=None).to_dense(), g)  # (a copy out)
     assert as_graph(g, fmt=None)._values is g
-    calls = [lambda: kleene.bfs(g, 0), lambda: kleene.transitive_closure(g),
-             lambda: kleene.bfs(g, [0, 3], directed=False)]  # fmt: skip
+    calls = [
+        lambda: kleene.bfs(g, 0),
+        lambda: kleene.transitive_closure(g),
+        lambda: kleene.bfs(g, [0, 3], directed=False),
+    ]
     if dtype != np.bool_:
-        calls += [lambda: kleene.apsp(g), lambda: kleene.apsp(g, return_predecessors=True),
-                  lambda: kleene.sssp(g, 0), lambda: kleene.sssp(g, [1, 2]),
-                  lambda: kleene.apsp(g, method="johnson"),
-                  lambda: kleene.apsp(g, directed=False)]  # fmt: skip
+        calls += [
+            lambda: kleene.apsp(g),
+            lambda: kleene.apsp(g, return_predecessors=True),
+            lambda: kleene.sssp(g, 0),
+            lambda: kleene.sssp(g, [1, 2]),
+            lambda: kleene.apsp(g, method="johnson"),
+            lambda: kleene.apsp(g, directed=False),
+        ]
     for call in calls:
         call()
         np.testing.assert_array_equal(g, before)

@@ -302,8 +302,12 @@ def test_mtx_symmetric_pattern_integer_skew_array(tmp_path):
     arr = "%%MatrixMarket matrix array real general\n2 3\n1\n2\n3\ninf\n5\n6\n"
     D = kio.read(write_text(tmp_path, "a.mtx", arr))
     assert D.shape == (2, 3) and matrix_edges(D) == {
-        (0, 0): 1, (1, 0): 2, (0, 1): 3, (0, 2): 5, (1, 2): 6
-    }  # fmt: skip
+        (0, 0): 1,
+        (1, 0): 2,
+        (0, 1): 3,
+        (0, 2): 5,
+        (1, 2): 6,
+    }
     sarr = "%%MatrixMarket matrix array integer symmetric\n2 2\n1\n2\n3\n"
     assert kio.read(write_text(tmp_path, "sa.mtx", sarr)).to_dense().tolist() == [[1, 2], [2, 3]]
     with pytest.raises(ValueError, match="complex"):

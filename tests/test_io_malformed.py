@@ -113,14 +113,18 @@ BIG = 3_000_000  # declared vertices; 24 MB of row pointers
     [
         ("h.gr", f"p sp {BIG} 1\na 1 2 3\n", {}, f"line 1: the header declares {BIG} vertices"),
         ("h.gr", f"p tw {BIG} 1\n1 2\n", {}, "the header declares"),
-        ("h.mtx", f"%%MatrixMarket matrix coordinate real general\n{BIG} {BIG} 1\n1 2 3\n", {},
-         f"line 2: the size line declares {BIG} vertices"),
+        (
+            "h.mtx",
+            f"%%MatrixMarket matrix coordinate real general\n{BIG} {BIG} 1\n1 2 3\n",
+            {},
+            f"line 2: the size line declares {BIG} vertices",
+        ),
         ("h.txt", f"0 1\n1 {BIG - 1}\n", {}, f"line 2: the largest vertex id makes {BIG}"),
         ("h.csv", f"src,dst\n0,{BIG - 1}\n", {}, "the largest vertex id makes"),
         ("h.txt", "0 1\n", {"n": BIG}, f"n={BIG} asks for {BIG} vertices"),
         ("h.txt", f"# kleene: n={BIG}\n0 1\n", {}, "the 'kleene: n=' comment declares"),
     ],
-)  # fmt: skip
+)
 def test_declared_size_beyond_memory_is_refused(tmp_path, monkeypatch, name, text, kw, said):
     monkeypatch.setattr("kleene.io._api.host_memory_free", lambda: 1_000_000)
     kio.read(write_text(tmp_path, "ok.gr", "p sp 62000 1\na 1 2 3\n"))  # 496,008 bytes fit

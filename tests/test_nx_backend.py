@@ -43,8 +43,21 @@ needs_install = pytest.mark.skipif(
 def test_networkx_test_suite_through_kleene():
     env = dict(os.environ, NETWORKX_TEST_BACKEND="kleene", NETWORKX_FALLBACK_TO_NX="True")
     env.pop("PYTEST_ADDOPTS", None)
-    cmd = [sys.executable, "-m", "pytest", "--pyargs", *NX_TEST_MODULES, "-q",
-           "-p", "no:cacheprovider", "-p", "no:randomly", "-o", "addopts=", "-rfE"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--pyargs",
+        *NX_TEST_MODULES,
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "-o",
+        "addopts=",
+        "-rfE",
+    ]
     start = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd="/")
     took = time.perf_counter() - start
@@ -107,8 +120,13 @@ def test_conversion_round_trip_keeps_nodes_attributes_and_order():
     G.add_edge("a", "b", key="k1", weight=3, cost=1.5)
     G.add_edge("a", "b", key="k2", weight=1)
     G.add_edge(("t", 1), "a")
-    KG = convert_from_nx(G, edge_attrs={"weight": 1}, preserve_edge_attrs=True,
-                         preserve_node_attrs=True, preserve_graph_attrs=True)  # fmt: skip
+    KG = convert_from_nx(
+        G,
+        edge_attrs={"weight": 1},
+        preserve_edge_attrs=True,
+        preserve_node_attrs=True,
+        preserve_graph_attrs=True,
+    )
     assert isinstance(KG, KleeneGraph) and KG.__networkx_backend__ == "kleene"
     assert KG.nodes == list(G) and KG.directed and KG.multigraph
     A = KG.matrix("weight")
@@ -194,10 +212,18 @@ def test_on_start_tests_marks_listed_xfails(monkeypatch):
         def add_marker(self, m):
             self.markers.append(m)
 
-    listed = Item(path=SimpleNamespace(name="test_x.py"), nodeid="t/test_x.py::TestA::test_b",
-                  name="test_b", markers=[])  # fmt: skip
-    other = Item(path=SimpleNamespace(name="test_x.py"), nodeid="t/test_x.py::TestA::test_c",
-                 name="test_c", markers=[])  # fmt: skip
+    listed = Item(
+        path=SimpleNamespace(name="test_x.py"),
+        nodeid="t/test_x.py::TestA::test_b",
+        name="test_b",
+        markers=[],
+    )
+    other = Item(
+        path=SimpleNamespace(name="test_x.py"),
+        nodeid="t/test_x.py::TestA::test_c",
+        name="test_c",
+        markers=[],
+    )
     backend_interface.on_start_tests([listed, other])
     assert [m.kwargs["reason"] for m in listed.markers] == ["kleene breaks ties differently"]
     assert other.markers == []

@@ -29,15 +29,18 @@ def _graph(trial: int):
 CALLS = {
     "single_source_dijkstra": lambda G, s, t, b: nx.single_source_dijkstra(G, s, backend=b),
     "single_source_dijkstra_path_length": lambda G, s, t, b: list(
-        nx.single_source_dijkstra_path_length(G, s, backend=b).items()),
+        nx.single_source_dijkstra_path_length(G, s, backend=b).items()
+    ),
     "multi_source_dijkstra": lambda G, s, t, b: nx.multi_source_dijkstra(G, [t, s], backend=b),
     "dijkstra_path": lambda G, s, t, b: nx.dijkstra_path(G, s, t, backend=b),
     "shortest_path (weighted, all targets)": lambda G, s, t, b: nx.shortest_path(
-        G, s, weight="weight", backend=b),
+        G, s, weight="weight", backend=b
+    ),
     "all_pairs_dijkstra": lambda G, s, t, b: [
-        (k, list(d.items()), p) for k, (d, p) in nx.all_pairs_dijkstra(G, backend=b)],
+        (k, list(d.items()), p) for k, (d, p) in nx.all_pairs_dijkstra(G, backend=b)
+    ],
     "all_pairs_dijkstra_path": lambda G, s, t, b: list(nx.all_pairs_dijkstra_path(G, backend=b)),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("trial", range(8))

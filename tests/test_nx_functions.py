@@ -19,8 +19,12 @@ nx = pytest.importorskip("networkx")
 from kleene.nx import graph as kgraph  # noqa: E402
 from kleene.nx.interface import FUNCTIONS  # noqa: E402
 
-KINDS = {"Graph": nx.Graph, "DiGraph": nx.DiGraph, "MultiGraph": nx.MultiGraph,
-         "MultiDiGraph": nx.MultiDiGraph}  # fmt: skip
+KINDS = {
+    "Graph": nx.Graph,
+    "DiGraph": nx.DiGraph,
+    "MultiGraph": nx.MultiGraph,
+    "MultiDiGraph": nx.MultiDiGraph,
+}
 
 
 @st.composite
@@ -38,8 +42,9 @@ def graphs(draw, *, kinds=tuple(KINDS), negative=False, max_nodes=8, odd=False):
     if odd:
         special = ["inf"] if kind.startswith("Multi") else ["inf", "None"]
         weights = st.one_of(weights, st.sampled_from(special))
-    edges = draw(st.lists(st.tuples(st.sampled_from(names), st.sampled_from(names), weights),
-                          max_size=3 * n))  # fmt: skip
+    edges = draw(
+        st.lists(st.tuples(st.sampled_from(names), st.sampled_from(names), weights), max_size=3 * n)
+    )
     for u, v, w in edges:
         if w is None:
             G.add_edge(u, v)
@@ -60,8 +65,9 @@ LIMITS = st.one_of(
 def kl(name, G, *args, weight="weight", preserve=False, **kw):
     """Run kleene's ``name`` on a conversion of G (as NetworkX's dispatcher would)."""
     attrs = None if weight is None else {weight: 1}
-    keep = dict.fromkeys(("preserve_edge_attrs", "preserve_node_attrs", "preserve_graph_attrs"),
-                         preserve)  # fmt: skip
+    keep = dict.fromkeys(
+        ("preserve_edge_attrs", "preserve_node_attrs", "preserve_graph_attrs"), preserve
+    )
     KG = kgraph.convert_from_nx(G, edge_attrs=attrs, **keep)
     func = FUNCTIONS[name]
     if "weight" in inspect.signature(func).parameters:
@@ -121,8 +127,11 @@ def test_bfs_functions_match_networkx_exactly(G, data):
 def test_unweighted_paths_match_networkx(G, data):
     s = data.draw(st.sampled_from(list(G)))
     cutoff = data.draw(st.one_of(st.none(), st.integers(0, 3)))
-    for name in ("single_source_shortest_path", "single_source_shortest_path_length",
-                 "single_target_shortest_path_length"):  # fmt: skip
+    for name in (
+        "single_source_shortest_path",
+        "single_source_shortest_path_length",
+        "single_target_shortest_path_length",
+    ):
         got, want = kl(name, G, s, cutoff=cutoff), ref(name, G, s, cutoff=cutoff)
         assert got == want and list(got) == list(want)  # same BFS order
     assert dict(kl("all_pairs_shortest_path_length", G)) == dict(
@@ -149,8 +158,12 @@ def test_every_depth_limit_and_cutoff_matches_networkx(G, data):
     T = kl("bfs_tree", G, s, depth_limit=limit)
     assert nx.utils.graphs_equal(T, ref("bfs_tree", G, s, depth_limit=limit))
     assert list(T) == list(ref("bfs_tree", G, s, depth_limit=limit))
-    for name in ("single_source_shortest_path", "single_source_shortest_path_length",
-                 "single_target_shortest_path", "single_target_shortest_path_length"):  # fmt: skip
+    for name in (
+        "single_source_shortest_path",
+        "single_source_shortest_path_length",
+        "single_target_shortest_path",
+        "single_target_shortest_path_length",
+    ):
         got, want = kl(name, G, s, cutoff=limit), ref(name, G, s, cutoff=limit)
         assert got == want and list(got) == list(want)
     for name in ("all_pairs_shortest_path", "all_pairs_shortest_path_length"):
@@ -176,12 +189,15 @@ def _same_or_same_error(got, want):
 def test_dijkstra_cutoffs_inf_and_none_weights_match_networkx(G, data):
     s = data.draw(st.sampled_from(list(G)))
     cutoff = data.draw(LIMITS, label="cutoff")
-    sources = list(dict.fromkeys(data.draw(st.lists(st.sampled_from(list(G)), min_size=1,
-                                                    max_size=3))))  # fmt: skip
-    for name, args in [("single_source_dijkstra", (s,)),
-                       ("single_source_dijkstra_path_length", (s,)),
-                       ("multi_source_dijkstra", (sources,)),
-                       ("multi_source_dijkstra_path", (sources,))]:  # fmt: skip
+    sources = list(
+        dict.fromkeys(data.draw(st.lists(st.sampled_from(list(G)), min_size=1, max_size=3)))
+    )
+    for name, args in [
+        ("single_source_dijkstra", (s,)),
+        ("single_source_dijkstra_path_length", (s,)),
+        ("multi_source_dijkstra", (sources,)),
+        ("multi_source_dijkstra_path", (sources,)),
+    ]:
         got, want = kl(name, G, *args, cutoff=cutoff), ref(name, G, *args, cutoff=cutoff)
         assert got == want  # distances, paths (NetworkX's among ties) and their order
         d = got[0] if isinstance(got, tuple) else got
@@ -217,8 +233,10 @@ def test_dijkstra_cutoffs_inf_and_none_weights_match_networkx(G, data):
 @given(graphs(odd=True), st.data())
 def test_other_weighted_functions_with_inf_and_none_weights(G, data):
     s = data.draw(st.sampled_from(list(G)))
-    _same_or_same_error(lambda: kl("single_source_bellman_ford_path_length", G, s),
-                        lambda: ref("single_source_bellman_ford_path_length", G, s))  # fmt: skip
+    _same_or_same_error(
+        lambda: kl("single_source_bellman_ford_path_length", G, s),
+        lambda: ref("single_source_bellman_ford_path_length", G, s),
+    )
     try:
         wpred, wdist = ref("bellman_ford_predecessor_and_distance", G, s)
     except TypeError:
@@ -229,10 +247,14 @@ def test_other_weighted_functions_with_inf_and_none_weights(G, data):
         assert dist == wdist
         assert {k: set(v) for k, v in pred.items()} == {k: set(v) for k, v in wpred.items()}
     _same_or_same_error(lambda: kl("negative_edge_cycle", G), lambda: ref("negative_edge_cycle", G))
-    _same_or_same_error(lambda: dict(kl("all_pairs_bellman_ford_path_length", G)),
-                        lambda: dict(ref("all_pairs_bellman_ford_path_length", G)))  # fmt: skip
-    jp = _same_or_same_error(lambda: {u: set(p) for u, p in kl("johnson", G).items()},
-                             lambda: {u: set(p) for u, p in ref("johnson", G).items()})  # fmt: skip
+    _same_or_same_error(
+        lambda: dict(kl("all_pairs_bellman_ford_path_length", G)),
+        lambda: dict(ref("all_pairs_bellman_ford_path_length", G)),
+    )
+    jp = _same_or_same_error(
+        lambda: {u: set(p) for u, p in kl("johnson", G).items()},
+        lambda: {u: set(p) for u, p in ref("johnson", G).items()},
+    )
     if jp is None:
         return  # a None weight: NetworkX's Floyd-Warshall raises TypeError too
     fw = _same_or_same_error(
@@ -362,8 +384,10 @@ def test_all_pairs_dense_match_networkx(G):
                 path = nx.reconstruct_path(u, v, pred)
                 assert path_weight(G, path) == dist[u][v]
     nodes = list(G)[::-1]
-    np.testing.assert_array_equal(kl("floyd_warshall_numpy", G, nodelist=nodes),
-                                  ref("floyd_warshall_numpy", G, nodelist=nodes))  # fmt: skip
+    np.testing.assert_array_equal(
+        kl("floyd_warshall_numpy", G, nodelist=nodes),
+        ref("floyd_warshall_numpy", G, nodelist=nodes),
+    )
     jp = kl("johnson", G)
     assert {u: set(p) for u, p in jp.items()} == {u: set(p) for u, p in ref("johnson", G).items()}
     for u, paths in jp.items():
@@ -390,14 +414,16 @@ def test_transitive_closure_matches_networkx(G, reflexive):
 # -- errors ---------------------------------------------------------------------------
 def test_errors_match_networkx():
     G = nx.DiGraph([("a", "b", {"weight": 2}), ("c", "a", {"weight": 1})])
-    for name, args in [("single_source_shortest_path", ("z",)),
-                       ("single_source_shortest_path_length", ("z",)),
-                       ("single_source_dijkstra", ("z",)),
-                       ("dijkstra_path_length", ("z", "a")),
-                       ("single_source_bellman_ford", ("z",)),
-                       ("bellman_ford_predecessor_and_distance", ("z",)),
-                       ("has_path", ("a", "z")),
-                       ("bidirectional_shortest_path", ("a", "z"))]:  # fmt: skip
+    for name, args in [
+        ("single_source_shortest_path", ("z",)),
+        ("single_source_shortest_path_length", ("z",)),
+        ("single_source_dijkstra", ("z",)),
+        ("dijkstra_path_length", ("z", "a")),
+        ("single_source_bellman_ford", ("z",)),
+        ("bellman_ford_predecessor_and_distance", ("z",)),
+        ("has_path", ("a", "z")),
+        ("bidirectional_shortest_path", ("a", "z")),
+    ]:
         with pytest.raises(nx.NodeNotFound):
             kl(name, G, *args)
         with pytest.raises(nx.NodeNotFound):
@@ -449,8 +475,11 @@ def test_float_and_int_results_are_python_numbers():
 
 def test_negative_cycle_errors_name_no_inner_kleene_call():
     C = nx.DiGraph([(0, 1, {"weight": 1}), (1, 0, {"weight": -3})])
-    for name, args in [("single_source_bellman_ford", (0,)), ("johnson", ()),
-                       ("floyd_warshall", ())]:  # fmt: skip
+    for name, args in [
+        ("single_source_bellman_ford", (0,)),
+        ("johnson", ()),
+        ("floyd_warshall", ()),
+    ]:
         with pytest.raises((nx.NetworkXUnbounded, NotImplementedError)) as err:
             kl(name, C, *args)
         assert err.value.__cause__ is None and err.value.__suppress_context__
@@ -459,8 +488,12 @@ def test_negative_cycle_errors_name_no_inner_kleene_call():
 
 def test_negative_infinite_weight_is_declined_naming_the_edge():
     G = nx.DiGraph([("a", "b", {"weight": 1}), ("b", "c", {"weight": -math.inf})])
-    calls = [("single_source_bellman_ford_path_length", ("a",)), ("floyd_warshall", ()),
-             ("johnson", ()), ("negative_edge_cycle", ())]  # fmt: skip
+    calls = [
+        ("single_source_bellman_ford_path_length", ("a",)),
+        ("floyd_warshall", ()),
+        ("johnson", ()),
+        ("negative_edge_cycle", ()),
+    ]
     for name, args in calls:
         with pytest.raises(NotImplementedError, match=r"edge \('b', 'c'\) has weight .* -inf"):
             kl(name, G, *args)

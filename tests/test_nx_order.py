@@ -29,8 +29,10 @@ def nx_graphs(draw):
 
 
 def _levels(KG, sources, reverse, limit):
-    return [(v.tolist(), p.tolist()) for v, p in
-            _engine.bfs_levels(KG, sources, reverse=reverse, depth_limit=limit)]  # fmt: skip
+    return [
+        (v.tolist(), p.tolist())
+        for v, p in _engine.bfs_levels(KG, sources, reverse=reverse, depth_limit=limit)
+    ]
 
 
 @given(G=nx_graphs(), data=st.data())

@@ -61,9 +61,13 @@ def solves(monkeypatch):
 
 @pytest.mark.parametrize(
     ("n", "b", "why"),
-    [(50, 13, "tiles not dividing n"), (48, 12, "tiles dividing n"), (30, 30, "one tile"),
-     (40, 8, "the smallest tiles")],
-)  # fmt: skip
+    [
+        (50, 13, "tiles not dividing n"),
+        (48, 12, "tiles dividing n"),
+        (30, 30, "one tile"),
+        (40, 8, "the smallest tiles"),
+    ],
+)
 def test_choose_tile_gives_back_the_tiling(n, b, why):
     assert _tile(n, _limit_for(n, b)) == b, why
     less = _tile(n, _limit_for(n, b) - 1)
@@ -208,8 +212,9 @@ def test_memmap_out(tmp_path, solves):
     g = _random_graph(n, seed=9)
     dist = np.memmap(tmp_path / "d.bin", dtype=np.float64, mode="w+", shape=(n, n))
     pred = np.lib.format.open_memmap(tmp_path / "p.npy", mode="w+", dtype=np.int64, shape=(n, n))
-    d, p = kleene.apsp(g, out=(dist, pred), return_predecessors=True,
-                       memory_limit=_limit_for(n, 12, preds=True))  # fmt: skip
+    d, p = kleene.apsp(
+        g, out=(dist, pred), return_predecessors=True, memory_limit=_limit_for(n, 12, preds=True)
+    )
     assert d is dist and p is pred and solves == [12]
     dist.flush()
     pred.flush()
@@ -237,12 +242,14 @@ def test_in_core_when_the_limit_allows(solves):
 
 @pytest.mark.parametrize(
     ("out", "match"),
-    [(np.empty((5, 5)), r"shape \(5, 5\)"),
-     (np.empty((6, 6), dtype=np.float32), "dtype float32"),
-     (np.empty((6, 6), order="F"), "C-contiguous"),
-     ([[0.0] * 6] * 6, "NumPy array"),
-     ((np.empty((6, 6)), np.empty((6, 6))), "return_predecessors=True")],
-)  # fmt: skip
+    [
+        (np.empty((5, 5)), r"shape \(5, 5\)"),
+        (np.empty((6, 6), dtype=np.float32), "dtype float32"),
+        (np.empty((6, 6), order="F"), "C-contiguous"),
+        ([[0.0] * 6] * 6, "NumPy array"),
+        ((np.empty((6, 6)), np.empty((6, 6))), "return_predecessors=True"),
+    ],
+)
 def test_bad_out_is_a_value_error(out, match):
     with pytest.raises(ValueError, match=match):
         kleene.apsp(_random_graph(6, seed=1), out=out)
@@ -312,8 +319,7 @@ def test_working_set_stays_under_the_limit(monkeypatch):
     for b, preds in ((24, True), (24, False), (40, True), (120, False)):
         limit = _limit_for(n, b, preds=preds)
         out = np.empty((n, n)), np.empty((n, n), dtype=np.int64)
-        kleene.apsp(g, memory_limit=limit, out=out if preds else out[0],
-                    return_predecessors=preds)  # fmt: skip
+        kleene.apsp(g, memory_limit=limit, out=out if preds else out[0], return_predecessors=preds)
         assert peaks[-1] <= limit + (16 << 10), (b, preds, peaks[-1], limit)
         np.testing.assert_array_equal(out[0], shortest_path(g))
 
@@ -325,8 +331,12 @@ def test_working_set_stays_under_the_limit(monkeypatch):
 def test_progress_reaches_total_exactly_once(preds):
     n = 41
     seen = []
-    kleene.apsp(_random_graph(n, seed=13), memory_limit=_limit_for(n, 10, preds=preds),
-                return_predecessors=preds, progress=lambda d, t: seen.append((d, t)))  # fmt: skip
+    kleene.apsp(
+        _random_graph(n, seed=13),
+        memory_limit=_limit_for(n, 10, preds=preds),
+        return_predecessors=preds,
+        progress=lambda d, t: seen.append((d, t)),
+    )
     done = [d for d, _ in seen]
     (total,) = {t for _, t in seen}
     assert done == sorted(done) and done[-1] == total and done.count(total) == 1
@@ -459,15 +469,22 @@ def _fake_cupy(sim: _Sim):
             return mock.MagicMock(name=name)
 
     runtime = Namespace(
-        memcpyHostToDevice=1, memcpyDeviceToHost=2, memcpyAsync=memcpy,
-        memcpy2DAsync=memcpy_2d, pointerGetAttributes=attributes,
-        hostRegister=host_register, hostUnregister=host_unregister,
+        memcpyHostToDevice=1,
+        memcpyDeviceToHost=2,
+        memcpyAsync=memcpy,
+        memcpy2DAsync=memcpy_2d,
+        pointerGetAttributes=attributes,
+        hostRegister=host_register,
+        hostUnregister=host_unregister,
         CUDARuntimeError=type("CUDARuntimeError", (RuntimeError,), {}),
-    )  # fmt: skip
+    )
     cuda = Namespace(
-        Stream=Stream, Event=Event, runtime=runtime, PinnedMemory=pinned_memory,
+        Stream=Stream,
+        Event=Event,
+        runtime=runtime,
+        PinnedMemory=pinned_memory,
         PinnedMemoryPointer=lambda mem, offset: mem[offset:].view(Pointer),
-    )  # fmt: skip
+    )
     fake = types.ModuleType("cupy")
     fake.cuda, fake.ndarray, fake.diagonal = cuda, ndarray, diagonal
 

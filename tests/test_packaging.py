@@ -137,10 +137,20 @@ def test_build_ships_kernel_templates(tmp_path):
     shutil.copytree(PKG, src / "kleene", ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path / "build"
     proc = subprocess.run(
-        [sys.executable, "-c", "import setuptools; setuptools.setup()", "-q",
-         "build_py", "--build-lib", str(out)],
-        cwd=src, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import setuptools; setuptools.setup()",
+            "-q",
+            "build_py",
+            "--build-lib",
+            str(out),
+        ],
+        cwd=src,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     built = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     expected = {
@@ -159,7 +169,7 @@ def test_build_ships_kernel_templates(tmp_path):
         "kleene/ops/__init__.py",
         "kleene/testing/__init__.py",
     ):
-        assert module in built, module  # fmt: skip
+        assert module in built, module
 
 
 # ---- the documentation's code runs ----------------------------------------------

@@ -33,8 +33,9 @@ def _assert_truthful(seen):
     assert all(0 <= d <= total for d in done)
 
 
-@pytest.mark.parametrize("method", ["floyd-warshall", "blocked", "recursive",
-                                    "repeated-sssp", "johnson"])  # fmt: skip
+@pytest.mark.parametrize(
+    "method", ["floyd-warshall", "blocked", "recursive", "repeated-sssp", "johnson"]
+)
 @pytest.mark.parametrize("preds", [False, True])
 def test_apsp_progress_is_monotone_and_ends_once(method, preds):
     G = erdos_renyi(40, 0.1, seed=1)
@@ -73,8 +74,9 @@ def test_blocked_and_floyd_warshall_units():
     assert apsp_dense.work("floyd-warshall", n) == n**3
     # per round of block b: b³ (closure) + 2·n·b² (row and column) + (n - b)²·b (the
     # rest: row and column k cannot change in their own round)
-    assert apsp_dense.work("blocked", n, 8) == sum(b**3 + 2 * n * b * b + (n - b) ** 2 * b
-                                                   for b in (8, 8, 4))  # fmt: skip
+    assert apsp_dense.work("blocked", n, 8) == sum(
+        b**3 + 2 * n * b * b + (n - b) ** 2 * b for b in (8, 8, 4)
+    )
 
 
 def test_progress_finish_once_and_close_on_error():

@@ -54,8 +54,13 @@ def _check_tree(g, dist, pred, source):
 
 @needs_fused
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(1, 60), density=st.floats(0.02, 0.3), seed=st.integers(0, 10**6),
-       zero_share=st.sampled_from([0.0, 0.3, 1.0]), integral=st.booleans())  # fmt: skip
+@given(
+    n=st.integers(1, 60),
+    density=st.floats(0.02, 0.3),
+    seed=st.integers(0, 10**6),
+    zero_share=st.sampled_from([0.0, 0.3, 1.0]),
+    integral=st.booleans(),
+)
 def test_compiled_tree_equals_the_composed_one(n, density, seed, zero_share, integral):
     g = _graph(n, density, seed, zero_share, integral)
     A = Matrix.from_scipy(g)
@@ -170,8 +175,12 @@ def test_zero_weights_keep_the_bfs_level_rule():
     reason="the CPU back end has no compiled parent pass (no Numba, or KLEENE_CPU=numpy)",
 )
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(1, 60), density=st.floats(0.02, 0.4), seed=st.integers(0, 10**6),
-       integral=st.booleans())  # fmt: skip
+@given(
+    n=st.integers(1, 60),
+    density=st.floats(0.02, 0.4),
+    seed=st.integers(0, 10**6),
+    integral=st.booleans(),
+)
 def test_parents_from_in_edges_equal_the_pass_over_out_edges(n, density, seed, integral):
     """tight_parents reading each vertex's in-edges (Aᵀ, rows sorted) up to the first
     tight one gives the pass over the out-edges' answer, ties (integer weights) too."""
@@ -184,11 +193,11 @@ def test_parents_from_in_edges_equal_the_pass_over_out_edges(n, density, seed, i
     t = g.T.tocsr()
     t.sort_indices()
     push = _tight_parents(g.indptr, g.indices, g.data, dist)
-    pull = _tight_parents(g.indptr, g.indices, g.data, dist,
-                          in_edges=(t.indptr, t.indices, t.data))  # fmt: skip
+    pull = _tight_parents(g.indptr, g.indices, g.data, dist, in_edges=(t.indptr, t.indices, t.data))
     np.testing.assert_array_equal(pull, push)
-    composed = shortest_path_tree(Matrix.from_scipy(g), Vector.from_dense(dist, missing=None),
-                                  source, fused=False)  # fmt: skip
+    composed = shortest_path_tree(
+        Matrix.from_scipy(g), Vector.from_dense(dist, missing=None), source, fused=False
+    )
     np.testing.assert_array_equal(pull, composed)
 
 

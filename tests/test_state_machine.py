@@ -83,8 +83,11 @@ class ViewsAndWrites(RuleBasedStateMachine):
         if r.start >= r.stop or c.start >= c.stop:
             return parent
         outer = (range(N)[r0][r], range(N)[c0][c])
-        view = (V.block(r, c), slice(outer[0].start, outer[0].stop),
-                slice(outer[1].start, outer[1].stop))  # fmt: skip
+        view = (
+            V.block(r, c),
+            slice(outer[0].start, outer[0].stop),
+            slice(outer[1].start, outer[1].stop),
+        )
         self.live.append(view)
         return view
 

@@ -60,11 +60,9 @@ def test_infinite_weight_is_no_edge_as_scipy_says(n, seed, directed):
     want = shortest_path(G, directed=directed)  # SciPy: inf weight = infinite length
     np.testing.assert_array_equal(kleene.apsp(G, directed=directed), want)
     np.testing.assert_array_equal(kleene.sssp(G, 0, directed=directed), want[0])
-    np.testing.assert_array_equal(kleene.sssp(G, [0, n - 1], directed=directed),
-                                  want[[0, n - 1]])  # fmt: skip
+    np.testing.assert_array_equal(kleene.sssp(G, [0, n - 1], directed=directed), want[[0, n - 1]])
     for method in ("bellman-ford", "delta-stepping"):
-        np.testing.assert_array_equal(kleene.sssp(G, 0, method=method, directed=directed),
-                                      want[0])  # fmt: skip
+        np.testing.assert_array_equal(kleene.sssp(G, 0, method=method, directed=directed), want[0])
     dist, pred = kleene.sssp(G, 0, return_predecessors=True, directed=directed)
     finite = _finite_part(G)
     for v in np.flatnonzero(np.isfinite(dist) & (np.arange(n) != 0)).tolist():
@@ -73,8 +71,7 @@ def test_infinite_weight_is_no_edge_as_scipy_says(n, seed, directed):
     # BFS follows the finite edges only, as for a dense array with inf = no edge
     F = finite if directed else finite + finite.T
     np.testing.assert_array_equal(kleene.bfs(G, 0, directed=directed), _bfs_levels(F, 0))
-    np.testing.assert_array_equal(kleene.bfs(_dense(G), 0, directed=directed),
-                                  _bfs_levels(F, 0))  # fmt: skip
+    np.testing.assert_array_equal(kleene.bfs(_dense(G), 0, directed=directed), _bfs_levels(F, 0))
     R = kleene.transitive_closure(G, directed=directed)
     np.testing.assert_array_equal(R, kleene.transitive_closure(F))
 
@@ -120,8 +117,7 @@ NEG_CALLS = {
 @pytest.mark.parametrize("form", ["scipy", "dense", "matrix"])
 @pytest.mark.parametrize("call", sorted(NEG_CALLS))
 def test_negative_infinite_weight_is_refused_naming_its_edge(call, form):
-    G = {"scipy": NEG, "dense": _dense(NEG),
-         "matrix": kleene.Matrix.from_scipy(NEG)}[form]  # fmt: skip
+    G = {"scipy": NEG, "dense": _dense(NEG), "matrix": kleene.Matrix.from_scipy(NEG)}[form]
     with pytest.raises(ValueError, match=r"-inf edge weight, at edge \(1, 2\)"):
         NEG_CALLS[call](G)
 
@@ -129,8 +125,11 @@ def test_negative_infinite_weight_is_refused_naming_its_edge(call, form):
 @pytest.mark.parametrize("call", ["sssp", "apsp", "bfs"])
 def test_nan_weight_is_refused(call):
     G = sp.csr_matrix(([1.0, np.nan], ([0, 1], [1, 2])), shape=(3, 3))
-    fn = {"sssp": lambda: kleene.sssp(G, 0), "apsp": lambda: kleene.apsp(G),
-          "bfs": lambda: kleene.bfs(G, 0, directed=False)}[call]  # fmt: skip
+    fn = {
+        "sssp": lambda: kleene.sssp(G, 0),
+        "apsp": lambda: kleene.apsp(G),
+        "bfs": lambda: kleene.bfs(G, 0, directed=False),
+    }[call]
     with pytest.raises(ValueError, match="NaN"):
         fn()
 
@@ -160,8 +159,11 @@ def test_non_real_weights_are_a_type_error_naming_the_dtype(what, call):
 
 
 def test_real_dtypes_still_work():
-    for G in ([[0, 1], [1, 0]], np.array([[0, 1], [1, 0]], dtype=np.int8),
-              np.array([[False, True], [False, False]])):  # fmt: skip
+    for G in (
+        [[0, 1], [1, 0]],
+        np.array([[0, 1], [1, 0]], dtype=np.int8),
+        np.array([[False, True], [False, False]]),
+    ):
         assert kleene.bfs(G, 0).tolist() == [0, 1]
 
 

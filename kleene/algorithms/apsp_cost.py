@@ -98,8 +98,15 @@ _GPU_DENSE_FIXED_S = (0.7e-3, 6.0e-3)
 _GPU_DEPTH_PROBE_S = 1.5e-3
 
 
-def gpu_sparse_s(n: int, m: int, levels: int, preds: bool, negative: bool = False,
-                 host_results: bool = False, uniform: bool = False) -> float:  # fmt: skip
+def gpu_sparse_s(
+    n: int,
+    m: int,
+    levels: int,
+    preds: bool,
+    negative: bool = False,
+    host_results: bool = False,
+    uniform: bool = False,
+) -> float:
     """Seconds of repeated SSSP on the GPU: n sources over m edges whose searches run
     about ``levels`` hops deep (BFS levels); ``uniform``: every weight the same, so each
     search is a BFS that settles a vertex when it first reaches it.
@@ -134,8 +141,15 @@ def gpu_dense_s(n: int, dtype, preds: bool) -> float:
     return float(n) ** 3 / rate + float(n) ** 2 * pair + _GPU_DENSE_FIXED_S[bool(preds)]
 
 
-def gpu_prefers_sparse(n: int, m: int, dtype, preds: bool, negative: bool, host_results: bool,
-                       depth: Callable[[], tuple[int, bool]]) -> bool:  # fmt: skip
+def gpu_prefers_sparse(
+    n: int,
+    m: int,
+    dtype,
+    preds: bool,
+    negative: bool,
+    host_results: bool,
+    depth: Callable[[], tuple[int, bool]],
+) -> bool:
     """Whether repeated SSSP is estimated faster than the dense closure on the GPU.
 
     ``depth()`` returns (BFS levels, whether every weight is the same); it is called

@@ -239,8 +239,9 @@ def blocked(sr, D: Matrix, P: Matrix | None, block: int, progress=None) -> None:
     _execute(sr, D, P, _blocked_plan(n, block), progress, total, "blocked")
 
 
-def recursive(sr, D: Matrix, P: Matrix | None, base: int, progress=None, *,
-              lower: bool = False) -> None:  # fmt: skip
+def recursive(
+    sr, D: Matrix, P: Matrix | None, base: int, progress=None, *, lower: bool = False
+) -> None:
     """R-Kleene (Buluç Fig. 3): in-place recursive closure on 2×2 blocks (``lower``:
     of a lower-triangular D, skipping the products of its empty upper blocks)."""
     n = D.nrows

@@ -92,8 +92,17 @@ def need_for(what: str, n: int, method: str, preds: bool, dtype, xp) -> MemoryNe
         per, per_vertex = apsp_sparse.bytes_per_pair(preds), apsp_sparse.BYTES_PER_VERTEX
         fixed = apsp_sparse.FIXED_BYTES
         if xp is not np:
-            on_gpu = MemoryNeed(what, n, method, preds, per, apsp_sparse.DEVICE_BYTES_PER_VERTEX,
-                                fixed, gpu_memory_free(), "GPU memory")  # fmt: skip
+            on_gpu = MemoryNeed(
+                what,
+                n,
+                method,
+                preds,
+                per,
+                apsp_sparse.DEVICE_BYTES_PER_VERTEX,
+                fixed,
+                gpu_memory_free(),
+                "GPU memory",
+            )
             if on_gpu.fits():
                 return on_gpu
     else:
@@ -104,9 +113,18 @@ def need_for(what: str, n: int, method: str, preds: bool, dtype, xp) -> MemoryNe
     return MemoryNeed(what, n, method, preds, per, per_vertex, fixed, free, where)
 
 
-def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
-               what: str = "apsp", sparse_ok: bool = True, out_of_core: bool = False,
-               out_of_core_extra: int | Callable[[], int] = 0) -> MemoryNeed:  # fmt: skip
+def check_fits(
+    n: int,
+    dtype,
+    preds: bool,
+    xp,
+    *,
+    method: str = "recursive",
+    what: str = "apsp",
+    sparse_ok: bool = True,
+    out_of_core: bool = False,
+    out_of_core_extra: int | Callable[[], int] = 0,
+) -> MemoryNeed:
     """What an n×n closure by ``method`` needs; an OutOfMemory (a MemoryError) that says
     how much was asked and the largest n that fits, unless it fits where its result
     will live.
@@ -139,24 +157,38 @@ def check_fits(n: int, dtype, preds: bool, xp, *, method: str = "recursive",
         extra = out_of_core_extra() if callable(out_of_core_extra) else out_of_core_extra
         host = out_of_core_need(n, dtype, preds, True, extra=extra)
         if host.fits():
-            hints.append("method='auto' or memory_limit= computes it out of core, the result "
-                         f"in host memory ({gib(host.bytes)}), where it fits")  # fmt: skip
+            hints.append(
+                "method='auto' or memory_limit= computes it out of core, the result "
+                f"in host memory ({gib(host.bytes)}), where it fits"
+            )
         else:
-            hints.append(f"host memory is too small even out of core ({gib(host.bytes)} for "
-                         f"the result and the graph's copy, {gib(host.free)} free): pass "
-                         "out=numpy.memmap(...) to compute it out of core into a file")  # fmt: skip
+            hints.append(
+                f"host memory is too small even out of core ({gib(host.bytes)} for "
+                f"the result and the graph's copy, {gib(host.free)} free): pass "
+                "out=numpy.memmap(...) to compute it out of core into a file"
+            )
     raise OutOfMemory(f"{what}: {need.describe()}" + "".join(f"; {h}" for h in hints))
 
 
-def out_of_core_need(n: int, dtype, preds: bool, new_dist: bool,
-                      new_pred: bool | None = None, extra: int = 0) -> MemoryNeed:  # fmt: skip
+def out_of_core_need(
+    n: int, dtype, preds: bool, new_dist: bool, new_pred: bool | None = None, extra: int = 0
+) -> MemoryNeed:
     """Host memory of the out-of-core closure: the arrays it allocates (the result
     unless out= gives it, predecessors unless given), the predecessor repair's slabs
     (FIXED_BYTES) and ``extra`` (the graph's copy while D is built, staging buffers)."""
     new_pred = preds if new_pred is None else new_pred
     per = new_dist * np.dtype(dtype).itemsize + new_pred * 8
-    return MemoryNeed("apsp", n, OUT_OF_CORE, preds, per, 0, apsp_dense.FIXED_BYTES + extra,
-                      host_memory_free(), "host memory")  # fmt: skip
+    return MemoryNeed(
+        "apsp",
+        n,
+        OUT_OF_CORE,
+        preds,
+        per,
+        0,
+        apsp_dense.FIXED_BYTES + extra,
+        host_memory_free(),
+        "host memory",
+    )
 
 
 def out_of_core_extra(A: Matrix) -> int:

@@ -332,8 +332,9 @@ class _Stores:
             self.dev.finish(self.queue.popleft()[2])
 
 
-def stream_closure(dev, D: np.ndarray, P: np.ndarray | None, tiles: Tiles, sr: Semiring,
-                   bar) -> None:  # fmt: skip
+def stream_closure(
+    dev, D: np.ndarray, P: np.ndarray | None, tiles: Tiles, sr: Semiring, bar
+) -> None:
     """D ← D* (and P with it) in place, tile by tile through ``dev``; ``bar`` counts the
     n³ multiply-adds. Raises NegativeCycleError as soon as a pivot tile's closure
     shows a cycle better than the empty path (checked one round late, so the host
@@ -422,8 +423,9 @@ class _CpuTiles:
         closure(self.d[slot], self.sr, out=self.d[slot], pred=self.p.get(slot))
 
     def acc(self, a, b, c) -> None:
-        mxm_accumulate(self.d[a], self.d[b], self.d[c], self.sr, pred_b=self.p.get(b),
-                       pred_c=self.p.get(c))  # fmt: skip
+        mxm_accumulate(
+            self.d[a], self.d[b], self.d[c], self.sr, pred_b=self.p.get(b), pred_c=self.p.get(c)
+        )
 
     def store(self, slot, key, dv, pv):
         return self.d[slot], self.p.get(slot), dv, pv
@@ -443,8 +445,9 @@ class _CpuTiles:
         self.p.clear()
 
 
-def solve(A: Matrix, sr: Semiring, preds: bool, tile: int, D: np.ndarray | None,
-          P: np.ndarray | None, bar):  # fmt: skip
+def solve(
+    A: Matrix, sr: Semiring, preds: bool, tile: int, D: np.ndarray | None, P: np.ndarray | None, bar
+):
     """The closure of ``A`` out of core: (dist, pred or None) host arrays.
 
     D and P are the caller's (checked) outputs or None (allocated here); ``tile``

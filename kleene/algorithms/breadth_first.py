@@ -15,8 +15,15 @@ METHODS = ("auto", "push", "pull", "direction-optimizing", "dense")
 
 
 @names_gpu_memory("bfs")
-def bfs(G, source, *, method: str = "auto", directed: bool = True,
-        return_predecessors: bool = False, client=None):  # fmt: skip
+def bfs(
+    G,
+    source,
+    *,
+    method: str = "auto",
+    directed: bool = True,
+    return_predecessors: bool = False,
+    client=None,
+):
     """Breadth-first levels (and parents) from ``source``.
 
     Each level is one product of the frontier with the adjacency matrix over a
@@ -85,18 +92,20 @@ def bfs(G, source, *, method: str = "auto", directed: bool = True,
     # Levels read the pattern only: a NaN weight is still an edge, and no pass scans them.
     A = as_graph(G, directed=directed, pattern=True, check_nan=False)
     srcs = check_source(source, A.nrows)
-    dense = method == "dense" or (method == "auto" and np.ndim(source) > 0
-                                  and dense_frontiers_win(A, len(srcs)))  # fmt: skip
+    dense = method == "dense" or (
+        method == "auto" and np.ndim(source) > 0 and dense_frontiers_win(A, len(srcs))
+    )
     if dense:
         if return_predecessors:
-            raise InvalidValue("bfs: method='dense' gives levels only; use another method for "
-                             "predecessors")  # fmt: skip
+            raise InvalidValue(
+                "bfs: method='dense' gives levels only; use another method for predecessors"
+            )
         lv = levels_dense(A, srcs)
         return lv if np.ndim(source) > 0 else lv[0]
     if np.ndim(source) > 0:
-        lv, par = frontier_bfs_multi(A, srcs, parents=return_predecessors,
-                                     symmetric=not directed)  # fmt: skip
+        lv, par = frontier_bfs_multi(A, srcs, parents=return_predecessors, symmetric=not directed)
         return (lv, par) if return_predecessors else lv
-    lv, par = frontier_bfs_levels(A, int(srcs[0]), parents=return_predecessors, method=method,
-                                  symmetric=not directed)  # fmt: skip
+    lv, par = frontier_bfs_levels(
+        A, int(srcs[0]), parents=return_predecessors, method=method, symmetric=not directed
+    )
     return (lv, par) if return_predecessors else lv

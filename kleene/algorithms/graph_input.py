@@ -21,8 +21,15 @@ def _is_sparse(G) -> bool:
     return hasattr(G, "tocoo") and (mod.startswith("scipy.sparse") or mod.startswith("cupyx"))
 
 
-def as_graph(G, *, directed: bool = True, fmt: str | None = "csr", name: str = "G",
-             pattern: bool = False, check_nan: bool = True) -> Matrix:  # fmt: skip
+def as_graph(
+    G,
+    *,
+    directed: bool = True,
+    fmt: str | None = "csr",
+    name: str = "G",
+    pattern: bool = False,
+    check_nan: bool = True,
+) -> Matrix:
     """A square Matrix with edge i→j stored at (i, j), in format ``fmt`` (None: as given).
 
     ``G`` may be a kleene Matrix, a scipy.sparse / cupyx.scipy.sparse matrix (stored

@@ -18,9 +18,16 @@ METHODS = ("auto", "bellman-ford", "delta-stepping")
 
 
 @names_gpu_memory("sssp")
-def sssp(G, source, *, method: str = "auto", directed: bool = True,
-         return_predecessors: bool = False, delta: float | None = None,
-         client=None):  # fmt: skip
+def sssp(
+    G,
+    source,
+    *,
+    method: str = "auto",
+    directed: bool = True,
+    return_predecessors: bool = False,
+    delta: float | None = None,
+    client=None,
+):
     """Shortest-path distances from ``source`` (inf where unreachable).
 
     Parameters
@@ -204,8 +211,9 @@ def _bellman_ford(A: Matrix, srcs):
 def _check_delta(delta, method: str) -> float:
     """``delta`` as a float; ValueError unless it is a finite positive number."""
     if method == "bellman-ford":
-        raise InvalidValue("sssp: delta is the bucket width of method='delta-stepping'; "
-                         "bellman-ford takes none")  # fmt: skip
+        raise InvalidValue(
+            "sssp: delta is the bucket width of method='delta-stepping'; bellman-ford takes none"
+        )
     if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, (int, float, np.number)):
         raise InvalidValue(f"sssp: delta must be a positive number, got {delta!r}")
     value = float(delta)
@@ -220,8 +228,9 @@ def _delta_stepping(A: Matrix, source: int, delta: float | None, auto: bool, pre
     (``KLEENE_CPU=numpy``, no Numba) Bellman-Ford, which beats the composed buckets
     (their per-bucket operations cost more than the rounds they save)."""
     try:
-        out = frontier_delta_stepping(A, source, delta=delta, fused=True if auto else None,
-                                      predecessors=preds)  # fmt: skip
+        out = frontier_delta_stepping(
+            A, source, delta=delta, fused=True if auto else None, predecessors=preds
+        )
     except ValueError as err:
         if not auto or "no fused loop" not in str(err):
             raise

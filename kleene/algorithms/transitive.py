@@ -30,8 +30,9 @@ from .graph_input import as_graph
 
 
 @names_gpu_memory("transitive_closure")
-def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, method: str = "auto",
-                       progress=None):  # fmt: skip
+def transitive_closure(
+    G, *, reflexive: bool = False, directed: bool = True, method: str = "auto", progress=None
+):
     """Reachability: R[i, j] is True when a path of one or more edges leads from i to j.
 
     ``reflexive=True`` also counts the empty path (R[i, i] True); ``directed=False``
@@ -76,8 +77,15 @@ def transitive_closure(G, *, reflexive: bool = False, directed: bool = True, met
     method = WHOLE if whole else "recursive" if tensor else resolve_method(A, sr, method, False)
     n = A.nrows
     pad = (-n) % 16 if tensor else 0  # 16-aligned blocks for the tensor-core products
-    need = check_fits(n + pad, np.dtype(bool), False, A.xp, method=method,
-                      what="transitive_closure", sparse_ok=False)  # fmt: skip
+    need = check_fits(
+        n + pad,
+        np.dtype(bool),
+        False,
+        A.xp,
+        method=method,
+        what="transitive_closure",
+        sparse_ok=False,
+    )
     block = _tensor_base(n + pad) if tensor else DEFAULT_BLOCK
     total = (_WHOLE_UNITS * n * n if whole else work(n + pad, method, block, False)) + A.nvals
     with out_of_memory(need), progress_for(progress, total, "transitive_closure") as bar:
@@ -121,8 +129,9 @@ def _star_tensor_cores(A: Matrix, sr: Semiring, size: int, block: int, bar: Prog
     return star
 
 
-def _closure_of_edges(xp, rows, cols, size: int, sr: Semiring, block: int, bar: Progress,
-                      lower: bool = False) -> Matrix:  # fmt: skip
+def _closure_of_edges(
+    xp, rows, cols, size: int, sr: Semiring, block: int, bar: Progress, lower: bool = False
+) -> Matrix:
     """The ``size``×``size`` Matrix holding A* for the graph with these edges (and the
     empty paths): the replay cache's buffer when replayed, so read it before the next
     closure of this size. ``lower``: every edge leads from a larger index to a

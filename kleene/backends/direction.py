@@ -31,9 +31,15 @@ TO_PUSH = 24  # Beamer's beta: push once n_f * TO_PUSH < n and n_f shrinks (vert
 TO_PULL_MULTI = 4
 
 
-def next_direction(pull: bool, frontier_edges: int, unexplored_edges: int,
-                   frontier_vertices: int, previous_vertices: int, n: int,
-                   to_pull: int = TO_PULL) -> bool:  # fmt: skip
+def next_direction(
+    pull: bool,
+    frontier_edges: int,
+    unexplored_edges: int,
+    frontier_vertices: int,
+    previous_vertices: int,
+    n: int,
+    to_pull: int = TO_PULL,
+) -> bool:
     """Whether the next level pulls, given whether this one did (Beamer's rule).
 
     ``unexplored_edges`` is m_u (see the module docstring), ``previous_vertices``
@@ -70,9 +76,15 @@ class Switch:
 
     def next(self, frontier_edges: int, frontier_vertices: int) -> bool:
         """Whether the level that expands this frontier pulls (and account for it)."""
-        self.pull = next_direction(self.pull, frontier_edges, self.unexplored,
-                                   frontier_vertices, self.previous, self.n,
-                                   self.to_pull)  # fmt: skip
+        self.pull = next_direction(
+            self.pull,
+            frontier_edges,
+            self.unexplored,
+            frontier_vertices,
+            self.previous,
+            self.n,
+            self.to_pull,
+        )
         if not self.pull:
             self.unexplored -= frontier_edges
         self.previous = frontier_vertices

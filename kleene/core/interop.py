@@ -176,8 +176,9 @@ def from_networkx(
     d = None if dtype is None else as_dtype(dtype)
     if values is not None and d is not None:
         values = values.astype(d)
-    return Matrix.from_edges(arcs.src, arcs.dst, values, len(arcs.nodes), dup="min",
-                             dtype=d if values is None else None)  # fmt: skip
+    return Matrix.from_edges(
+        arcs.src, arcs.dst, values, len(arcs.nodes), dup="min", dtype=d if values is None else None
+    )
 
 
 def to_networkx(A: Matrix, *, directed: bool = True, weight: str | None = "weight"):
@@ -236,8 +237,14 @@ def from_graphblas(M) -> Matrix:
     target = np.bool_ if kind == "b" else np.int64 if kind in "iu" else np.float64
     if vals.dtype in (np.dtype(np.int32), np.dtype(np.float32)):
         target = vals.dtype
-    return Matrix.from_edges(np.asarray(rows, np.int64), np.asarray(cols, np.int64),
-                             vals.astype(target), M.nrows, ncols=M.ncols, dup=None)  # fmt: skip
+    return Matrix.from_edges(
+        np.asarray(rows, np.int64),
+        np.asarray(cols, np.int64),
+        vals.astype(target),
+        M.nrows,
+        ncols=M.ncols,
+        dup=None,
+    )
 
 
 def to_graphblas(A: Matrix):

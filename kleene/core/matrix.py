@@ -474,8 +474,10 @@ class Matrix(OperationMethods):
                 "block takes two slices, e.g. D.block(slice(0, 64), slice(64, 128))"
             )
         r, c = _compose(self._window, rows, cols, self._store.shape)
-        shape = (len(range(*r.indices(self._store.shape[0]))),
-                 len(range(*c.indices(self._store.shape[1]))))  # fmt: skip
+        shape = (
+            len(range(*r.indices(self._store.shape[0]))),
+            len(range(*c.indices(self._store.shape[1]))),
+        )
         view = Matrix._on(self._store, (r, c), shape)
         self._store.add_view(view)
         return view
@@ -594,8 +596,10 @@ class Matrix(OperationMethods):
         if xp is self._xp:
             return self
         move = (lambda a: a.get()) if xp is np else xp.asarray
-        arrays = [None if a is None else move(a) for a in
-                  (self._values, self._present, self._indptr, self._indices)]  # fmt: skip
+        arrays = [
+            None if a is None else move(a)
+            for a in (self._values, self._present, self._indptr, self._indices)
+        ]
         return Matrix._new(xp, self._dtype, self._shape, self._fmt, *arrays)
 
     def to_format(self, format: str) -> Matrix:
@@ -617,14 +621,17 @@ class Matrix(OperationMethods):
         dtype('float64')
         """
         d = as_dtype(dtype)
-        copy = [None if a is None else a.copy() for a in
-                (self._present, self._indptr, self._indices)]  # fmt: skip
+        copy = [
+            None if a is None else a.copy() for a in (self._present, self._indptr, self._indices)
+        ]
         return Matrix._new(self._xp, d, self._shape, self._fmt, self._values.astype(d), *copy)
 
     def dup(self) -> Matrix:
         """A deep copy."""
-        copy = [None if a is None else a.copy() for a in
-                (self._values, self._present, self._indptr, self._indices)]  # fmt: skip
+        copy = [
+            None if a is None else a.copy()
+            for a in (self._values, self._present, self._indptr, self._indices)
+        ]
         return Matrix._new(self._xp, self._dtype, self._shape, self._fmt, *copy)
 
     def isequal(self, other: Matrix) -> bool:
@@ -640,8 +647,10 @@ class Matrix(OperationMethods):
         return same and bool(xp.all(eqv))
 
     def __repr__(self) -> str:
-        return (f"kleene.Matrix(shape={self._shape}, dtype={self._dtype}, nvals={self.nvals}, "
-                f"format={self._fmt!r}, device={self.device!r})")  # fmt: skip
+        return (
+            f"kleene.Matrix(shape={self._shape}, dtype={self._dtype}, nvals={self.nvals}, "
+            f"format={self._fmt!r}, device={self.device!r})"
+        )
 
     # ---- products as methods (the rest come from OperationMethods) --------
     def mxm(self, other, semiring, **kw):

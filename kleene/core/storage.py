@@ -29,11 +29,24 @@ class Storage:
     device sync: work the closure itself does not need).
     """
 
-    __slots__ = ("xp", "dtype", "shape", "fmt", *_ARRAYS, "_present", "absent", "version",
-                 "generation", "_derived", "_views", "__weakref__")  # fmt: skip
+    __slots__ = (
+        "xp",
+        "dtype",
+        "shape",
+        "fmt",
+        *_ARRAYS,
+        "_present",
+        "absent",
+        "version",
+        "generation",
+        "_derived",
+        "_views",
+        "__weakref__",
+    )
 
-    def __init__(self, xp, dtype, shape, fmt, values, present=None, indptr=None, indices=None,
-                 absent=None):  # fmt: skip
+    def __init__(
+        self, xp, dtype, shape, fmt, values, present=None, indptr=None, indices=None, absent=None
+    ):
         self.xp, self.dtype, self.shape, self.fmt = xp, np.dtype(dtype), tuple(shape), fmt
         self.values, self.indptr, self.indices = values, indptr, indices
         self._present, self.absent = present, absent

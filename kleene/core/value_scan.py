@@ -78,8 +78,10 @@ def keep_value_stats(m: Matrix, nans: int, stats: dict) -> None:
     """
     if m._dtype.kind == "f" and not nans and "least" in stats:
         m.cached("min_value", lambda: stats["least"])
-        m.cached("value_stats", lambda: (stats["greatest"], stats["positive_sum"],
-                                         stats["positive_count"]))  # fmt: skip
+        m.cached(
+            "value_stats",
+            lambda: (stats["greatest"], stats["positive_sum"], stats["positive_count"]),
+        )
 
 
 def scan_csr(A: Matrix):

@@ -227,8 +227,10 @@ class Vector(OperationMethods):
         return bool((ia == ib).all()) and bool(self._xp.all(eqv))
 
     def __repr__(self) -> str:
-        return (f"kleene.Vector(size={self._size}, dtype={self._dtype}, nvals={self.nvals}, "
-                f"format={self._fmt!r}, device={self.device!r})")  # fmt: skip
+        return (
+            f"kleene.Vector(size={self._size}, dtype={self._dtype}, nvals={self.nvals}, "
+            f"format={self._fmt!r}, device={self.device!r})"
+        )
 
     # ---- products as methods (the rest come from OperationMethods) --------
     def vxm(self, A, semiring, **kw):

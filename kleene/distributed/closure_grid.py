@@ -78,10 +78,18 @@ def _round_work(n: int, s: int) -> int:
     return s**3 + 2 * s * s * n + n * s * n
 
 
-def apsp_on_dask(client, G, *, method: str = "auto", directed: bool = True,
-                 return_predecessors: bool = False, semiring="min_plus",
-                 block_size: int | None = None, progress=None,
-                 as_dask_array: bool | None = None):  # fmt: skip
+def apsp_on_dask(
+    client,
+    G,
+    *,
+    method: str = "auto",
+    directed: bool = True,
+    return_predecessors: bool = False,
+    semiring="min_plus",
+    block_size: int | None = None,
+    progress=None,
+    as_dask_array: bool | None = None,
+):
     """``kleene.apsp(G, client=client)``: the blocked closure on the client's workers.
 
     ``method`` must be "auto" or "blocked" (the one distributed method);
@@ -164,15 +172,18 @@ def _lazy_input(G, sr, directed: bool) -> tuple[int, np.dtype]:
     """n and the closure's dtype for a dask.array graph; the checks the eager path makes
     on the whole graph that can be made without computing it."""
     if not directed:
-        raise InvalidValue("apsp: directed=False needs the whole graph; symmetrize the "
-                         "dask array first (e.g. da.minimum(G, G.T))")  # fmt: skip
+        raise InvalidValue(
+            "apsp: directed=False needs the whole graph; symmetrize the "
+            "dask array first (e.g. da.minimum(G, G.T))"
+        )
     if G.ndim != 2 or G.shape[0] != G.shape[1] or any(math.isnan(s) for s in G.shape):
         raise DimensionMismatch(f"G must be square (an adjacency matrix), got shape {G.shape}")
     if G.dtype.kind not in "biuf":
         raise DomainMismatch(f"G must hold real or bool edge weights, got dtype {G.dtype}")
     if not sr.idempotent:
-        raise InvalidValue(f"apsp: semiring {sr.name} has no in-place closure (add must be "
-                         "idempotent)")  # fmt: skip
+        raise InvalidValue(
+            f"apsp: semiring {sr.name} has no in-place closure (add must be idempotent)"
+        )
     probe = Matrix.from_dense(np.zeros((1, 1), dtype=G.dtype), missing=None)
     probe = probe if G.dtype.kind in "bf" else probe.astype(np.float64)
     return G.shape[0], weights(probe, sr).dtype
@@ -189,23 +200,41 @@ def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]) ->
         for j in range(nb):
             at = [_owner(workers, i, j)]
             chunk = client.compute(G.blocks[i, j], workers=at, allow_other_workers=False)
-            grid[i, j] = client.submit(tasks.initial, f"apsp: initial block ({i}, {j})", sr,
-                                       chunk, i * b, j * b, preds, key=f"kleene-apsp-init-{i}-"
-                                       f"{j}-{token}", workers=at, allow_other_workers=False,
-                                       pure=False)  # fmt: skip
+            grid[i, j] = client.submit(
+                tasks.initial,
+                f"apsp: initial block ({i}, {j})",
+                sr,
+                chunk,
+                i * b,
+                j * b,
+                preds,
+                key=f"kleene-apsp-init-{i}-{j}-{token}",
+                workers=at,
+                allow_other_workers=False,
+                pure=False,
+            )
     return grid
 
 
-def _finish_distributed(client, grid: dict, workers: list[str], n: int, b: int, dtype, sr,
-                        as_dask_array: bool):  # fmt: skip
+def _finish_distributed(
+    client, grid: dict, workers: list[str], n: int, b: int, dtype, sr, as_dask_array: bool
+):
     """Wait for every block, check the diagonal blocks for a cycle better than the
     empty path, then the distances as a dask.array (or gathered, for a lazy G asked
     for NumPy)."""
     nb = int(math.isqrt(len(grid)))
-    checks = [client.submit(tasks.cycle_on_diagonal, f"apsp: cycle check of block ({k}, {k})",
-                            tasks.semiring_arg(sr), grid[k, k], workers=[_owner(workers, k, k)],
-                            allow_other_workers=False, pure=False)
-              for k in range(nb)]  # fmt: skip
+    checks = [
+        client.submit(
+            tasks.cycle_on_diagonal,
+            f"apsp: cycle check of block ({k}, {k})",
+            tasks.semiring_arg(sr),
+            grid[k, k],
+            workers=[_owner(workers, k, k)],
+            allow_other_workers=False,
+            pure=False,
+        )
+        for k in range(nb)
+    ]
     settle(list(grid.values()), "apsp on dask", watch=(client, workers))
     for k, at in enumerate(gather(client, checks, "apsp on dask", watch=workers)):
         if at is not None:
@@ -227,11 +256,16 @@ def _scatter(client, D: Matrix, P: Matrix | None, b: int, workers: list[str]) ->
     cuts = [slice(s, min(n, s + b)) for s in range(0, n, b)]
     grid = {}
     for w in workers:  # one worker's blocks at a time: the client holds D and those only
-        keys = [(i, j) for i in range(len(cuts)) for j in range(len(cuts))
-                if _owner(workers, i, j) == w]  # fmt: skip
-        blocks = [(to_host(D.block(cuts[i], cuts[j]).to_dense()),
-                   None if P is None else to_host(P.block(cuts[i], cuts[j]).to_dense()))
-                  for i, j in keys]  # fmt: skip
+        keys = [
+            (i, j) for i in range(len(cuts)) for j in range(len(cuts)) if _owner(workers, i, j) == w
+        ]
+        blocks = [
+            (
+                to_host(D.block(cuts[i], cuts[j]).to_dense()),
+                None if P is None else to_host(P.block(cuts[i], cuts[j]).to_dense()),
+            )
+            for i, j in keys
+        ]
         if keys:
             futures = client.scatter(blocks, workers=[w], hash=False)
             grid.update(zip(keys, futures, strict=True))
@@ -248,9 +282,17 @@ def _rounds(client, grid: dict, sr, workers: list[str], bar, n: int, b: int) -> 
     drops: list = []
 
     def submit(fn, key: str, label: str, at: tuple[int, int], priority: int, *args):
-        return client.submit(fn, label, sr, *args, key=f"kleene-apsp-{key}-{token}",
-                             workers=[own[at]], allow_other_workers=False,
-                             priority=priority, pure=False)  # fmt: skip
+        return client.submit(
+            fn,
+            label,
+            sr,
+            *args,
+            key=f"kleene-apsp-{key}-{token}",
+            workers=[own[at]],
+            allow_other_workers=False,
+            priority=priority,
+            pure=False,
+        )
 
     def shared(x, at: tuple[int, int], readers: set[str], priority: int, name: str) -> dict:
         """Block ``x`` as each reader worker will take it: x itself (Dask moves it), or
@@ -261,20 +303,50 @@ def _rounds(client, grid: dict, sr, workers: list[str], bar, n: int, b: int) -> 
             return seen
         o = own[at]
         key = f"kleene-apsp-{name}-{token}"
-        info = client.submit(device_ipc.export, f"apsp: export of {name}", x, key,
-                             key=f"{key}-export", workers=[o], allow_other_workers=False,
-                             priority=priority, pure=False)  # fmt: skip
+        info = client.submit(
+            device_ipc.export,
+            f"apsp: export of {name}",
+            x,
+            key,
+            key=f"{key}-export",
+            workers=[o],
+            allow_other_workers=False,
+            priority=priority,
+            pure=False,
+        )
         marks = []
         for w in others:
-            seen[w] = client.submit(device_ipc.fetch, f"apsp: fetch of {name} to {w}", info,
-                                    key=f"{key}-fetch-{w}", workers=[w],
-                                    allow_other_workers=False, priority=priority,
-                                    pure=False)  # fmt: skip
-            marks.append(client.submit(device_ipc.fetched, seen[w], workers=[w],
-                                       allow_other_workers=False, priority=priority,
-                                       pure=False))  # fmt: skip
-        drops.append(client.submit(device_ipc.drop, key, *marks, key=f"{key}-drop",
-                                   workers=[o], priority=priority, pure=False))  # fmt: skip
+            seen[w] = client.submit(
+                device_ipc.fetch,
+                f"apsp: fetch of {name} to {w}",
+                info,
+                key=f"{key}-fetch-{w}",
+                workers=[w],
+                allow_other_workers=False,
+                priority=priority,
+                pure=False,
+            )
+            marks.append(
+                client.submit(
+                    device_ipc.fetched,
+                    seen[w],
+                    workers=[w],
+                    allow_other_workers=False,
+                    priority=priority,
+                    pure=False,
+                )
+            )
+        drops.append(
+            client.submit(
+                device_ipc.drop,
+                key,
+                *marks,
+                key=f"{key}-drop",
+                workers=[o],
+                priority=priority,
+                pure=False,
+            )
+        )
         return seen  # (a task whose future the client drops may never run: keep the drops)
 
     pivots = []
@@ -284,30 +356,59 @@ def _rounds(client, grid: dict, sr, workers: list[str], bar, n: int, b: int) -> 
         # 3(nb-k)+0, and are outranked by the ones feeding them, 3(nb-k)+2.
         pivot, feeds, rest = 3 * (nb - k) + 1, 3 * (nb - k - 1) + 2, 3 * (nb - k - 1)
         others = [m for m in range(nb) if m != k]
-        kk = grid[k, k] = submit(tasks.star, f"star-{k}", f"apsp round {k}: closure of block "
-                                 f"({k}, {k})", (k, k), pivot, grid[k, k])  # fmt: skip
+        kk = grid[k, k] = submit(
+            tasks.star,
+            f"star-{k}",
+            f"apsp round {k}: closure of block ({k}, {k})",
+            (k, k),
+            pivot,
+            grid[k, k],
+        )
         pivots.append(kk)
         readers = {own[k, m] for m in others} | {own[m, k] for m in others}
         kk_at = shared(kk, (k, k), readers, pivot, f"pivot-{k}")
         for j in others:
-            grid[k, j] = submit(tasks.row, f"row-{k}-{j}", f"apsp round {k}: row block "
-                                f"({k}, {j})", (k, j), pivot, kk_at[own[k, j]],
-                                grid[k, j])  # fmt: skip
+            grid[k, j] = submit(
+                tasks.row,
+                f"row-{k}-{j}",
+                f"apsp round {k}: row block ({k}, {j})",
+                (k, j),
+                pivot,
+                kk_at[own[k, j]],
+                grid[k, j],
+            )
         for i in others:
-            grid[i, k] = submit(tasks.column, f"col-{k}-{i}", f"apsp round {k}: column "
-                                f"block ({i}, {k})", (i, k), pivot, grid[i, k],
-                                kk_at[own[i, k]])  # fmt: skip
-        col = {i: shared(grid[i, k], (i, k), {own[i, j] for j in others}, pivot,
-                         f"col-{k}-{i}") for i in others}  # fmt: skip
-        row = {j: shared(grid[k, j], (k, j), {own[i, j] for i in others}, pivot,
-                         f"row-{k}-{j}") for j in others}  # fmt: skip
+            grid[i, k] = submit(
+                tasks.column,
+                f"col-{k}-{i}",
+                f"apsp round {k}: column block ({i}, {k})",
+                (i, k),
+                pivot,
+                grid[i, k],
+                kk_at[own[i, k]],
+            )
+        col = {
+            i: shared(grid[i, k], (i, k), {own[i, j] for j in others}, pivot, f"col-{k}-{i}")
+            for i in others
+        }
+        row = {
+            j: shared(grid[k, j], (k, j), {own[i, j] for i in others}, pivot, f"row-{k}-{j}")
+            for j in others
+        }
         for i in others:
             for j in others:
                 first = feeds if k + 1 in (i, j) else rest
                 at = own[i, j]
-                grid[i, j] = submit(tasks.trailing, f"rest-{k}-{i}-{j}", f"apsp round {k}: "
-                                    f"block ({i}, {j})", (i, j), first, grid[i, j], col[i][at],
-                                    row[j][at])  # fmt: skip
+                grid[i, j] = submit(
+                    tasks.trailing,
+                    f"rest-{k}-{i}-{j}",
+                    f"apsp round {k}: block ({i}, {j})",
+                    (i, j),
+                    first,
+                    grid[i, j],
+                    col[i][at],
+                    row[j][at],
+                )
         del col, row, kk_at
     for k, kk in enumerate(pivots):
         settle([kk], f"apsp on dask (round {k})", watch=(client, workers))
@@ -320,9 +421,16 @@ def _rounds(client, grid: dict, sr, workers: list[str], bar, n: int, b: int) -> 
 def _collect(client, grid: dict, workers: list[str]):
     """The blocks back as host arrays, assembled: (dist, pred or None)."""
     keys = sorted(grid)
-    hosted = [client.submit(tasks.host, f"apsp: copy of block {k} to the host", grid[k],
-                            workers=[_owner(workers, *k)], allow_other_workers=False)
-              for k in keys]  # fmt: skip
+    hosted = [
+        client.submit(
+            tasks.host,
+            f"apsp: copy of block {k} to the host",
+            grid[k],
+            workers=[_owner(workers, *k)],
+            allow_other_workers=False,
+        )
+        for k in keys
+    ]
     parts = dict(zip(keys, gather(client, hosted, "apsp on dask", watch=workers), strict=True))
     nb = int(math.isqrt(len(keys)))
     dist = np.block([[parts[i, j][0] for j in range(nb)] for i in range(nb)])
@@ -339,6 +447,8 @@ def _dask_array(grid: dict, n: int, b: int, dtype):
     nb = int(math.isqrt(len(grid)))
     size = [min(b, n - s) for s in range(0, n, b)]
     first = delayed(lambda pair: to_host(pair[0]), pure=True)  # NumPy chunks, GPU workers too
-    rows = [[da.from_delayed(first(grid[i, j]), (size[i], size[j]), dtype=dtype)
-             for j in range(nb)] for i in range(nb)]  # fmt: skip
+    rows = [
+        [da.from_delayed(first(grid[i, j]), (size[i], size[j]), dtype=dtype) for j in range(nb)]
+        for i in range(nb)
+    ]
     return da.block(rows)

@@ -139,10 +139,23 @@ def _try(client, workers: list[str]) -> bool:
     try:
         a, b = workers[0], workers[1]
         block = client.submit(_probe, workers=[a], allow_other_workers=False, pure=False)
-        handle = client.submit(export, "apsp: IPC probe export", block, "kleene-ipc-probe",
-                               workers=[a], allow_other_workers=False, pure=False)  # fmt: skip
-        copy = client.submit(fetch, "apsp: IPC probe fetch", handle, workers=[b],
-                             allow_other_workers=False, pure=False)  # fmt: skip
+        handle = client.submit(
+            export,
+            "apsp: IPC probe export",
+            block,
+            "kleene-ipc-probe",
+            workers=[a],
+            allow_other_workers=False,
+            pure=False,
+        )
+        copy = client.submit(
+            fetch,
+            "apsp: IPC probe fetch",
+            handle,
+            workers=[b],
+            allow_other_workers=False,
+            pure=False,
+        )
         ok = client.submit(_check, copy, workers=[b], allow_other_workers=False, pure=False)
         good = bool(ok.result(timeout=60))
         client.submit(drop, "kleene-ipc-probe", ok, workers=[a], pure=False).result(timeout=60)

@@ -66,9 +66,17 @@ def load_graph(client, G, *, directed: bool = True) -> LoadedGraph:
     A = as_graph(G, directed=directed).to("cpu").to_scipy()
     workers = worker_addresses(client, "load_graph")
     shipped = client.scatter(A, broadcast=True, hash=False)
-    parts = {w: client.submit(tasks.load_graph, f"load_graph on {w}", shipped, workers=[w],
-                              allow_other_workers=False, pure=False)
-             for w in workers}  # fmt: skip
+    parts = {
+        w: client.submit(
+            tasks.load_graph,
+            f"load_graph on {w}",
+            shipped,
+            workers=[w],
+            allow_other_workers=False,
+            pure=False,
+        )
+        for w in workers
+    }
     settle(list(parts.values()), "load_graph", watch=(client, workers))
     del shipped  # each worker now holds its Matrix; the host copies can go
     return LoadedGraph(client, parts, A.shape[0], directed)

@@ -21,9 +21,17 @@ from .failures import check_client, gather, settle
 from .loaded_graph import LoadedGraph, load_graph
 
 
-def bfs_on_dask(client, G, source, *, method: str = "auto", directed: bool = True,
-                return_predecessors: bool = False, batches: int | None = None,
-                as_dask_array: bool = False):  # fmt: skip
+def bfs_on_dask(
+    client,
+    G,
+    source,
+    *,
+    method: str = "auto",
+    directed: bool = True,
+    return_predecessors: bool = False,
+    batches: int | None = None,
+    as_dask_array: bool = False,
+):
     """``kleene.bfs(G, sources, client=client)``: same results as without ``client``,
     NumPy arrays. ``G`` may be a :class:`LoadedGraph` (then ``directed`` must be the
     one it was loaded with). ``batches``: how many tasks the sources are split into
@@ -41,9 +49,18 @@ def bfs_on_dask(client, G, source, *, method: str = "auto", directed: bool = Tru
     return _run(client, "bfs", G, directed, source, kwargs, batches, as_dask_array)
 
 
-def sssp_on_dask(client, G, source, *, method: str = "auto", directed: bool = True,
-                 return_predecessors: bool = False, delta: float | None = None,
-                 batches: int | None = None, as_dask_array: bool = False):  # fmt: skip
+def sssp_on_dask(
+    client,
+    G,
+    source,
+    *,
+    method: str = "auto",
+    directed: bool = True,
+    return_predecessors: bool = False,
+    delta: float | None = None,
+    batches: int | None = None,
+    as_dask_array: bool = False,
+):
     """``kleene.sssp(G, sources, client=client)``: same results as without ``client``,
     NumPy arrays (a negative cycle raises NegativeCycleError as in-process). ``G``,
     ``batches`` and ``as_dask_array`` as for :func:`bfs_on_dask`.
@@ -58,15 +75,25 @@ def sssp_on_dask(client, G, source, *, method: str = "auto", directed: bool = Tr
     return _run(client, "sssp", G, directed, source, kwargs, batches, as_dask_array)
 
 
-def _run(client, name: str, G, directed: bool, source, kwargs: dict, batches: int | None,
-         as_dask_array: bool):  # fmt: skip
+def _run(
+    client,
+    name: str,
+    G,
+    directed: bool,
+    source,
+    kwargs: dict,
+    batches: int | None,
+    as_dask_array: bool,
+):
     check_client(client, name)
     if batches is not None and (not isinstance(batches, (int, np.integer)) or batches < 1):
         raise InvalidValue(f"{name}: batches must be a positive integer, got {batches!r}")
     if isinstance(G, LoadedGraph):
         if G.directed != directed:
-            raise InvalidValue(f"{name}: the LoadedGraph was loaded with directed={G.directed}, "
-                             f"the call asks directed={directed}")  # fmt: skip
+            raise InvalidValue(
+                f"{name}: the LoadedGraph was loaded with directed={G.directed}, "
+                f"the call asks directed={directed}"
+            )
         H, n = G, G.n
     else:
         A = as_graph(G, directed=directed, pattern=name == "bfs")
@@ -103,9 +130,20 @@ def _batches(client, name, H: LoadedGraph, srcs, single, kwargs, batches, as_das
         w = workers[b % len(workers)]
         label = f"{name} sources {int(p[0])}..{int(p[-1])} (batch {b + 1} of {len(parts)})"
         batch = int(p[0]) if single else p.tolist()
-        futures.append(client.submit(tasks.sources, label, name, H.parts[w], batch, kwargs,
-                                     as_dask_array, workers=[w], allow_other_workers=False,
-                                     pure=False))  # fmt: skip
+        futures.append(
+            client.submit(
+                tasks.sources,
+                label,
+                name,
+                H.parts[w],
+                batch,
+                kwargs,
+                as_dask_array,
+                workers=[w],
+                allow_other_workers=False,
+                pure=False,
+            )
+        )
     if as_dask_array:
         settle(futures, f"{name} on dask", watch=(client, workers))
         return _dask_arrays(futures, [len(p) for p in parts], n, name, kwargs, single)
@@ -128,11 +166,14 @@ def _dask_arrays(futures, rows: list[int], n: int, name: str, kwargs: dict, sing
     kinds = [dist, np.int64] if kwargs["return_predecessors"] else [dist]
 
     def part(i: int):
-        pick = delayed(lambda out, i=i: to_host(out[i] if isinstance(out, tuple) else out),
-                       pure=True)  # fmt: skip
+        pick = delayed(
+            lambda out, i=i: to_host(out[i] if isinstance(out, tuple) else out), pure=True
+        )
         shape = (n,) if single else None
-        chunks = [da.from_delayed(pick(f), shape or (k, n), dtype=kinds[i])
-                  for f, k in zip(futures, rows, strict=True)]  # fmt: skip
+        chunks = [
+            da.from_delayed(pick(f), shape or (k, n), dtype=kinds[i])
+            for f, k in zip(futures, rows, strict=True)
+        ]
         return chunks[0] if single else da.concatenate(chunks)
 
     arrays = tuple(part(i) for i in range(len(kinds)))

@@ -53,8 +53,10 @@ def initial(sr, chunk, r0: int, c0: int, preds: bool):
         raise InvalidValue(f"G has NaN edge weights in rows {r0}..{r0 + a.shape[0] - 1}")
     if a.dtype.kind == "f" and bool((a == -np.inf).any()):
         i, j = (int(x[0]) for x in (a == -np.inf).nonzero())
-        raise InvalidValue(f"G has a -inf edge weight, at edge ({r0 + i}, {c0 + j}): path "
-                         "lengths need finite weights")  # fmt: skip
+        raise InvalidValue(
+            f"G has a -inf edge weight, at edge ({r0 + i}, {c0 + j}): path "
+            "lengths need finite weights"
+        )
     semiring = get_semiring(sr)
     A = dense_closure.weights(A, semiring)
     if r0 == c0:  # a diagonal block: the same as the whole graph's D and P
@@ -109,8 +111,9 @@ def column(sr, ik, kk):
 def trailing(sr, ij, ik, kj):
     """Any other block: D_ij ⊕= D_ik ⊗ D_kj."""
     C, PC = _matrix(ij[0]), _matrix(ij[1])
-    mxm_accumulate(_matrix(ik[0]), _matrix(kj[0]), C, get_semiring(sr), pred_b=_matrix(kj[1]),
-                   pred_c=PC)  # fmt: skip
+    mxm_accumulate(
+        _matrix(ik[0]), _matrix(kj[0]), C, get_semiring(sr), pred_b=_matrix(kj[1]), pred_c=PC
+    )
     return _out(C, PC)
 
 

@@ -37,8 +37,9 @@ def _closure_semiring(opname: str, semiring) -> Semiring:
     return sr
 
 
-def closure(A: Matrix, semiring="min_plus", *, out: Matrix | None = None,
-            pred: Matrix | None = None) -> Matrix:  # fmt: skip
+def closure(
+    A: Matrix, semiring="min_plus", *, out: Matrix | None = None, pred: Matrix | None = None
+) -> Matrix:
     """A* = I ⊕ A ⊕ A² ⊕ … of a square full dense matrix (Floyd-Warshall).
 
     The result holds, for every pair, the best path value under the semiring
@@ -71,14 +72,26 @@ def closure(A: Matrix, semiring="min_plus", *, out: Matrix | None = None,
         access.values(out)[...] = access.values(A)
     if pred is not None:
         _full_dense("closure", "pred", pred)
-    _closure_dense(backend(xp), sr, access.values(target), sr.one_for(A.dtype),
-                   None if pred is None else access.values(pred))  # fmt: skip
+    _closure_dense(
+        backend(xp),
+        sr,
+        access.values(target),
+        sr.one_for(A.dtype),
+        None if pred is None else access.values(pred),
+    )
     access.touched(target)
     return target
 
 
-def mxm_accumulate(A: Matrix, B: Matrix, C: Matrix, semiring, *, pred_b: Matrix | None = None,
-                   pred_c: Matrix | None = None) -> Matrix:  # fmt: skip
+def mxm_accumulate(
+    A: Matrix,
+    B: Matrix,
+    C: Matrix,
+    semiring,
+    *,
+    pred_b: Matrix | None = None,
+    pred_c: Matrix | None = None,
+) -> Matrix:
     """C ⊕= A ⊗ B in place on full dense matrices or block views of one matrix.
 
     The operands may overlap (Buluç's in-place B ← A ⊗ B): with an idempotent add

@@ -39,8 +39,15 @@ from kleene.semiring import any_pair, min_first
 BFS_METHODS = ("auto", "push", "pull", "direction-optimizing")
 
 
-def frontier_bfs(A: Matrix, source: int, *, parents: bool = False, method: str = "auto",
-                 symmetric: bool = False, fused: bool | None = None):  # fmt: skip
+def frontier_bfs(
+    A: Matrix,
+    source: int,
+    *,
+    parents: bool = False,
+    method: str = "auto",
+    symmetric: bool = False,
+    fused: bool | None = None,
+):
     """BFS levels (and parents) from ``source`` over the pattern of square ``A``.
 
     Composed form, per level: ``q = vxm(q, A, any_pair, mask=~levels.S,
@@ -75,8 +82,15 @@ def frontier_bfs(A: Matrix, source: int, *, parents: bool = False, method: str =
     return _reached(A.xp, levels), (_reached(A.xp, par) if parents else None)
 
 
-def frontier_bfs_levels(A: Matrix, source: int, *, parents: bool = False, method: str = "auto",
-                        symmetric: bool = False, fused: bool | None = None):  # fmt: skip
+def frontier_bfs_levels(
+    A: Matrix,
+    source: int,
+    *,
+    parents: bool = False,
+    method: str = "auto",
+    symmetric: bool = False,
+    fused: bool | None = None,
+):
     """``frontier_bfs`` as dense int64 arrays on A's device: levels (-1 where
     unreachable) and parents (-1 for none; None unless asked). The fused loop's
     arrays as they come (no Vector, no presence mask, no fill pass: what
@@ -97,8 +111,9 @@ def frontier_bfs_levels(A: Matrix, source: int, *, parents: bool = False, method
     return levels.to_dense(missing=-1), (par.to_dense(missing=-1) if parents else None)
 
 
-def _fused_bfs(opname: str, A: Matrix, source, parents: bool, method: str, symmetric: bool,
-               fused: bool | None):  # fmt: skip
+def _fused_bfs(
+    opname: str, A: Matrix, source, parents: bool, method: str, symmetric: bool, fused: bool | None
+):
     """(source, (levels, parents) from the back end's fused loop), or (source, None)
     where the composed form runs; arguments checked."""
     s = _square_and_source(opname, A, source)
@@ -121,8 +136,7 @@ def _fused_bfs(opname: str, A: Matrix, source, parents: bool, method: str, symme
             def wanted():
                 A.cached("bfs_pull_wanted", lambda: True)
 
-            return s, loop(ptr, idx, None, None, A.nrows, s, parents, method,
-                           on_pull_wanted=wanted)  # fmt: skip
+            return s, loop(ptr, idx, None, None, A.nrows, s, parents, method, on_pull_wanted=wanted)
     if in_edges is None:
         in_edges = (ptr, idx) if method == "push" else transposed_pattern(A)
     return s, loop(ptr, idx, *in_edges, A.nrows, s, parents, method)
@@ -137,8 +151,9 @@ def _in_edges_at_hand(A: Matrix):
     return None if cached is None else cached[:2]
 
 
-def frontier_bfs_multi(A: Matrix, sources, *, parents: bool = False, symmetric: bool = False,
-                       fused: bool | None = None):  # fmt: skip
+def frontier_bfs_multi(
+    A: Matrix, sources, *, parents: bool = False, symmetric: bool = False, fused: bool | None = None
+):
     """BFS levels (and parents) from each of ``sources`` at once, over the pattern of ``A``.
 
     Composed form: the frontier is a (k, n) matrix F (row b: the search from
@@ -351,8 +366,14 @@ def _composed_bellman_ford(A: Matrix, s: int) -> Vector:
     raise _negative_cycle()
 
 
-def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = None,
-                            fused: bool | None = None, predecessors: bool = False):  # fmt: skip
+def frontier_delta_stepping(
+    A: Matrix,
+    source: int,
+    *,
+    delta: float | None = None,
+    fused: bool | None = None,
+    predecessors: bool = False,
+):
     """Shortest distances from ``source`` by delta-stepping (Meyer & Sanders) over min_plus.
 
     Composed form: distances in buckets of width ``delta``; the least bucket
@@ -389,8 +410,10 @@ def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = Non
     s = _square_and_source(opname, A, source)
     least = least_value(A)
     if not least >= 0:  # NaN fails this too
-        raise InvalidValue(f"{opname}: delta-stepping needs non-negative weights, got {least}; "
-                         "use frontier_bellman_ford for negative weights")  # fmt: skip
+        raise InvalidValue(
+            f"{opname}: delta-stepping needs non-negative weights, got {least}; "
+            "use frontier_bellman_ford for negative weights"
+        )
     most, mean = _weight_summary(A)
     loop = _fused_loop(opname, A, "delta_stepping", fused)
     if delta is None:
@@ -405,8 +428,7 @@ def frontier_delta_stepping(A: Matrix, source: int, *, delta: float | None = Non
     bounds = (least if A.nvals else 0.0, most)
     together = predecessors and strict_sums(*bounds, A.nrows)
     in_edges = transpose_at_hand(A) if together else None  # the parent pass pulls
-    out = loop(ptr, idx, w, A.nrows, s, delta, bounds=bounds, parents=together,
-               in_edges=in_edges)  # fmt: skip
+    out = loop(ptr, idx, w, A.nrows, s, delta, bounds=bounds, parents=together, in_edges=in_edges)
     dist = out[0] if together else out
     d = access.new(Vector, A.xp, dist.dtype, dist.size, "dense", dist)  # fresh: no copy
     if not predecessors:

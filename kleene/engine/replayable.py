@@ -28,8 +28,9 @@ from .closure import _full_dense
 _local = threading.local()
 
 
-def replay(key: Hashable, fn: Callable[..., None], *matrices: Matrix,
-           scratch: int = 0) -> tuple[Matrix, ...]:  # fmt: skip
+def replay(
+    key: Hashable, fn: Callable[..., None], *matrices: Matrix, scratch: int = 0
+) -> tuple[Matrix, ...]:
     """Run ``fn(*matrices)``, which updates full dense matrices in place, and return
     the matrices that hold the result. ``scratch``: bytes the largest of ``fn``'s
     steps takes as scratch (:func:`product_scratch`), reserved up front in a capture

@@ -36,8 +36,9 @@ from .frontier import _fused_loop, frontier_bfs, least_value, relax
 _any_eq = Semiring(monoid.any, binary.eq, name="any_eq")
 
 
-def multi_source_sssp(A: Matrix, sources, *, predecessors: bool = False,
-                      fused: bool | None = None, out=None):  # fmt: skip
+def multi_source_sssp(
+    A: Matrix, sources, *, predecessors: bool = False, fused: bool | None = None, out=None
+):
     """Shortest distances (and predecessors) from each of ``sources`` over square ``A``.
 
     ``A``: edge i -> j weighs A[i, j]; weights must be non-negative (ValueError
@@ -104,8 +105,9 @@ def _sources(opname: str, sources, n: int) -> np.ndarray:
     if s.size == 0 and s.ndim == 1:
         return np.empty(0, dtype=np.int64)
     if s.ndim > 1 or s.dtype.kind not in "iu":
-        raise InvalidObject(f"{opname}: sources must be an int or a 1-D sequence of ints, "
-                        f"got {sources!r}")  # fmt: skip
+        raise InvalidObject(
+            f"{opname}: sources must be an int or a 1-D sequence of ints, got {sources!r}"
+        )
     s = s.reshape(-1).astype(np.int64)
     bad = (s < 0) | (s >= n)
     if bad.any():

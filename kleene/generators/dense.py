@@ -9,8 +9,9 @@ from kleene.core import Matrix
 from ._random import rng_for, uniform
 
 
-def erdos_renyi(n: int, p: float = 1.0, *, weights=(1.0, 100.0), dtype=np.float32, seed=0,
-                device: str = "cpu") -> Matrix:  # fmt: skip
+def erdos_renyi(
+    n: int, p: float = 1.0, *, weights=(1.0, 100.0), dtype=np.float32, seed=0, device: str = "cpu"
+) -> Matrix:
     """A dense-format directed G(n, p): each ordered pair i != j is an edge with
     probability p and a uniform weight in [weights[0], weights[1]). Absent
     entries are inf; the diagonal is empty. Generated where it will be used.

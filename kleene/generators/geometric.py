@@ -9,8 +9,9 @@ from kleene.backends import module_for
 from kleene.core import Matrix
 
 
-def geometric_graph(n: int, avg_degree: float = 6.0, *, radius: float | None = None, seed=0,
-                    device: str = "cpu") -> Matrix:  # fmt: skip
+def geometric_graph(
+    n: int, avg_degree: float = 6.0, *, radius: float | None = None, seed=0, device: str = "cpu"
+) -> Matrix:
     """An undirected random geometric graph (both directions stored).
 
     ``radius`` defaults to the one giving ``avg_degree`` expected neighbours:

@@ -33,12 +33,20 @@ def grid_graph(rows: int, cols: int, *, weights=(1, 1000), seed=0, device: str =
     xp, rng = rng_for(seed, device)
     a, b = _streets(xp, rows, cols)
     w = integers(xp, rng, weights[0], weights[1] + 1, a.size).astype(np.float32)
-    return Matrix.from_edges(xp.concatenate([a, b]), xp.concatenate([b, a]),
-                             xp.concatenate([w, w]), rows * cols)  # fmt: skip
+    return Matrix.from_edges(
+        xp.concatenate([a, b]), xp.concatenate([b, a]), xp.concatenate([w, w]), rows * cols
+    )
 
 
-def road_graph(rows: int, cols: int | None = None, *, keep: float = 0.6, weights=(1, 1000),
-               seed=0, device: str = "cpu") -> Matrix:  # fmt: skip
+def road_graph(
+    rows: int,
+    cols: int | None = None,
+    *,
+    keep: float = 0.6,
+    weights=(1, 1000),
+    seed=0,
+    device: str = "cpu",
+) -> Matrix:
     """A road-like network: a rows×cols grid (cols defaults to rows) whose streets are
     each kept with probability ``keep``, reduced to its largest connected component.
 

@@ -9,8 +9,9 @@ from kleene.core import Matrix
 from ._random import integers, rng_for
 
 
-def random_graph(n: int, avg_degree: int = 6, *, weights=(1, 10), seed=0,
-                 device: str = "cpu") -> Matrix:  # fmt: skip
+def random_graph(
+    n: int, avg_degree: int = 6, *, weights=(1, 10), seed=0, device: str = "cpu"
+) -> Matrix:
     """Harish's random graph: n vertices, n·avg_degree directed edges with uniformly
     random endpoints and integer weights in [weights[0], weights[1]] (as float32).
 
@@ -29,9 +30,16 @@ def random_graph(n: int, avg_degree: int = 6, *, weights=(1, 10), seed=0,
     return Matrix.from_edges(src, dst, w, n)
 
 
-def scale_free_graph(n: int, avg_degree: int = 6, *, hub_fraction: float = 0.001,
-                     max_degree: int = 1000, weights=(1, 10), seed=0,
-                     device: str = "cpu") -> Matrix:  # fmt: skip
+def scale_free_graph(
+    n: int,
+    avg_degree: int = 6,
+    *,
+    hub_fraction: float = 0.001,
+    max_degree: int = 1000,
+    weights=(1, 10),
+    seed=0,
+    device: str = "cpu",
+) -> Matrix:
     """Harish's scale-free graph: 0.1% of the vertices are hubs with out-degree up to
     ``max_degree``, the rest share the remaining edges so the average is ``avg_degree``.
 

@@ -9,9 +9,17 @@ from kleene.errors import DeviceUnavailable, InvalidValue
 from . import _size
 
 
-def rmat(scale: int, edge_factor: int = 16, *, a: float = 0.57, b: float = 0.19,
-         c: float = 0.19, seed: int = 0, undirected: bool = False, device: str = "cpu",
-         ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def rmat(
+    scale: int,
+    edge_factor: int = 16,
+    *,
+    a: float = 0.57,
+    b: float = 0.19,
+    c: float = 0.19,
+    seed: int = 0,
+    undirected: bool = False,
+    device: str = "cpu",
+) -> tuple[np.ndarray, np.ndarray]:
     """Edges of an R-MAT graph on ``2**scale`` vertices, ``edge_factor * 2**scale`` of them.
 
     Each edge picks its (source, destination) bit by bit: the quadrant

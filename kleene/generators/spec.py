@@ -110,23 +110,43 @@ def _scaling(kind: str, params: tuple):
     if kind == "rmat":
         scale, ef = params
         tail = f":{ef}" if ef != 16 else ""
-        return (scale, lambda s: (1 << s, _size.sparse_bytes(1 << s, 2 * ef << s)),
-                lambda s: f"rmat:{s}{tail}", 0, 62)  # fmt: skip
+        return (
+            scale,
+            lambda s: (1 << s, _size.sparse_bytes(1 << s, 2 * ef << s)),
+            lambda s: f"rmat:{s}{tail}",
+            0,
+            62,
+        )
     if kind in ("grid", "road"):
         rows, cols = params[:2]  # the knob is the vertex count; what fits is said as a square
         tail = f":{params[2]:g}" if kind == "road" and params[2] != 0.6 else ""
         square = lambda k: f"{kind}:{math.isqrt(k)}x{math.isqrt(k)}{tail}"  # noqa: E731
-        return (rows * cols, lambda k: (k, _size.sparse_bytes(k, 4 * k)), square,
-                1, _size.MAX_VERTICES)  # fmt: skip
+        return (
+            rows * cols,
+            lambda k: (k, _size.sparse_bytes(k, 4 * k)),
+            square,
+            1,
+            _size.MAX_VERTICES,
+        )
     if kind == "er":
         n, p = params
         tail = f":{p:g}" if p != 1.0 else ""
-        return (n, lambda k: (k, _size.dense_bytes(k)), lambda k: f"er:{k}{tail}",
-                1, _size.MAX_VERTICES)  # fmt: skip
+        return (
+            n,
+            lambda k: (k, _size.dense_bytes(k)),
+            lambda k: f"er:{k}{tail}",
+            1,
+            _size.MAX_VERTICES,
+        )
     n, deg = params
     tail = f":{deg:g}" if deg != 6.0 else ""
-    return (n, lambda k: (k, _size.sparse_bytes(k, int(k * deg))),
-            lambda k: f"{kind}:{k}{tail}", 1, _size.MAX_VERTICES)  # fmt: skip
+    return (
+        n,
+        lambda k: (k, _size.sparse_bytes(k, int(k * deg))),
+        lambda k: f"{kind}:{k}{tail}",
+        1,
+        _size.MAX_VERTICES,
+    )
 
 
 def _build(kind: str, params: tuple, seed: int, device: str) -> Matrix:

@@ -27,15 +27,32 @@ from ._table import GraphFileError
 
 FORMATS = ("mtx", "dimacs", "pace", "gr", "snap", "csv")
 _ALIASES = {
-    "mtx": "mtx", "matrixmarket": "mtx", "mm": "mtx",
-    "dimacs": "dimacs", "sp": "dimacs", "pace": "pace", "tw": "pace", "gr": "gr",
-    "snap": "snap", "edgelist": "snap", "txt": "snap", "edges": "snap", "el": "snap",
-    "tsv": "snap", "csv": "csv",
-}  # fmt: skip
+    "mtx": "mtx",
+    "matrixmarket": "mtx",
+    "mm": "mtx",
+    "dimacs": "dimacs",
+    "sp": "dimacs",
+    "pace": "pace",
+    "tw": "pace",
+    "gr": "gr",
+    "snap": "snap",
+    "edgelist": "snap",
+    "txt": "snap",
+    "edges": "snap",
+    "el": "snap",
+    "tsv": "snap",
+    "csv": "csv",
+}
 _EXTENSIONS = {
-    ".mtx": "mtx", ".mm": "mtx", ".gr": "gr", ".txt": "snap", ".edges": "snap",
-    ".el": "snap", ".tsv": "snap", ".csv": "csv",
-}  # fmt: skip
+    ".mtx": "mtx",
+    ".mm": "mtx",
+    ".gr": "gr",
+    ".txt": "snap",
+    ".edges": "snap",
+    ".el": "snap",
+    ".tsv": "snap",
+    ".csv": "csv",
+}
 
 
 def resolve_format(name: str, format: str | None) -> str:
@@ -172,8 +189,15 @@ def _build(parsed, name, directed, compact, dtype, return_ids):
     # Sorted here (unstable is fine: duplicates are combined by min), from_edges's
     # stable sort then runs over sorted keys, which is linear.
     order = np.argsort(src * max(ncols, 1) + dst)
-    A = Matrix.from_edges(src[order], dst[order], None if w is None else w[order], nrows,
-                          ncols=ncols, dup="min", dtype=target if w is None else None)  # fmt: skip
+    A = Matrix.from_edges(
+        src[order],
+        dst[order],
+        None if w is None else w[order],
+        nrows,
+        ncols=ncols,
+        dup="min",
+        dtype=target if w is None else None,
+    )
     return (A, ids) if return_ids else A
 
 
@@ -202,8 +226,9 @@ def _cast(name: str, w: np.ndarray | None, target: np.dtype) -> np.ndarray | Non
     return w.astype(target)
 
 
-def _check_size(name: str, line: int | None, nrows: int, ncols: int, declared: str,
-                ids: bool = False) -> None:  # fmt: skip
+def _check_size(
+    name: str, line: int | None, nrows: int, ncols: int, declared: str, ids: bool = False
+) -> None:
     """Refuse sizes the CSR arrays cannot index or memory cannot hold, before allocating.
 
     A header (or one large id) may declare far more vertices than the file has

@@ -108,8 +108,9 @@ def write_dimacs(stream: IO[bytes], A, *, comment: str | None = None) -> None:
     write_comments(stream, "c", hint_comment(dtype))
     stream.write(f"p sp {n} {rows.size}\n".encode())
     vfmt, vlist = value_spec(vals)
-    write_records(stream, ["%d", "%d", vfmt], [(rows + 1).tolist(), (cols + 1).tolist(), vlist],
-                  lead="a ")  # fmt: skip
+    write_records(
+        stream, ["%d", "%d", vfmt], [(rows + 1).tolist(), (cols + 1).tolist(), vlist], lead="a "
+    )
 
 
 def write_pace(stream: IO[bytes], A, *, comment: str | None = None) -> None:

@@ -100,8 +100,9 @@ def _finish(name, ids, values, lines, n, hints) -> Parsed:
         declared = "the largest vertex id makes"
         if hints.get("n", 0) > n:
             n, declared, where = hints["n"], "the 'kleene: n=' comment declares", None
-    return Parsed(ids[:, 0].copy(), ids[:, 1].copy(), weights, lines, n, n, None, hints, where,
-                  declared)  # fmt: skip
+    return Parsed(
+        ids[:, 0].copy(), ids[:, 1].copy(), weights, lines, n, n, None, hints, where, declared
+    )
 
 
 def _columns(A, fmt: str):

@@ -104,8 +104,18 @@ def parse(data: bytes, name: str) -> Parsed:
     check_range(name, table.ids[:, :1], table.lines, 1, nrows, f"(the matrix has {nrows} rows)")
     check_range(name, table.ids[:, 1:], table.lines, 1, ncols, f"(the matrix has {ncols} columns)")
     weights = None if pattern else _field_values(name, table.values[:, 0], table.lines, fld)
-    return Parsed(table.ids[:, 0] - 1, table.ids[:, 1] - 1, weights, table.lines, nrows, ncols,
-                  mirror, hints, size_line, "the size line declares")  # fmt: skip
+    return Parsed(
+        table.ids[:, 0] - 1,
+        table.ids[:, 1] - 1,
+        weights,
+        table.lines,
+        nrows,
+        ncols,
+        mirror,
+        hints,
+        size_line,
+        "the size line declares",
+    )
 
 
 def _field_values(name: str, values: np.ndarray, lines: np.ndarray, fld: str) -> np.ndarray:
@@ -140,9 +150,18 @@ def _parse_array(data, name, after, size_line, nrows, ncols, fld, mirror, hints)
         rows, cols = rows[order], cols[order]
     values = _field_values(name, table.values[:, 0], table.lines, fld)
     keep = ~(np.isposinf(values)) if values.dtype.kind == "f" else slice(None)
-    return Parsed(rows[keep].astype(np.int64), cols[keep].astype(np.int64), values[keep],
-                  table.lines[keep], nrows, ncols, mirror, hints, size_line,
-                  "the size line declares")  # fmt: skip
+    return Parsed(
+        rows[keep].astype(np.int64),
+        cols[keep].astype(np.int64),
+        values[keep],
+        table.lines[keep],
+        nrows,
+        ncols,
+        mirror,
+        hints,
+        size_line,
+        "the size line declares",
+    )
 
 
 def write(stream: IO[bytes], A, *, comment: str | None = None, symmetry: str = "general") -> None:

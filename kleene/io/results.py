@@ -30,8 +30,9 @@ _NPY_HEADER = 128  # a .npy header of one or two dimensions
 _ZIP_MEMBER = 256  # what the zip container adds for each array in a .npz
 
 
-def size_needed(ext: str, shape: tuple[int, ...], itemsize: int, text_chars: int,
-                preds: bool) -> int:  # fmt: skip
+def size_needed(
+    ext: str, shape: tuple[int, ...], itemsize: int, text_chars: int, preds: bool
+) -> int:
     """Bytes of disk a result of ``shape`` takes in an ``ext`` file, before it exists.
 
     Binary files: the arrays' bytes (exact for .npy; for .npz the size before
@@ -54,9 +55,15 @@ def size_needed(ext: str, shape: tuple[int, ...], itemsize: int, text_chars: int
     return values * (text_chars + 1)  # each value and its separator (or newline)
 
 
-def write_result(path: Path, result: np.ndarray, pred: np.ndarray | None, *,
-                 columns: tuple[str, str] = ("value", "predecessor"), replace: bool = False,
-                 progress: bool = False) -> None:  # fmt: skip
+def write_result(
+    path: Path,
+    result: np.ndarray,
+    pred: np.ndarray | None,
+    *,
+    columns: tuple[str, str] = ("value", "predecessor"),
+    replace: bool = False,
+    progress: bool = False,
+) -> None:
     """Write ``result`` (and ``pred``) by the extension of ``path`` (see OUT_FORMATS).
 
     Written beside ``path`` and renamed onto it when complete, so an error or

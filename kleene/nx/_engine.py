@@ -91,8 +91,9 @@ def bfs_levels(G: KleeneGraph, sources, *, reverse: bool = False, depth_limit=No
         visited = Vector.from_dense(seen_at, missing=False)
         if _on_gpu(R):
             visited = visited.to("gpu")
-        t = vxm(q, R, "min_plus", mask=Mask(visited, structural=False, complement=True),
-                replace=True)  # fmt: skip
+        t = vxm(
+            q, R, "min_plus", mask=Mask(visited, structural=False, complement=True), replace=True
+        )
         idx, key = (host(x) for x in t.to_coo())
         if idx.size == 0:
             return
@@ -200,8 +201,9 @@ def shortest_tree(G: KleeneGraph, sources, weight, *, reverse: bool = False):
         raise nx.NetworkXUnbounded(NEGATIVE_CYCLE) from None  # (not kleene's call)
 
 
-def dijkstra_order(G: KleeneGraph, dist: np.ndarray, sources, weight, *,
-                   reverse: bool = False) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def dijkstra_order(
+    G: KleeneGraph, dist: np.ndarray, sources, weight, *, reverse: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """(order, pred): the reached vertices in the order NetworkX's Dijkstra settles
     them and the parents of its paths, from kleene's distances (``_order.settle``:
     ties go as NetworkX's heap breaks them, by push order). Needs weights >= 0."""
@@ -225,8 +227,9 @@ def _dijkstra_adjacency(G: KleeneGraph, weight, reverse: bool):
     def build():
         R, _ = G.rank_matrix(reverse=reverse, device="cpu")
         indptr, adj = ordered_adjacency(R)
-        W = G.matrix(weight, reverse=reverse and G.directed, unit=True, device="cpu",
-                     keep_hidden=True)  # NaN weights: never a tight arc  # fmt: skip
+        W = G.matrix(
+            weight, reverse=reverse and G.directed, unit=True, device="cpu", keep_hidden=True
+        )  # NaN weights: never a tight arc
         return indptr, adj, ordered_weights(R, W)
 
     return G.cached(("dijkstra adjacency", weight, reverse), build)

@@ -57,8 +57,10 @@ def floyd_warshall_predecessor_and_distance(G, weight="weight"):
     dist = {}
     for i, u in enumerate(nodes):
         row = D[i]
-        dist[u] = {v: (number(row[j], integral) if np.isfinite(row[j]) else float("inf"))
-                   for j, v in enumerate(nodes)}  # fmt: skip
+        dist[u] = {
+            v: (number(row[j], integral) if np.isfinite(row[j]) else float("inf"))
+            for j, v in enumerate(nodes)
+        }
     has_out = np.zeros(G.n, bool)
     has_out[G.src] = True
     loops = set(G.src[G.src == G.dst].tolist())

@@ -41,9 +41,22 @@ class KleeneGraph:
 
     __networkx_backend__ = "kleene"
 
-    def __init__(self, nodes, directed: bool, multigraph: bool, src, dst, rank, *,
-                 pred_arcs=None, weights=None, graph_attrs=None, node_attrs=None,
-                 edges=None, hidden=None):  # fmt: skip
+    def __init__(
+        self,
+        nodes,
+        directed: bool,
+        multigraph: bool,
+        src,
+        dst,
+        rank,
+        *,
+        pred_arcs=None,
+        weights=None,
+        graph_attrs=None,
+        node_attrs=None,
+        edges=None,
+        hidden=None,
+    ):
         self.nodes = list(nodes)
         self.directed = bool(directed)
         self.multigraph = bool(multigraph)
@@ -165,8 +178,15 @@ class KleeneGraph:
         w = self.arc_weights(weight)
         return w is not None and w.dtype.kind == "f" and bool(np.isposinf(w).any())
 
-    def matrix(self, weight=None, *, reverse: bool = False, unit: bool = False,
-               device: str | None = None, keep_hidden: bool = False) -> Matrix:  # fmt: skip
+    def matrix(
+        self,
+        weight=None,
+        *,
+        reverse: bool = False,
+        unit: bool = False,
+        device: str | None = None,
+        keep_hidden: bool = False,
+    ) -> Matrix:
         """The adjacency ``kleene.Matrix`` (entry (i, j): weight of arc i -> j).
 
         ``weight=None``: the Boolean pattern, or int64 ones with ``unit=True`` (for
@@ -213,8 +233,9 @@ class KleeneGraph:
                 "takes no -inf weight (NetworkX runs the call with fallback on)"
             )
 
-    def rank_matrix(self, *, reverse: bool = False,
-                    device: str | None = None) -> tuple[Matrix, int]:  # fmt: skip
+    def rank_matrix(
+        self, *, reverse: bool = False, device: str | None = None
+    ) -> tuple[Matrix, int]:
         """Int64 matrix R[u, v] = position of v among u's neighbours (networkx order).
 
         ``reverse`` (directed graphs): positions in the predecessor lists. Returns
@@ -310,9 +331,18 @@ def _least(weights: list, attr, arc):
     return min(weights)
 
 
-def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False,
-                    preserve_node_attrs=False, preserve_graph_attrs=False, name=None,
-                    graph_name=None, *, weight=None) -> KleeneGraph:  # fmt: skip
+def convert_from_nx(
+    G,
+    edge_attrs=None,
+    node_attrs=None,
+    preserve_edge_attrs=False,
+    preserve_node_attrs=False,
+    preserve_graph_attrs=False,
+    name=None,
+    graph_name=None,
+    *,
+    weight=None,
+) -> KleeneGraph:
     """A ``KleeneGraph`` from a networkx graph, following networkx's backend signature.
 
     ``edge_attrs``: {attribute: default} of the edge attributes to convert (a

@@ -71,8 +71,9 @@ class Search:
     weight is None is skipped by Dijkstra, a TypeError for Bellman-Ford (as in NetworkX,
     where it is reached)."""
 
-    def __init__(self, G: KleeneGraph, sources, weight, *, cutoff=None, dijkstra=True,
-                 reverse=False):  # fmt: skip
+    def __init__(
+        self, G: KleeneGraph, sources, weight, *, cutoff=None, dijkstra=True, reverse=False
+    ):
         if dijkstra:
             _no_negative_weights(G, weight)
         self.G = G
@@ -82,8 +83,7 @@ class Search:
         dist, pred = shortest_tree(G, self.sources, weight, reverse=reverse)
         if dijkstra:  # NetworkX's settle order and tie-breaking among equal paths
             dist = beyond_cutoff(dist, cutoff, self.sources)
-            self.order, pred = dijkstra_order(G, dist, self.sources, weight,
-                                              reverse=reverse)  # fmt: skip
+            self.order, pred = dijkstra_order(G, dist, self.sources, weight, reverse=reverse)
         else:
             G.no_hidden_arcs(weight, "Bellman-Ford", tails=np.isfinite(dist))
             self.order = settle_order(dist, self.sources)
@@ -204,8 +204,7 @@ def all_pairs_dijkstra(G, cutoff=None, weight="weight"):
     sources in batches, as all_pairs_dijkstra_path_length, each row's tree as one
     source's search makes it."""
     for s, dist, order, pred in _all_rows(G, weight, cutoff):
-        yield G.nodes[s], (dist_dict(G, dist, order, weight),
-                           paths_from_tree(G.nodes, pred, order))  # fmt: skip
+        yield G.nodes[s], (dist_dict(G, dist, order, weight), paths_from_tree(G.nodes, pred, order))
 
 
 def all_pairs_dijkstra_path_length(G, cutoff=None, weight="weight"):
@@ -214,8 +213,9 @@ def all_pairs_dijkstra_path_length(G, cutoff=None, weight="weight"):
     _no_negative_weights(G, weight)
     for batch in _batches(G.n):
         rows = distances_many(G, batch, weight, cutoff)
-        for row, s, (order, _) in zip(rows, batch, dijkstra_orders(G, rows, batch, weight),
-                                      strict=True):  # fmt: skip
+        for row, s, (order, _) in zip(
+            rows, batch, dijkstra_orders(G, rows, batch, weight), strict=True
+        ):
             yield G.nodes[s], dist_dict(G, row, order, weight)
 
 
@@ -244,8 +244,9 @@ def _all_rows(G, weight, cutoff):
     _no_negative_weights(G, weight)
     for batch in _batches(G.n):
         rows = distances_many(G, batch, weight, cutoff)
-        for s, row, (order, pred) in zip(batch, rows, dijkstra_orders(G, rows, batch, weight),
-                                         strict=True):  # fmt: skip
+        for s, row, (order, pred) in zip(
+            batch, rows, dijkstra_orders(G, rows, batch, weight), strict=True
+        ):
             yield s, row, order, pred
 
 
@@ -284,8 +285,7 @@ def _negative_selfloop(G: KleeneGraph, weight) -> bool:
     return bool((w[loops] < 0).any())
 
 
-def bellman_ford_predecessor_and_distance(G, source, target=None, weight="weight",
-                                          heuristic=False):  # fmt: skip
+def bellman_ford_predecessor_and_distance(G, source, target=None, weight="weight", heuristic=False):
     """({node: [predecessors]}, {node: distance}); NetworkXUnbounded on a negative cycle."""
     if source not in G:
         raise nx.NodeNotFound(f"Node {source} is not found in the graph")

@@ -31,8 +31,18 @@ def _kind(x):
 
 
 def _finish(opname, xp, t, x, dtype, out, mask, accum, replace):
-    return finish(opname, xp, t, shape=x.shape, dtype=dtype, kind=_kind(x), out=out, mask=mask,
-                  accum=accum, replace=replace)  # fmt: skip
+    return finish(
+        opname,
+        xp,
+        t,
+        shape=x.shape,
+        dtype=dtype,
+        kind=_kind(x),
+        out=out,
+        mask=mask,
+        accum=accum,
+        replace=replace,
+    )
 
 
 def _binary_args(opname, A, B, op, out, mask):

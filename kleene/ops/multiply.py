@@ -72,8 +72,18 @@ def mxm(A: Matrix, B: Matrix, semiring, *, mask=None, accum=None, replace=False,
 
 
 def _finish(opname, xp, t, shape, dtype, kind, out, mask, accum, replace):
-    return finish(opname, xp, t, shape=shape, dtype=dtype, kind=kind, out=out, mask=mask,
-                  accum=accum, replace=replace)  # fmt: skip
+    return finish(
+        opname,
+        xp,
+        t,
+        shape=shape,
+        dtype=dtype,
+        kind=kind,
+        out=out,
+        mask=mask,
+        accum=accum,
+        replace=replace,
+    )
 
 
 def _unannihilated(sr: Semiring, dtype) -> list:
@@ -214,8 +224,17 @@ def _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a):
     return be.vxm_push(sr, ptr, idx, val, ui, uv, allowed, nout, dtype, flip=not transpose_a)
 
 
-def mxv(A: Matrix, u: Vector, semiring, *, mask=None, accum=None, replace=False, out=None,
-        method: str = "auto"):  # fmt: skip
+def mxv(
+    A: Matrix,
+    u: Vector,
+    semiring,
+    *,
+    mask=None,
+    accum=None,
+    replace=False,
+    out=None,
+    method: str = "auto",
+):
     """w<mask> = accum(w, A ⊕.⊗ u): matrix-vector product over a semiring.
 
     ``method``: "pull" (row-parallel over A's rows), "push" (scatter from u's
@@ -233,8 +252,17 @@ def mxv(A: Matrix, u: Vector, semiring, *, mask=None, accum=None, replace=False,
     return _matvec_op("mxv", A, u, semiring, mask, accum, replace, out, method, vector_first=False)
 
 
-def vxm(u: Vector, A: Matrix, semiring, *, mask=None, accum=None, replace=False, out=None,
-        method: str = "auto"):  # fmt: skip
+def vxm(
+    u: Vector,
+    A: Matrix,
+    semiring,
+    *,
+    mask=None,
+    accum=None,
+    replace=False,
+    out=None,
+    method: str = "auto",
+):
     """w<mask> = accum(w, u ⊕.⊗ A): vector-matrix product over a semiring.
 
     Example

@@ -5,6 +5,15 @@ from .multiply import mxm, mxv, vxm
 from .structure import assign, extract, reduce, transpose
 
 __all__ = [
-    "apply", "assign", "ewise_add", "ewise_mult", "extract", "mxm", "mxv", "reduce",
-    "select", "transpose", "vxm",
-]  # fmt: skip
+    "apply",
+    "assign",
+    "ewise_add",
+    "ewise_mult",
+    "extract",
+    "mxm",
+    "mxv",
+    "reduce",
+    "select",
+    "transpose",
+    "vxm",
+]

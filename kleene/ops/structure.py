@@ -26,8 +26,18 @@ _AXES = {None: None, 0: 0, 1: 1, "rows": 1, "columns": 0, "cols": 0}
 
 
 def _finish(opname, xp, t, shape, dtype, kind, out, mask, accum, replace):
-    return finish(opname, xp, t, shape=shape, dtype=dtype, kind=kind, out=out, mask=mask,
-                  accum=accum, replace=replace)  # fmt: skip
+    return finish(
+        opname,
+        xp,
+        t,
+        shape=shape,
+        dtype=dtype,
+        kind=kind,
+        out=out,
+        mask=mask,
+        accum=accum,
+        replace=replace,
+    )
 
 
 def _all_values(xp, A, monoid):

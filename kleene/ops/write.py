@@ -86,5 +86,6 @@ def finish(opname, xp, t, *, shape, dtype, kind, out, mask, accum, replace):
     mask = as_mask(opname, mask, shape)
     acc = None if accum is None else as_binary(opname, accum)
     final = output_dtype(opname, out, dtype)
-    return write(xp, t, shape=shape, dtype=final, kind=kind, out=out, mask=mask, accum=acc,
-                 replace=replace)  # fmt: skip
+    return write(
+        xp, t, shape=shape, dtype=final, kind=kind, out=out, mask=mask, accum=acc, replace=replace
+    )

@@ -43,8 +43,9 @@ times = BinaryOp("times", _funcs.times, "x * y", scalar=_kinds("x & y", "x * y")
 # NaN-ignoring (IEEE minNum) on both back ends: fmin on the CPU, fminf on the GPU.
 min_ = BinaryOp("min", np.fmin, "kl_min(x, y)", scalar=_FMIN)
 max_ = BinaryOp("max", np.fmax, "kl_max(x, y)", scalar=_FMAX)
-tplus = BinaryOp("tplus", _funcs.tplus, "kl_tplus(x, y)",
-                 scalar={"b": "x | y", "i": _TPLUS_INT, "f": "x + y"})  # fmt: skip
+tplus = BinaryOp(
+    "tplus", _funcs.tplus, "kl_tplus(x, y)", scalar={"b": "x | y", "i": _TPLUS_INT, "f": "x + y"}
+)
 first = BinaryOp("first", _funcs.first, "x", typing="first", scalar="x")
 second = BinaryOp("second", _funcs.second, "y", typing="second", scalar="y")
 pair = BinaryOp("pair", _funcs.pair, "true", typing="pair", scalar="True")
@@ -60,10 +61,26 @@ gt = BinaryOp("gt", np.greater, "(x > y)", typing="bool", scalar="x > y")
 ge = BinaryOp("ge", np.greater_equal, "(x >= y)", typing="bool", scalar="x >= y")
 
 binary = SimpleNamespace(
-    plus=plus, minus=minus, times=times, min=min_, max=max_, tplus=tplus,
-    first=first, second=second, pair=pair, any=any_, lor=lor, land=land, lxor=lxor,
-    eq=eq, ne=ne, lt=lt, le=le, gt=gt, ge=ge,
-)  # fmt: skip
+    plus=plus,
+    minus=minus,
+    times=times,
+    min=min_,
+    max=max_,
+    tplus=tplus,
+    first=first,
+    second=second,
+    pair=pair,
+    any=any_,
+    lor=lor,
+    land=land,
+    lxor=lxor,
+    eq=eq,
+    ne=ne,
+    lt=lt,
+    le=le,
+    gt=gt,
+    ge=ge,
+)
 
 # ---- monoids -----------------------------------------------------------------
 monoid = SimpleNamespace(
@@ -99,10 +116,20 @@ plus_pair = Semiring(_m.plus, pair, "plus_pair", (np.bool_,), "bool", False, Fal
 SEMIRINGS: dict[str, Semiring] = {
     s.name: s
     for s in (
-        min_plus, max_plus, lor_land, plus_times, max_min, min_max, max_times,
-        any_pair, min_first, min_second, any_first, any_second,
+        min_plus,
+        max_plus,
+        lor_land,
+        plus_times,
+        max_min,
+        min_max,
+        max_times,
+        any_pair,
+        min_first,
+        min_second,
+        any_first,
+        any_second,
     )
-}  # fmt: skip
+}
 del plus_pair
 
 # ---- unary and index-unary operators ----------------------------------------

@@ -26,7 +26,16 @@ from .devices import check_devices_agree
 from .laws import check_monoid, check_semiring
 
 __all__ = [
-    "assert_matches", "check_backend", "check_devices_agree", "check_monoid", "check_semiring",
-    "devices", "from_reference", "mask_to_reference", "reference", "scalars", "strategies",
+    "assert_matches",
+    "check_backend",
+    "check_devices_agree",
+    "check_monoid",
+    "check_semiring",
+    "devices",
+    "from_reference",
+    "mask_to_reference",
+    "reference",
+    "scalars",
+    "strategies",
     "to_reference",
-]  # fmt: skip
+]

@@ -87,9 +87,16 @@ def _one_case(sr: Semiring, d: np.dtype, op: str, device: str, data, el, max_sid
     assert_matches(got, expected, context=f"{op} with {sr.name} on {device}")
 
 
-def check_backend(semiring: Semiring | str, dtype, *, device: str = "gpu",
-                  operations=OPERATIONS, elements=None, max_examples: int = 50,
-                  max_side: int = 5) -> None:  # fmt: skip
+def check_backend(
+    semiring: Semiring | str,
+    dtype,
+    *,
+    device: str = "gpu",
+    operations=OPERATIONS,
+    elements=None,
+    max_examples: int = 50,
+    max_side: int = 5,
+) -> None:
     """Check ``device``'s mxm/mxv/vxm/reduce with ``semiring`` against the reference.
 
     Inputs are drawn from ``elements`` (default: the semiring's carrier, see

@@ -44,8 +44,7 @@ def to_reference(x) -> RefMatrix | RefVector:
     raise InvalidObject(f"expected a kleene Matrix or Vector, got {type(x).__name__}")
 
 
-def from_reference(r: RefMatrix | RefVector, *, format: str | None = None,
-                   device: str = "cpu"):  # fmt: skip
+def from_reference(r: RefMatrix | RefVector, *, format: str | None = None, device: str = "cpu"):
     """A kleene container holding ``r``'s entries (``format`` default: csr / sparse)."""
     import kleene
 

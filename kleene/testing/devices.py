@@ -25,9 +25,13 @@ from kleene.semiring.dtypes import as_dtype
 from .strategies import carrier_values
 
 __all__ = [
-    "SIZES", "assert_same", "check_devices_agree", "random_mask", "random_matrix",
+    "SIZES",
+    "assert_same",
+    "check_devices_agree",
+    "random_mask",
+    "random_matrix",
     "random_vector",
-]  # fmt: skip
+]
 
 # Sizes around warp, block and tile boundaries.
 SIZES = (1, 31, 32, 33, 127, 128, 129, 255, 256, 257, 300, 513)
@@ -55,8 +59,17 @@ def _present(rng, shape, density: float) -> np.ndarray:
     return p
 
 
-def random_matrix(rng, shape, dtype, algebra, *, density: float = 0.1, format: str = "csr",
-                  elements=None, device: str = "cpu"):  # fmt: skip
+def random_matrix(
+    rng,
+    shape,
+    dtype,
+    algebra,
+    *,
+    density: float = 0.1,
+    format: str = "csr",
+    elements=None,
+    device: str = "cpu",
+):
     """A Matrix of ``shape`` with carrier values of ``algebra`` (or from ``elements``)."""
     import kleene
 
@@ -70,8 +83,17 @@ def random_matrix(rng, shape, dtype, algebra, *, density: float = 0.1, format: s
     return A.to(device)
 
 
-def random_vector(rng, size: int, dtype, algebra, *, density: float = 0.1,
-                  format: str = "sparse", elements=None, device: str = "cpu"):  # fmt: skip
+def random_vector(
+    rng,
+    size: int,
+    dtype,
+    algebra,
+    *,
+    density: float = 0.1,
+    format: str = "sparse",
+    elements=None,
+    device: str = "cpu",
+):
     import kleene
 
     d = as_dtype(dtype)
@@ -89,12 +111,28 @@ def random_mask(rng, shape, *, device: str = "cpu"):
     dense = bool(rng.integers(0, 2))
     if len(shape) == 1:
         fmt = "dense" if dense else "sparse"
-        c = random_vector(rng, shape[0], np.int32, "plus_times", density=0.5, elements=vals,
-                          format=fmt, device=device)  # fmt: skip
+        c = random_vector(
+            rng,
+            shape[0],
+            np.int32,
+            "plus_times",
+            density=0.5,
+            elements=vals,
+            format=fmt,
+            device=device,
+        )
     else:
         fmt = "dense" if dense else "csr"
-        c = random_matrix(rng, shape, np.int32, "plus_times", density=0.5, elements=vals,
-                          format=fmt, device=device)  # fmt: skip
+        c = random_matrix(
+            rng,
+            shape,
+            np.int32,
+            "plus_times",
+            density=0.5,
+            elements=vals,
+            format=fmt,
+            device=device,
+        )
     return [c.S, c.V, ~c.S, ~c.V, c][kind]
 
 
@@ -203,8 +241,9 @@ def _case(sr: Semiring, d, op: str, rng, fmt: str):
 DEVICE_OPERATIONS = ("mxm", "mxv", "vxm", "reduce", "ewise_add", "ewise_mult", "transpose")
 
 
-def check_devices_agree(semiring: Semiring | str, dtype, *, seed: int = 0, cases: int = 10,
-                        operations=DEVICE_OPERATIONS) -> None:  # fmt: skip
+def check_devices_agree(
+    semiring: Semiring | str, dtype, *, seed: int = 0, cases: int = 10, operations=DEVICE_OPERATIONS
+) -> None:
     """Run ``cases`` random large cases of each operation on the CPU and the GPU; the
     results must be equal (structure only where the add monoid is ``any``).
 

@@ -218,8 +218,14 @@ def _run(laws: list[Law], el: st.SearchStrategy, max_examples: int) -> None:
     check()
 
 
-def check_monoid(monoid: Monoid | str, dtype, *, elements: st.SearchStrategy | None = None,
-                 domain: str | None = None, max_examples: int = 200) -> None:  # fmt: skip
+def check_monoid(
+    monoid: Monoid | str,
+    dtype,
+    *,
+    elements: st.SearchStrategy | None = None,
+    domain: str | None = None,
+    max_examples: int = 200,
+) -> None:
     """Check a monoid's laws on ``dtype``: associativity, commutativity, identity,
     idempotence (if claimed) and that its terminal value absorbs (if it has one).
 
@@ -239,9 +245,15 @@ def check_monoid(monoid: Monoid | str, dtype, *, elements: st.SearchStrategy | N
     _run(_monoid_laws(alg, d), el, max_examples)
 
 
-def check_semiring(semiring: Semiring | str, dtype, *, elements: st.SearchStrategy | None = None,
-                   one=None, annihilates: bool | None = None,
-                   max_examples: int = 200) -> None:  # fmt: skip
+def check_semiring(
+    semiring: Semiring | str,
+    dtype,
+    *,
+    elements: st.SearchStrategy | None = None,
+    one=None,
+    annihilates: bool | None = None,
+    max_examples: int = 200,
+) -> None:
     """Check a semiring's laws on ``dtype``; raise AssertionError naming a failing law.
 
     Checked: associativity and commutativity of ⊕, its identity (the zero), its

@@ -48,10 +48,28 @@ from .scalars import (
 )
 
 __all__ = [
-    "OneOf", "RefMask", "RefMatrix", "RefVector", "apply", "assign", "closure", "ewise_add",
-    "ewise_mult", "extract", "identity_matrix", "identity_of", "masked_write", "mxm",
-    "mxm_accumulate", "mxv", "reduce", "select", "transpose", "vxm", "write",
-]  # fmt: skip
+    "OneOf",
+    "RefMask",
+    "RefMatrix",
+    "RefVector",
+    "apply",
+    "assign",
+    "closure",
+    "ewise_add",
+    "ewise_mult",
+    "extract",
+    "identity_matrix",
+    "identity_of",
+    "masked_write",
+    "mxm",
+    "mxm_accumulate",
+    "mxv",
+    "reduce",
+    "select",
+    "transpose",
+    "vxm",
+    "write",
+]
 
 
 @dataclass
@@ -160,9 +178,13 @@ def masked_write(C: Ref, Z: Ref, mask: RefMask | None, replace: bool) -> Ref:
 
 
 def write(
-    T: Ref, *, out: Ref | None = None, mask: RefMask | None = None, accum=None,
+    T: Ref,
+    *,
+    out: Ref | None = None,
+    mask: RefMask | None = None,
+    accum=None,
     replace: bool = False,
-) -> Ref:  # fmt: skip
+) -> Ref:
     """Apply the GraphBLAS write rule to a computed result ``T``.
 
     Without ``out`` the output starts empty with T's shape and dtype.
@@ -196,8 +218,9 @@ def _finish(T: Ref, out, mask, accum, replace) -> Ref:
 # ---- multiplication ----------------------------------------------------------------
 
 
-def mxm(A: RefMatrix, B: RefMatrix, semiring, *, mask=None, accum=None, replace=False,
-        out=None) -> RefMatrix:  # fmt: skip
+def mxm(
+    A: RefMatrix, B: RefMatrix, semiring, *, mask=None, accum=None, replace=False, out=None
+) -> RefMatrix:
     """C(i,j) = ⊕_k A(i,k) ⊗ B(k,j) over k where both are present (absent if no k)."""
     sr = get_semiring(semiring)
     if A.shape[1] != B.shape[0]:
@@ -215,8 +238,17 @@ def mxm(A: RefMatrix, B: RefMatrix, semiring, *, mask=None, accum=None, replace=
     return _finish(T, out, mask, accum, replace)
 
 
-def mxv(A: RefMatrix, u: RefVector, semiring, *, mask=None, accum=None, replace=False,
-        out=None, method: str = "auto") -> RefVector:  # fmt: skip
+def mxv(
+    A: RefMatrix,
+    u: RefVector,
+    semiring,
+    *,
+    mask=None,
+    accum=None,
+    replace=False,
+    out=None,
+    method: str = "auto",
+) -> RefVector:
     """w(i) = ⊕_k A(i,k) ⊗ u(k). ``method`` is accepted and ignored (one semantics)."""
     sr = get_semiring(semiring)
     if A.shape[1] != u.size:
@@ -231,8 +263,17 @@ def mxv(A: RefMatrix, u: RefVector, semiring, *, mask=None, accum=None, replace=
     return _finish(T, out, mask, accum, replace)
 
 
-def vxm(u: RefVector, A: RefMatrix, semiring, *, mask=None, accum=None, replace=False,
-        out=None, method: str = "auto") -> RefVector:  # fmt: skip
+def vxm(
+    u: RefVector,
+    A: RefMatrix,
+    semiring,
+    *,
+    mask=None,
+    accum=None,
+    replace=False,
+    out=None,
+    method: str = "auto",
+) -> RefVector:
     """w(j) = ⊕_k u(k) ⊗ A(k,j) (u is the left operand of ⊗)."""
     sr = get_semiring(semiring)
     if A.shape[0] != u.size:
@@ -281,8 +322,9 @@ def ewise_mult(A: Ref, B: Ref, op, *, mask=None, accum=None, replace=False, out=
     return _finish(T, out, mask, accum, replace)
 
 
-def apply(A: Ref, op, *, left=None, right=None, mask=None, accum=None, replace=False,
-          out=None) -> Ref:  # fmt: skip
+def apply(
+    A: Ref, op, *, left=None, right=None, mask=None, accum=None, replace=False, out=None
+) -> Ref:
     """op(x) for a UnaryOp; op(left, x) or op(x, right) for a BinaryOp bound to a scalar.
 
     The bound scalar takes A's dtype.
@@ -362,8 +404,16 @@ def _index_list(idx, n: int) -> list[int]:
     return out
 
 
-def extract(A: Ref, rows: Sequence[int] | None = None, cols: Sequence[int] | None = None, *,
-            mask=None, accum=None, replace=False, out=None) -> Ref:  # fmt: skip
+def extract(
+    A: Ref,
+    rows: Sequence[int] | None = None,
+    cols: Sequence[int] | None = None,
+    *,
+    mask=None,
+    accum=None,
+    replace=False,
+    out=None,
+) -> Ref:
     """Matrix: Z(a, b) = A(rows[a], cols[b]); vector: ``extract(u, indices)``."""
     if isinstance(A, RefVector):
         idx = _index_list(rows, A.size)
@@ -382,8 +432,16 @@ def extract(A: Ref, rows: Sequence[int] | None = None, cols: Sequence[int] | Non
     return _finish(T, out, mask, accum, replace)
 
 
-def assign(C: Ref, value, rows: Sequence[int] | None = None, cols: Sequence[int] | None = None,
-           *, mask=None, accum=None, replace=False) -> Ref:  # fmt: skip
+def assign(
+    C: Ref,
+    value,
+    rows: Sequence[int] | None = None,
+    cols: Sequence[int] | None = None,
+    *,
+    mask=None,
+    accum=None,
+    replace=False,
+) -> Ref:
     """GrB_assign: Z = C; Z(rows, cols) = accum(C(rows, cols), value) or value; C<mask> = Z.
 
     ``value`` is a RefMatrix/RefVector shaped like the region, or a scalar (every

@@ -20,9 +20,17 @@ from kleene.semiring import BinaryOp, IndexUnaryOp, Monoid, UnaryOp, get_binary,
 from kleene.semiring.dtypes import as_dtype, resolve_scalar
 
 __all__ = [
-    "OneOf", "as_binary", "as_monoid", "binary_scalar", "cast", "fold", "index_unary_scalar",
-    "same_value", "unary_scalar", "values_of",
-]  # fmt: skip
+    "OneOf",
+    "as_binary",
+    "as_monoid",
+    "binary_scalar",
+    "cast",
+    "fold",
+    "index_unary_scalar",
+    "same_value",
+    "unary_scalar",
+    "values_of",
+]
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,17 @@ from kleene.semiring import Monoid, Semiring, get_semiring
 from kleene.semiring.dtypes import as_dtype, infinity, neg_infinity, resolve_scalar
 
 __all__ = [
-    "MASK_KINDS", "carrier_values", "edge_lists", "elements", "mask_of", "masks", "matrices",
-    "shapes", "values", "vectors",
-]  # fmt: skip
+    "MASK_KINDS",
+    "carrier_values",
+    "edge_lists",
+    "elements",
+    "mask_of",
+    "masks",
+    "matrices",
+    "shapes",
+    "values",
+    "vectors",
+]
 
 # How a mask is built from a container (GraphBLAS: structure or value, maybe complemented).
 MASK_KINDS = ("S", "V", "~S", "~V", "plain")
@@ -40,8 +48,9 @@ def _domain(algebra, domain: str | None) -> str:
     return "all"
 
 
-def carrier_values(algebra: Semiring | Monoid | str, dtype, *, domain: str | None = None,
-                   one=None, small: int = 8) -> tuple[list, int, int]:  # fmt: skip
+def carrier_values(
+    algebra: Semiring | Monoid | str, dtype, *, domain: str | None = None, one=None, small: int = 8
+) -> tuple[list, int, int]:
     """The special values and the small-integer range ``elements`` draws from.
 
     Returns ``(specials, lo, hi)``. Infinities are in the carrier only where the add
@@ -77,8 +86,9 @@ def carrier_values(algebra: Semiring | Monoid | str, dtype, *, domain: str | Non
     return uniq, lo, small
 
 
-def elements(algebra: Semiring | Monoid | str, dtype, *, domain: str | None = None,
-             one=None, small: int = 8) -> st.SearchStrategy:  # fmt: skip
+def elements(
+    algebra: Semiring | Monoid | str, dtype, *, domain: str | None = None, one=None, small: int = 8
+) -> st.SearchStrategy:
     """Scalars of ``dtype`` from the carrier of a semiring (or monoid).
 
     ``domain`` overrides ``semiring.domain`` ("all", "no_neg_inf", "no_pos_inf",
@@ -133,8 +143,17 @@ def _entries(draw, n_positions: int, elements, density):
 
 
 @st.composite
-def matrices(draw, dtype=np.float64, shape=None, *, elements=None, format=None,
-             density: float | None = None, max_side: int = 5, device: str = "cpu"):  # fmt: skip
+def matrices(
+    draw,
+    dtype=np.float64,
+    shape=None,
+    *,
+    elements=None,
+    format=None,
+    density: float | None = None,
+    max_side: int = 5,
+    device: str = "cpu",
+):
     """``kleene.Matrix`` objects with empty rows/cols, 0-sized and 1×1 shapes.
 
     ``shape`` fixes the shape (or a strategy of shapes); ``elements`` the values
@@ -169,8 +188,17 @@ def _shape_strategy(shape, max_side: int) -> st.SearchStrategy:
 
 
 @st.composite
-def vectors(draw, dtype=np.float64, size=None, *, elements=None, format=None,
-            density: float | None = None, max_size: int = 6, device: str = "cpu"):  # fmt: skip
+def vectors(
+    draw,
+    dtype=np.float64,
+    size=None,
+    *,
+    elements=None,
+    format=None,
+    density: float | None = None,
+    max_size: int = 6,
+    device: str = "cpu",
+):
     """``kleene.Vector`` objects (sparse or dense format), sizes from 0."""
     import kleene
 
@@ -220,8 +248,16 @@ def masks(draw, shape, *, kinds=MASK_KINDS, device: str = "cpu"):
 
 
 @st.composite
-def edge_lists(draw, n=None, *, dtype=np.float64, weights: bool = True, max_nodes: int = 6,
-               max_edges: int = 20, elements=None):  # fmt: skip
+def edge_lists(
+    draw,
+    n=None,
+    *,
+    dtype=np.float64,
+    weights: bool = True,
+    max_nodes: int = 6,
+    max_edges: int = 20,
+    elements=None,
+):
     """``(src, dst, weights_or_None, n)`` with duplicate edges and self loops.
 
     ``src``/``dst`` are int64 arrays; weights (of ``dtype``) are finite small

@@ -31,8 +31,11 @@ def gpu_missing() -> str | None:
     return None
 
 
-CASES = [pytest.param(sr, np.dtype(d), id=f"{name}-{np.dtype(d).name}")
-         for name, sr in SEMIRINGS.items() for d in sr.dtypes]  # fmt: skip
+CASES = [
+    pytest.param(sr, np.dtype(d), id=f"{name}-{np.dtype(d).name}")
+    for name, sr in SEMIRINGS.items()
+    for d in sr.dtypes
+]
 
 
 def _specials(sr: Semiring, d: np.dtype) -> list:

@@ -113,8 +113,10 @@ def test_sparse_results_go_to_host_memory_past_the_gpu(monkeypatch):
 
 def test_sparse_on_gpu_repeats_identically():
     g = _road(40)
-    first = [x.get() for x in kleene.apsp(cxs.csr_matrix(g), method="repeated-sssp",
-                                          return_predecessors=True)]  # fmt: skip
+    first = [
+        x.get()
+        for x in kleene.apsp(cxs.csr_matrix(g), method="repeated-sssp", return_predecessors=True)
+    ]
     for _ in range(3):
         again = kleene.apsp(cxs.csr_matrix(g), method="repeated-sssp", return_predecessors=True)
         assert all(np.array_equal(a.get(), b) for a, b in zip(again, first, strict=True))

@@ -57,8 +57,14 @@ def _ref(a, b):
     return (a.astype(np.int64) @ b.astype(np.int64)) > 0
 
 
-SHAPES = [(256, 256, 256), (1024, 512, 768), (4096, 1024, 64), (1000, 512, 512),
-          (512, 300, 512), (513, 516, 20)]  # fmt: skip
+SHAPES = [
+    (256, 256, 256),
+    (1024, 512, 768),
+    (4096, 1024, 64),
+    (1000, 512, 512),
+    (512, 300, 512),
+    (513, 516, 20),
+]
 
 
 @pytest.mark.parametrize("m, k, n", SHAPES)
@@ -110,8 +116,7 @@ def test_accumulate_in_place_on_block_views(calls, alias):
 def _digraph(n: int, per: float, seed: int):
     rng = np.random.default_rng(seed)
     m = int(per * n)
-    return sp.csr_matrix((np.ones(m), (rng.integers(0, n, m), rng.integers(0, n, m))),
-                         shape=(n, n))  # fmt: skip
+    return sp.csr_matrix((np.ones(m), (rng.integers(0, n, m), rng.integers(0, n, m))), shape=(n, n))
 
 
 @pytest.mark.parametrize("n", [700, 2048, 3001])
@@ -121,8 +126,9 @@ def test_transitive_closure_equals_cpu_and_bfs(calls, monkeypatch, n, reflexive)
 
     monkeypatch.setattr(transitive, "_closure_condensed", lambda *a: None)  # n-vertex R-Kleene
     G = _digraph(n, 2.0, seed=n)
-    got = cupy.asnumpy(kleene.transitive_closure(cupy.asarray(G.toarray() > 0),
-                                                 reflexive=reflexive))  # fmt: skip
+    got = cupy.asnumpy(
+        kleene.transitive_closure(cupy.asarray(G.toarray() > 0), reflexive=reflexive)
+    )
     want = kleene.transitive_closure(G, reflexive=reflexive)
     np.testing.assert_array_equal(got, want)
     assert calls, "the GPU closure ran no tensor-core product"
@@ -134,8 +140,9 @@ def test_transitive_closure_equals_cpu_and_bfs(calls, monkeypatch, n, reflexive)
         np.testing.assert_array_equal(got[s], reach)
 
 
-@pytest.mark.parametrize("n, per, loops", [(3000, 2.0, 0), (2500, 3.0, 40), (1500, 1.2, 5),
-                                            (4100, 2.5, 0)])  # fmt: skip
+@pytest.mark.parametrize(
+    "n, per, loops", [(3000, 2.0, 0), (2500, 3.0, 40), (1500, 1.2, 5), (4100, 2.5, 0)]
+)
 @pytest.mark.parametrize("reflexive", [False, True])
 def test_condensed_closure_of_sparse_graphs(calls, monkeypatch, n, per, loops, reflexive):
     """A sparse graph (cupyx CSR) closes through its strongly connected components,
@@ -216,9 +223,11 @@ def test_bit_packed_closure_equals_cpu_and_generic_kernel(n, p):
 
     rng = np.random.default_rng(n + int(p * 1000))
     host = _bool(rng, (n + 9, n + 20), p)
-    want = np.asarray(kleene.closure(kleene.Matrix.from_dense(host[3 : 3 + n, 7 : 7 + n],
-                                                              missing=None),
-                                     "lor_land").to_dense())  # fmt: skip
+    want = np.asarray(
+        kleene.closure(
+            kleene.Matrix.from_dense(host[3 : 3 + n, 7 : 7 + n], missing=None), "lor_land"
+        ).to_dense()
+    )
     runs = []
     for _ in range(2):
         big = cupy.asarray(host)

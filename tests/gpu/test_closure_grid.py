@@ -35,9 +35,17 @@ from kleene.backends.cuda import closure as cuda_closure  # noqa: E402
 from kleene.backends.cuda import jit  # noqa: E402
 from kleene.semiring import SEMIRINGS  # noqa: E402
 
-GRID_CASES = [("min_plus", np.float32), ("min_plus", np.float64), ("min_plus", np.int32),
-              ("min_plus", np.int64), ("max_plus", np.float32), ("max_min", np.float32),
-              ("max_min", np.int64), ("min_max", np.int32), ("max_times", np.float64)]  # fmt: skip
+GRID_CASES = [
+    ("min_plus", np.float32),
+    ("min_plus", np.float64),
+    ("min_plus", np.int32),
+    ("min_plus", np.int64),
+    ("max_plus", np.float32),
+    ("max_min", np.float32),
+    ("max_min", np.int64),
+    ("min_max", np.int32),
+    ("max_times", np.float64),
+]
 SIZES = (129, 161, 255, 256, 520, 1031)
 
 

@@ -36,8 +36,17 @@ from kleene.semiring.dtypes import infinity, neg_infinity  # noqa: E402
 
 # ---- closure primitives: mxm_dense_acc, closure_dense ---------------------------------
 
-ACC_SHAPES = [(1, 1, 1), (7, 5, 9), (33, 7, 33), (130, 129, 131), (257, 33, 130), (5, 0, 3),
-              (0, 4, 2), (64, 64, 128), (200, 17, 256)]  # fmt: skip
+ACC_SHAPES = [
+    (1, 1, 1),
+    (7, 5, 9),
+    (33, 7, 33),
+    (130, 129, 131),
+    (257, 33, 130),
+    (5, 0, 3),
+    (0, 4, 2),
+    (64, 64, 128),
+    (200, 17, 256),
+]
 IDEMPOTENT = [p for p in CASES if p.values[0].add.idempotent and not p.values[0].add.stops_at_first]
 CLOSURE_CASES = [p for p in IDEMPOTENT if p.values[0].one is not None]
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -283,8 +292,10 @@ def test_closure_dense_matches_closure_generic(sr, d):
         check(gw2, want, d, sr.add)
 
 
-@pytest.mark.parametrize("name, d", [("min_plus", F32), ("min_plus", I32), ("min_plus", F64),
-                                     ("max_min", F32), ("lor_land", BOOL)])  # fmt: skip
+@pytest.mark.parametrize(
+    "name, d",
+    [("min_plus", F32), ("min_plus", I32), ("min_plus", F64), ("max_min", F32), ("lor_land", BOOL)],
+)
 def test_closure_dense_blocked_matches_closure_generic(name, d):
     """Sizes past the one-block limit (blocked Floyd-Warshall on the GPU), with preds."""
     sr = SEMIRINGS[name]
@@ -300,9 +311,18 @@ def test_closure_dense_blocked_matches_closure_generic(name, d):
             check_min_plus_preds(w, cupy.asnumpy(gw), cupy.asnumpy(gp))
 
 
-RK_CASES = [("min_plus", F32), ("min_plus", I32), ("min_plus", F64), ("min_plus", I64),
-            ("max_plus", F32), ("max_min", F32), ("max_min", I64), ("min_max", I32),
-            ("lor_land", BOOL), ("max_times", F64)]  # fmt: skip
+RK_CASES = [
+    ("min_plus", F32),
+    ("min_plus", I32),
+    ("min_plus", F64),
+    ("min_plus", I64),
+    ("max_plus", F32),
+    ("max_min", F32),
+    ("max_min", I64),
+    ("min_max", I32),
+    ("lor_land", BOOL),
+    ("max_times", F64),
+]
 
 
 @pytest.mark.parametrize("name, d", RK_CASES)

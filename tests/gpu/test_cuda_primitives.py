@@ -45,9 +45,12 @@ from kleene.semiring import (  # noqa: E402
 )
 from kleene.semiring.dtypes import infinity, neg_infinity  # noqa: E402
 
-MONOIDS = [pytest.param(m, np.dtype(d), id=f"{name}-{np.dtype(d).name}")
-           for name, m in vars(monoid).items() for d in SUPPORTED_DTYPES
-           if name != "lxor" or d == np.bool_]  # fmt: skip
+MONOIDS = [
+    pytest.param(m, np.dtype(d), id=f"{name}-{np.dtype(d).name}")
+    for name, m in vars(monoid).items()
+    for d in SUPPORTED_DTYPES
+    if name != "lxor" or d == np.bool_
+]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -68,8 +71,7 @@ def csr(rng, nrows, ncols, d, sr=None, mean=3.0, long_rows=(), empty_frac=0.2):
     """Random CSR (sorted, unique columns); ``long_rows`` adds rows of these lengths."""
     deg = rng.poisson(mean, nrows)
     deg[rng.random(nrows) < empty_frac] = 0
-    for r, length in zip(rng.choice(nrows, len(long_rows), replace=False), long_rows,
-                         strict=True):  # fmt: skip
+    for r, length in zip(rng.choice(nrows, len(long_rows), replace=False), long_rows, strict=True):
         deg[r] = length
     deg = np.minimum(deg, ncols)
     cols = [np.sort(rng.choice(ncols, k, replace=False)) for k in deg]
@@ -80,8 +82,16 @@ def csr(rng, nrows, ncols, d, sr=None, mean=3.0, long_rows=(), empty_frac=0.2):
 
 # ---- mxm_dense ------------------------------------------------------------------------
 
-SHAPES = [(1, 1, 1), (7, 5, 9), (129, 33, 130), (5, 0, 3), (0, 4, 2), (64, 64, 128),
-          (130, 129, 131), (200, 17, 256)]  # fmt: skip
+SHAPES = [
+    (1, 1, 1),
+    (7, 5, 9),
+    (129, 33, 130),
+    (5, 0, 3),
+    (0, 4, 2),
+    (64, 64, 128),
+    (130, 129, 131),
+    (200, 17, 256),
+]
 
 
 def mxm_ref(sr, a, b, c_dtype):
@@ -202,17 +212,33 @@ def test_empty_vector_and_matrix_give_empty_products():
     indices = np.array([0, 2, 1], np.int32)
     avals = np.array([1.0, 2.0, 3.0], np.float32)
     empty_i, empty_v = np.zeros(0, np.int64), np.zeros(0, np.float32)
-    w, wp = cuda.vxm_push(sr, g(indptr), g(indices), g(avals), g(empty_i), g(empty_v), None, 3,
-                          np.float32)  # fmt: skip
+    w, wp = cuda.vxm_push(
+        sr, g(indptr), g(indices), g(avals), g(empty_i), g(empty_v), None, 3, np.float32
+    )
     assert not cupy.asnumpy(wp).any() and np.isinf(cupy.asnumpy(w)).all()
-    w, wp = cuda.mxv_pull(sr, g(indptr), g(indices), g(avals), g(np.zeros(3, np.float32)),
-                          g(np.zeros(3, bool)), None, np.float32)  # fmt: skip
+    w, wp = cuda.mxv_pull(
+        sr,
+        g(indptr),
+        g(indices),
+        g(avals),
+        g(np.zeros(3, np.float32)),
+        g(np.zeros(3, bool)),
+        None,
+        np.float32,
+    )
     assert not cupy.asnumpy(wp).any() and np.isinf(cupy.asnumpy(w)).all()
 
 
-@pytest.mark.parametrize("name, d", [("plus_times", np.float32), ("plus_times", np.float64),
-                                     ("min_plus", np.float32), ("any_first", np.float32),
-                                     ("max_times", np.float64)])  # fmt: skip
+@pytest.mark.parametrize(
+    "name, d",
+    [
+        ("plus_times", np.float32),
+        ("plus_times", np.float64),
+        ("min_plus", np.float32),
+        ("any_first", np.float32),
+        ("max_times", np.float64),
+    ],
+)
 def test_vxm_push_repeats_bit_identical(name, d):
     """Same input, bit-identical output, 20 times (atomics or the sorted path)."""
     sr = SEMIRINGS[name]
@@ -280,8 +306,7 @@ def test_binary_matches_cpu(op):
         out = op.result_dtype(d, d)
         check(cuda.binary(op, g(x), g(y), out), cpu.binary(op, x, y, out), out, monoid.min)
         # broadcasting and a scalar operand
-        check(cuda.binary(op, g(x), g(y[:1]), out), cpu.binary(op, x, y[:1], out), out,
-              monoid.min)  # fmt: skip
+        check(cuda.binary(op, g(x), g(y[:1]), out), cpu.binary(op, x, y[:1], out), out, monoid.min)
         s = d.type(y[0, 0])
         check(cuda.binary(op, s, g(x), out), cpu.binary(op, s, x, out), out, monoid.min)
 
@@ -352,8 +377,12 @@ def test_user_semiring_matches_cpu(sr, d):
     check(got[0], want[0], d, sr.add)
     offsets = np.array([0, 0, 3, 10, 10, 40], np.int64)
     vals = values(rng, 40, d)
-    check(cuda.segment_reduce(sr.add, g(vals), g(offsets), d),
-          cpu.segment_reduce(sr.add, vals, offsets, d), d, sr.add)  # fmt: skip
+    check(
+        cuda.segment_reduce(sr.add, g(vals), g(offsets), d),
+        cpu.segment_reduce(sr.add, vals, offsets, d),
+        d,
+        sr.add,
+    )
 
 
 def test_gpu_memory_free_follows_the_pool_between_driver_readings(monkeypatch):
@@ -392,8 +421,11 @@ def test_gpu_memory_free_follows_the_pool_between_driver_readings(monkeypatch):
     kleene.engine.release_replays()
     device.gpu_memory_free()
     before = len(asked)
-    kleene.apsp(kleene.Matrix.from_dense(cupy.ones((300, 300), dtype=cupy.float32)),
-                method="recursive", block_size=64)  # fmt: skip
+    kleene.apsp(
+        kleene.Matrix.from_dense(cupy.ones((300, 300), dtype=cupy.float32)),
+        method="recursive",
+        block_size=64,
+    )
     device.gpu_memory_free()
     assert len(asked) > before
     kleene.engine.release_replays()

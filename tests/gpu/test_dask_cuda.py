@@ -24,8 +24,9 @@ try:  # a dask-cuda that is there but fails to import (e.g. its cuda-core) is an
     import dask_cuda
     import distributed
 except ModuleNotFoundError as e:
-    pytest.skip(f"{e.name} is not installed (pip install 'kleene[dask]' dask-cuda)",
-                allow_module_level=True)  # fmt: skip
+    pytest.skip(
+        f"{e.name} is not installed (pip install 'kleene[dask]' dask-cuda)", allow_module_level=True
+    )
 
 import cupy  # noqa: E402
 import cupyx.scipy.sparse as csp  # noqa: E402
@@ -104,8 +105,9 @@ def test_dask_array_result_has_numpy_chunks(client):
 def test_blocks_cross_processes_between_gpu_workers():
     """Two worker processes on the one GPU: the blocks of the grid travel between them
     as CuPy arrays (distributed's CuPy serialization), and the answer is unchanged."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster:  # fmt: skip
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster:
         with distributed.Client(cluster) as c:
             assert all(c.run(kleene.gpu_available).values())
             G = _graph(256, 0.03, seed=9)
@@ -121,14 +123,16 @@ def test_blocks_by_cuda_ipc_between_gpu_worker_processes(monkeypatch, preds):
     and the same input gives bit-identical results run after run."""
     from kleene.distributed import device_ipc
 
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster:  # fmt: skip
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster:
         with distributed.Client(cluster) as c:
             workers = sorted(c.scheduler_info()["workers"])
             assert device_ipc.enabled(c, workers), device_ipc.last_reason
             G = _graph(300, 0.03, seed=10)
-            runs = [kleene.apsp(G, client=c, block_size=64, return_predecessors=preds)
-                    for _ in range(3)]  # fmt: skip
+            runs = [
+                kleene.apsp(G, client=c, block_size=64, return_predecessors=preds) for _ in range(3)
+            ]
             want = kleene.apsp(G, return_predecessors=preds)
             parts = [r if preds else (r,) for r in runs]
             for got in parts:

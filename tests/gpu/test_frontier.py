@@ -68,8 +68,11 @@ class _PerLevel:
 
 
 @settings(max_examples=60, deadline=None)
-@given(data=graphs(), method=st.sampled_from(["push", "pull", "direction-optimizing"]),
-       directed=st.booleans())  # fmt: skip
+@given(
+    data=graphs(),
+    method=st.sampled_from(["push", "pull", "direction-optimizing"]),
+    directed=st.booleans(),
+)
 def test_fused_bfs_equals_composed(data, method, directed):
     g, s = data
     A = as_graph(kleene.Matrix.from_scipy(g).to("gpu"), directed=directed)
@@ -171,9 +174,16 @@ def test_bfs_rounds_chains_grids_and_hubs(k):
     # vertices are lowered several times a round (each goes on the frontier once a round).
     rand = sp.random(20000, 20000, density=7.5 / 20000, random_state=4, format="csr")
     small = sp.random(30, 30, density=0.24, random_state=5, format="csr")
-    for g, sources in ((chain, (0, n // 2)), (chain + chain.T, (n // 3,)), (grid, (0, 777)),
-                       (hub, (0, 1, n - 2)), (hub + hub.T, (5,)), (lone, (0,)),
-                       (rand, (0, 11)), (small, (0, 3))):  # fmt: skip
+    for g, sources in (
+        (chain, (0, n // 2)),
+        (chain + chain.T, (n // 3,)),
+        (grid, (0, 777)),
+        (hub, (0, 1, n - 2)),
+        (hub + hub.T, (5,)),
+        (lone, (0,)),
+        (rand, (0, 11)),
+        (small, (0, 3)),
+    ):
         A = kleene.Matrix.from_scipy(g.tocsr()).to("gpu")
         for s in sources:
             with _RoundLevels(k) as r:
@@ -241,9 +251,15 @@ def test_bellman_ford_with_hubs(negative, source):
     for dtype in (np.float64, np.float32):
         B = A if dtype == np.float64 else A.astype(np.float32)
         w = g.astype(dtype) if dtype == np.float32 else g
-        expect = want if dtype == np.float64 else (
-            _dag_distances(w.astype(np.float64), n, source) if negative
-            else shortest_path(w.astype(np.float64), indices=source))  # fmt: skip
+        expect = (
+            want
+            if dtype == np.float64
+            else (
+                _dag_distances(w.astype(np.float64), n, source)
+                if negative
+                else shortest_path(w.astype(np.float64), indices=source)
+            )
+        )
         got = kleene.engine.frontier_bellman_ford(B, source).to_dense().get()
         np.testing.assert_allclose(got, expect, rtol=1e-12)
         again = kleene.engine.frontier_bellman_ford(B, source).to_dense().get()

@@ -124,8 +124,11 @@ def test_the_fused_scan_gives_the_value_range(dtype, seed, sign):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 80))
     g = sp.random(n, n, density=0.15, random_state=seed, format="csr")
-    vals = {"mixed": rng.normal(0, 50, g.nnz), "positive": rng.uniform(0.5, 1e3, g.nnz),
-            "zeros": rng.integers(0, 2, g.nnz).astype(np.float64)}[sign]  # fmt: skip
+    vals = {
+        "mixed": rng.normal(0, 50, g.nnz),
+        "positive": rng.uniform(0.5, 1e3, g.nnz),
+        "zeros": rng.integers(0, 2, g.nnz).astype(np.float64),
+    }[sign]
     g.data = vals.astype(dtype)
     w = g.data
     stats = {}
@@ -165,8 +168,11 @@ def _laid_out(v, layout_: str):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64, np.bool_])
-@given(seed=st.integers(0, 10**6), nan=st.booleans(),
-       layout_=st.sampled_from(["full", "masked", "view", "unaligned"]))  # fmt: skip
+@given(
+    seed=st.integers(0, 10**6),
+    nan=st.booleans(),
+    layout_=st.sampled_from(["full", "masked", "view", "unaligned"]),
+)
 def test_the_dense_scan_gives_nans_and_the_value_range(dtype, seed, layout_, nan):
     # Matrix.has_nan's one pass over a dense matrix (kl_dense_scan): NaN count, least,
     # greatest, positive sum and count of the stored values, equal to NumPy's, for a
@@ -202,8 +208,11 @@ def test_the_dense_scan_gives_nans_and_the_value_range(dtype, seed, layout_, nan
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64, np.bool_])
-@given(seed=st.integers(0, 10**6), layout_=st.sampled_from(["full", "view", "unaligned"]),
-       into=st.booleans())  # fmt: skip
+@given(
+    seed=st.integers(0, 10**6),
+    layout_=st.sampled_from(["full", "view", "unaligned"]),
+    into=st.booleans(),
+)
 def test_the_dense_fill_matches_numpy(dtype, seed, layout_, into):
     # A bitmap matrix's dense form (to_dense of a dense Matrix with absent entries) by
     # kl_dense_fill_vec where the arrays are contiguous and aligned, else CuPy's
@@ -225,8 +234,11 @@ def test_the_dense_fill_matches_numpy(dtype, seed, layout_, into):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64, np.bool_])
-@given(seed=st.integers(0, 10**6), nan=st.booleans(),
-       layout_=st.sampled_from(["full", "view", "unaligned"]))  # fmt: skip
+@given(
+    seed=st.integers(0, 10**6),
+    nan=st.booleans(),
+    layout_=st.sampled_from(["full", "view", "unaligned"]),
+)
 def test_the_fill_scans_in_the_same_pass(dtype, seed, layout_, nan):
     # dense_fill_scan: the fill of test_the_dense_fill_matches_numpy, and from the same
     # read (kl_dense_fill_vec<V, true>) what dense_scan finds among the stored values,
@@ -257,8 +269,12 @@ def test_the_fill_scans_in_the_same_pass(dtype, seed, layout_, nan):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@given(seed=st.integers(0, 10**6), nan=st.booleans(), mark=st.sampled_from([np.inf, -np.inf]),
-       layout_=st.sampled_from(["full", "view", "unaligned"]))  # fmt: skip
+@given(
+    seed=st.integers(0, 10**6),
+    nan=st.booleans(),
+    mark=st.sampled_from([np.inf, -np.inf]),
+    layout_=st.sampled_from(["full", "view", "unaligned"]),
+)
 def test_a_marked_fill_and_scan_equal_the_bitmaps(dtype, seed, nan, mark, layout_):
     # A matrix kept with its absent marker (from_dense of an array, "inf = no edge"):
     # kl_dense_fill_vec / kl_dense_scan_vec with KL_KEEP_MARKED take value != mark as
@@ -429,8 +445,9 @@ def test_float32_weights_on_the_gpu(directed):
     g = csp.csr_matrix(h)
     d = kleene.sssp(g, 0, directed=directed)
     assert d.dtype == np.float64
-    np.testing.assert_allclose(d.get(), dijkstra(h.astype(np.float64), indices=0,
-                                                 directed=directed))  # fmt: skip
+    np.testing.assert_allclose(
+        d.get(), dijkstra(h.astype(np.float64), indices=0, directed=directed)
+    )
     d2 = kleene.sssp(g.astype(np.float64), 0, directed=directed)
     np.testing.assert_array_equal(d.get(), d2.get())
 
@@ -439,8 +456,9 @@ def test_undirected_matches_scipy_symmetric_or_not():
     h = _csr(2000, 0.003, 4)
     for graph in (h, (h + h.T).tocsr()):
         g = csp.csr_matrix(graph)
-        np.testing.assert_allclose(kleene.sssp(g, 0, directed=False).get(),
-                                   dijkstra(graph, indices=0, directed=False))  # fmt: skip
+        np.testing.assert_allclose(
+            kleene.sssp(g, 0, directed=False).get(), dijkstra(graph, indices=0, directed=False)
+        )
         reach = kleene.bfs(g, 0, directed=False).get() >= 0
         assert (reach == np.isfinite(dijkstra(graph, indices=0, directed=False))).all()
 

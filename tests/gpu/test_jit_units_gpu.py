@@ -65,8 +65,14 @@ def _later_process(code: str, k: int, cache: Path) -> None:
     """Load the unit kl_t_fill<k> of ``code`` in a new process on the cache ``cache``."""
     env = {**os.environ, "CUPY_CACHE_DIR": str(cache)}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    r = subprocess.run([sys.executable, "-c", _LATER, str(k)], input=code, env=env,
-                       capture_output=True, text=True, timeout=300)  # fmt: skip
+    r = subprocess.run(
+        [sys.executable, "-c", _LATER, str(k)],
+        input=code,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
 
 

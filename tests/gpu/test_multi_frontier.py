@@ -102,8 +102,9 @@ def test_fused_bfs_multi_rmat_equals_composed_and_scipy(k):
     np.testing.assert_array_equal(want_lv, np.where(np.isinf(ref), -1, ref).astype(np.int64))
     for method in ("push", "pull"):
         ptr, idx, tptr, tidx = _parts(g)
-        lv_m, par_m = multi_frontier.bfs_multi(ptr, idx, tptr, tidx, n, cupy.asarray(src), True,
-                                               method)  # fmt: skip
+        lv_m, par_m = multi_frontier.bfs_multi(
+            ptr, idx, tptr, tidx, n, cupy.asarray(src), True, method
+        )
         np.testing.assert_array_equal(lv_m.get(), want_lv)
         np.testing.assert_array_equal(par_m.get(), want_par)
 

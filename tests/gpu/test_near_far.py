@@ -69,8 +69,11 @@ def _fused(S, s, delta=None, predecessors=False, dtype=np.float64):
 
 
 @settings(max_examples=60, deadline=None)
-@given(case=graphs(), delta=st.sampled_from([None, 0.5, 3.0, 1e9]),
-       chase=st.sampled_from([0, 1, 8, 32]))  # fmt: skip
+@given(
+    case=graphs(),
+    delta=st.sampled_from([None, 0.5, 3.0, 1e9]),
+    chase=st.sampled_from([0, 1, 8, 32]),
+)
 def test_fused_equals_composed_and_dijkstra(case, delta, chase):
     g, s = case
     A = Matrix.from_scipy(g).to("gpu")
@@ -150,8 +153,9 @@ def test_tight_parents_kernel_equals_the_cpu_one():
 
     S = road_graph(80, seed=6).to_scipy().astype(np.float64)
     dist = dijkstra(S, indices=0)
-    gpu = near_far.tight_parents(cupy.asarray(S.indptr), cupy.asarray(S.indices),
-                                 cupy.asarray(S.data), cupy.asarray(dist))  # fmt: skip
+    gpu = near_far.tight_parents(
+        cupy.asarray(S.indptr), cupy.asarray(S.indices), cupy.asarray(S.data), cupy.asarray(dist)
+    )
     cpu = _tight_parents(S.indptr, S.indices, S.data, dist)
     np.testing.assert_array_equal(cupy.asnumpy(gpu), cpu)
 

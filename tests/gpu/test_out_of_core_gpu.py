@@ -56,8 +56,15 @@ def _limit_for(n: int, b: int, itemsize: int = 8, preds: bool = False) -> int:
     return ooc.working_set_bytes(n, b, itemsize, preds, RESERVE)
 
 
-def _random_graph(n: int, seed: int, density: float = 0.15, lo: int = 1, hi: int = 10,
-                  dtype=np.float64, integer: bool = True):  # fmt: skip
+def _random_graph(
+    n: int,
+    seed: int,
+    density: float = 0.15,
+    lo: int = 1,
+    hi: int = 10,
+    dtype=np.float64,
+    integer: bool = True,
+):
     rng = np.random.default_rng(seed)
     g = sp.random(n, n, density=density, random_state=rng, format="csr", dtype=dtype)
     g.data = rng.integers(lo, hi, g.nnz) if integer else rng.uniform(lo, hi, g.nnz)
@@ -190,8 +197,10 @@ def test_direct_and_staged_copies_agree(tmp_path, monkeypatch):
     pinned = (cupyx.empty_pinned((n, n), np.float32), cupyx.empty_pinned((n, n), np.int64))
     pageable = (np.empty((n, n), np.float32), np.empty((n, n), np.int64))
     assert not tile_stream.is_pinned(pageable[0])
-    mm = (np.memmap(tmp_path / "d", np.float32, "w+", shape=(n, n)),
-          np.memmap(tmp_path / "p", np.int64, "w+", shape=(n, n)))  # fmt: skip
+    mm = (
+        np.memmap(tmp_path / "d", np.float32, "w+", shape=(n, n)),
+        np.memmap(tmp_path / "p", np.int64, "w+", shape=(n, n)),
+    )
     for out in (pinned, pageable, mm):
         d, p = kleene.apsp(A, memory_limit=limit, return_predecessors=True, out=out)
         assert d is out[0] and p is out[1]
@@ -213,8 +222,9 @@ def test_reruns_are_bit_identical(preds):
     limit = _limit_for(n, 320, itemsize=4, preds=preds)
     first = kleene.apsp(A, memory_limit=limit, return_predecessors=preds)
     again = kleene.apsp(A, memory_limit=limit, return_predecessors=preds)
-    staged = kleene.apsp(A, memory_limit=limit, return_predecessors=preds,
-                         out=np.empty((n, n), np.float32))  # fmt: skip
+    staged = kleene.apsp(
+        A, memory_limit=limit, return_predecessors=preds, out=np.empty((n, n), np.float32)
+    )
     for x in (again, staged):
         for a, b in zip(first if preds else [first], x if preds else [x], strict=True):
             assert np.array_equal(a, b)
@@ -307,8 +317,11 @@ def test_memory_limit_too_small_and_bad_out():
 def test_progress_reaches_total_exactly_once():
     n = 300
     seen = []
-    kleene.apsp(_gpu(_random_graph(n, seed=13, density=0.02)), memory_limit=_limit_for(n, 64),
-                progress=lambda d, t: seen.append((d, t)))  # fmt: skip
+    kleene.apsp(
+        _gpu(_random_graph(n, seed=13, density=0.02)),
+        memory_limit=_limit_for(n, 64),
+        progress=lambda d, t: seen.append((d, t)),
+    )
     done = [d for d, _ in seen]
     (total,) = {t for _, t in seen}
     assert done == sorted(done) and done[-1] == total and done.count(total) == 1

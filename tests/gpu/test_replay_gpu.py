@@ -42,8 +42,9 @@ def fresh_cache():
 def _weighted(n: int, seed: int, per: float = 4.0):
     rng = np.random.default_rng(seed)
     m = int(per * n)
-    G = sp.csr_matrix((rng.uniform(1, 10, m), (rng.integers(0, n, m), rng.integers(0, n, m))),
-                      shape=(n, n))  # fmt: skip
+    G = sp.csr_matrix(
+        (rng.uniform(1, 10, m), (rng.integers(0, n, m), rng.integers(0, n, m))), shape=(n, n)
+    )
     G.sum_duplicates()
     return G
 
@@ -133,8 +134,9 @@ def test_a_nan_input_is_refused_before_a_long_closure(monkeypatch, n, method):
         kleene.apsp(a, method=method)
 
 
-@pytest.mark.parametrize(("method", "block"), [("recursive", None), ("recursive", 96),
-                                               ("blocked", 64), ("blocked", 128)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("method", "block"), [("recursive", None), ("recursive", 96), ("blocked", 64), ("blocked", 128)]
+)
 def test_dense_input_with_negative_weights_keeps_a_zero_diagonal(method, block):
     # Without predecessors D's diagonal is not ⊕ one before a recursive or blocked
     # closure: each base closure does it. Negative edges (no negative cycle) must still
@@ -292,13 +294,17 @@ def test_blocked_lookahead_lanes_replay_eager_and_repeat_identically(monkeypatch
     too, and equal SciPy. A race between the lanes would show as a difference."""
     G = _weighted(n, 6)
     ref = shortest_path(G, method="D")
-    runs = [kleene.apsp(cupyx_csr(G), method="blocked", block_size=block,
-                        return_predecessors=True) for _ in range(4)]  # fmt: skip
+    runs = [
+        kleene.apsp(cupyx_csr(G), method="blocked", block_size=block, return_predecessors=True)
+        for _ in range(4)
+    ]
     failed = [f for _, f in _captured()]
     assert failed and not any(failed), failed  # captured (not a silent eager run)
     monkeypatch.setenv("KLEENE_CUDA_GRAPHS", "0")
-    runs += [kleene.apsp(cupyx_csr(G), method="blocked", block_size=block,
-                         return_predecessors=True) for _ in range(2)]  # fmt: skip
+    runs += [
+        kleene.apsp(cupyx_csr(G), method="blocked", block_size=block, return_predecessors=True)
+        for _ in range(2)
+    ]
     d0, p0 = runs[0]
     for d, p in runs[1:]:
         assert bool((d == d0).all()) and bool((p == p0).all())

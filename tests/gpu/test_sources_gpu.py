@@ -88,8 +88,11 @@ def _both(A, sources, preds=True):
 
 
 @settings(max_examples=60, deadline=None)
-@given(data=graphs(max_n=40), picks=st.lists(st.integers(0, 10**6), max_size=8),
-       per_round=st.booleans())  # fmt: skip
+@given(
+    data=graphs(max_n=40),
+    picks=st.lists(st.integers(0, 10**6), max_size=8),
+    per_round=st.booleans(),
+)
 def test_fused_equals_composed_and_scipy(data, picks, per_round):
     ref, raw, n = data
     sources = [p % n for p in picks]  # repeats allowed

@@ -49,8 +49,20 @@ HAVE_NUMBA = numba is not None
 MS_MAX_LEVELS = 32
 
 
-def _rows_kernel(indptr, indices, t_indptr, t_indices, sources, levels, parents, want_parents,
-                 method, to_pull, to_push, workers):  # fmt: skip
+def _rows_kernel(
+    indptr,
+    indices,
+    t_indptr,
+    t_indices,
+    sources,
+    levels,
+    parents,
+    want_parents,
+    method,
+    to_pull,
+    to_push,
+    workers,
+):
     """Row i of ``levels`` (and ``parents``) from ``sources[i]``; worker w takes rows
     w, w + workers, ... Without parents the level row itself is the search's state
     (level per vertex, -1 unvisited); with them a scratch row of (level << 32 |
@@ -63,8 +75,19 @@ def _rows_kernel(indptr, indices, t_indptr, t_indices, sources, levels, parents,
             s = sources[i]
             state = scratch if want_parents else levels[i]
             state[:] = -1
-            _bfs_kernel(indptr, indices, t_indptr, t_indices, s, state, 32 if want_parents else 0,
-                        method, to_pull, to_push, True)  # fmt: skip
+            _bfs_kernel(
+                indptr,
+                indices,
+                t_indptr,
+                t_indices,
+                s,
+                state,
+                32 if want_parents else 0,
+                method,
+                to_pull,
+                to_push,
+                True,
+            )
             if want_parents:
                 lv, par = levels[i], parents[i]
                 for v in range(n):
@@ -78,8 +101,9 @@ if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _rows_kernel = numba.njit(cache=True, nogil=True, parallel=True)(_rows_kernel)
 
 
-def _bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: bool,
-               method: str = "auto"):  # fmt: skip
+def _bfs_multi(
+    indptr, indices, t_indptr, t_indices, n: int, sources, parents: bool, method: str = "auto"
+):
     """BFS levels (k, n) int64 (-1 unreachable) from each of ``sources``, and parents
     (k, n) int64 (-1 for the sources and unreachable vertices; None unless asked).
 
@@ -103,26 +127,71 @@ def _bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: b
     if not (k and n):
         return levels, (par if parents else None)
     threads = numba.get_num_threads()
-    one_by_one = (ptr, idx, tptr, tidx, src, levels, par, bool(parents), _METHOD[method],
-                  direction.TO_PULL, direction.TO_PUSH)  # fmt: skip
+    one_by_one = (
+        ptr,
+        idx,
+        tptr,
+        tidx,
+        src,
+        levels,
+        par,
+        bool(parents),
+        _METHOD[method],
+        direction.TO_PULL,
+        direction.TO_PUSH,
+    )
     if parents or k == 1:
         _rows_kernel(*one_by_one, max(1, min(k, threads)))
         return levels, (par if parents else None)
     # The first source alone tells the graph's depth from it: few levels reaching a
     # good share of the vertices (a low-diameter graph) make the other searches'
     # frontiers overlap, where MS-BFS shares their edge passes; else one by one.
-    _rows_kernel(ptr, idx, tptr, tidx, src[:1], levels[:1], par[:1], False, _METHOD[method],
-                 direction.TO_PULL, direction.TO_PUSH, 1)  # fmt: skip
+    _rows_kernel(
+        ptr,
+        idx,
+        tptr,
+        tidx,
+        src[:1],
+        levels[:1],
+        par[:1],
+        False,
+        _METHOD[method],
+        direction.TO_PULL,
+        direction.TO_PUSH,
+        1,
+    )
     first = levels[0]
     shallow = first.max() <= MS_MAX_LEVELS and np.count_nonzero(first >= 0) * 100 >= n
     rest = levels[1:]
     if shallow:
         rest[...] = -1
-        ms_bfs_levels(ptr, idx, tptr, tidx, src[1:], rest, _METHOD[method],
-                      direction.TO_PULL_MULTI, direction.TO_PUSH, threads)  # fmt: skip
+        ms_bfs_levels(
+            ptr,
+            idx,
+            tptr,
+            tidx,
+            src[1:],
+            rest,
+            _METHOD[method],
+            direction.TO_PULL_MULTI,
+            direction.TO_PUSH,
+            threads,
+        )
     else:
-        _rows_kernel(ptr, idx, tptr, tidx, src[1:], rest, par[1:], False, _METHOD[method],
-                     direction.TO_PULL, direction.TO_PUSH, max(1, min(k - 1, threads)))  # fmt: skip
+        _rows_kernel(
+            ptr,
+            idx,
+            tptr,
+            tidx,
+            src[1:],
+            rest,
+            par[1:],
+            False,
+            _METHOD[method],
+            direction.TO_PULL,
+            direction.TO_PUSH,
+            max(1, min(k - 1, threads)),
+        )
     return levels, None
 
 

@@ -125,8 +125,30 @@ def _better(code, x, c):
     return x > c
 
 
-def _tile4(ADD, MUL, SKIP, a, lda, b, ldb, c, ldc, pb, ldpb, pc, ldpc, rows, k0, k1, j0, w,
-           zero, lo, hi, track):  # fmt: skip
+def _tile4(
+    ADD,
+    MUL,
+    SKIP,
+    a,
+    lda,
+    b,
+    ldb,
+    c,
+    ldc,
+    pb,
+    ldpb,
+    pc,
+    ldpc,
+    rows,
+    k0,
+    k1,
+    j0,
+    w,
+    zero,
+    lo,
+    hi,
+    track,
+):
     """C[r, j0:j0+w] ⊕= A[r, k0:k1] ⊗ B[k0:k1, j0:j0+w] for the four rows r of ``rows``,
     k increasing; one load of B feeds four candidates. A row may repeat (the last
     tile of an odd count): the repeat sees its own update and changes nothing."""
@@ -220,8 +242,30 @@ def _make_kernels(ADD: int, MUL: int, SKIP: bool):
             for k0 in range(0, K, _KC):
                 k1 = min(K, k0 + _KC)
                 for i in range(r0, r1, 4):
-                    _tile4(ADD, MUL, SKIP, a, lda, b, ldb, c, ldc, pb, ldpb, pc, ldpc,
-                           _rows4(i, r1), k0, k1, j0, w, zero, lo, hi, track)  # fmt: skip
+                    _tile4(
+                        ADD,
+                        MUL,
+                        SKIP,
+                        a,
+                        lda,
+                        b,
+                        ldb,
+                        c,
+                        ldc,
+                        pb,
+                        ldpb,
+                        pc,
+                        ldpc,
+                        _rows4(i, r1),
+                        k0,
+                        k1,
+                        j0,
+                        w,
+                        zero,
+                        lo,
+                        hi,
+                        track,
+                    )
         return True
 
     def fw(a, lda, pred, ldp, n, zero, lo, hi, track):
@@ -239,8 +283,30 @@ def _make_kernels(ADD: int, MUL: int, SKIP: bool):
                     prow[j] = pred[k * ldp + j]
             for i in range(0, n, 4):
                 # B is the copied row: row stride 0, read at "row" k
-                _tile4(ADD, MUL, SKIP, a, lda, row, nil, a, lda, prow, nil, pred, ldp,
-                       _rows4(i, n), k, k + 1, nil, n, zero, lo, hi, track)  # fmt: skip
+                _tile4(
+                    ADD,
+                    MUL,
+                    SKIP,
+                    a,
+                    lda,
+                    row,
+                    nil,
+                    a,
+                    lda,
+                    prow,
+                    nil,
+                    pred,
+                    ldp,
+                    _rows4(i, n),
+                    k,
+                    k + 1,
+                    nil,
+                    n,
+                    zero,
+                    lo,
+                    hi,
+                    track,
+                )
 
     jit = numba.njit(cache=True, nogil=True)
     return jit(acc), jit(fw)
@@ -479,8 +545,14 @@ def _acc(semiring, spec, a, b, c, pb, pc) -> None:
     for (r0, r1), ok in zip(ranges, done, strict=True):
         if not ok:  # NaN in these rows of C: the composed form (rows are independent)
             rows = slice(r0, r1)
-            _generic_acc(semiring, A.arr[rows], B.arr, C.arr[rows],
-                         PB.arr if track else None, PC.arr[rows] if track else None)  # fmt: skip
+            _generic_acc(
+                semiring,
+                A.arr[rows],
+                B.arr,
+                C.arr[rows],
+                PB.arr if track else None,
+                PC.arr[rows] if track else None,
+            )
     C.done()
     if track:
         PC.done()

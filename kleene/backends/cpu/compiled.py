@@ -207,8 +207,9 @@ def source(spec: Spec) -> tuple[str, dict]:
     text, user_globals = prelude(spec)
     a_u = ("u[k]", "avals[p]") if spec.flip else ("avals[p]", "u[k]")
     v_a = ("avals[p]", "v") if spec.flip else ("v", "avals[p]")
-    kernels = _KERNELS.format(pull_mul="_mul({}, {})".format(*a_u),
-                              push_mul="_mul({}, {})".format(*v_a))  # fmt: skip
+    kernels = _KERNELS.format(
+        pull_mul="_mul({}, {})".format(*a_u), push_mul="_mul({}, {})".format(*v_a)
+    )
     return text + kernels, user_globals
 
 
@@ -335,12 +336,12 @@ def mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,
         head = (indptr, indices, avals, np.ascontiguousarray(u), up, has_up, al, has_al)
         if _run(spec, mod.pull, head, ranges, (w, wp)):
             return w, wp
-    return _ref.mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,
-                         flip)  # fmt: skip
+    return _ref.mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype, flip)
 
 
-def vxm_push(semiring, indptr, indices, avals, u_idx, u_vals, allowed, ncols, out_dtype,
-             flip=False):  # fmt: skip
+def vxm_push(
+    semiring, indptr, indices, avals, u_idx, u_vals, allowed, ncols, out_dtype, flip=False
+):
     """Compiled ``primitives.vxm_push`` (same signature and results)."""
     out_dtype = np.dtype(out_dtype)
     x, y = (avals.dtype, u_vals.dtype) if flip else (u_vals.dtype, avals.dtype)
@@ -349,8 +350,9 @@ def vxm_push(semiring, indptr, indices, avals, u_idx, u_vals, allowed, ncols, ou
         ok, w, wp = _push(spec, mod, indptr, indices, avals, u_idx, u_vals, allowed, ncols)
         if ok:
             return w, wp
-    return _ref.vxm_push(semiring, indptr, indices, avals, u_idx, u_vals, allowed, ncols,
-                         out_dtype, flip)  # fmt: skip
+    return _ref.vxm_push(
+        semiring, indptr, indices, avals, u_idx, u_vals, allowed, ncols, out_dtype, flip
+    )
 
 
 def _push(spec, mod, indptr, indices, avals, u_idx, u_vals, allowed, ncols):
@@ -378,8 +380,10 @@ def _push(spec, mod, indptr, indices, avals, u_idx, u_vals, allowed, ncols):
     try:
         from .closure import _pool
 
-        jobs = [_pool().submit(mod.push, *head, s0, s1, al, has_al, *o)
-                for (s0, s1), o in zip(ranges, outs, strict=True)]  # fmt: skip
+        jobs = [
+            _pool().submit(mod.push, *head, s0, s1, al, has_al, *o)
+            for (s0, s1), o in zip(ranges, outs, strict=True)
+        ]
         for job in jobs:
             job.result()
     except NumbaError:

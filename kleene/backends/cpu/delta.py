@@ -168,8 +168,18 @@ def bucket_slots(most: float, delta: float, n: int) -> int:
     return 1 << int(np.ceil(np.log2(min(span, limit))))
 
 
-def _delta_stepping(indptr, indices, weights, n: int, source: int, delta: float, *,
-                    bounds=None, parents: bool = False, in_edges=None):  # fmt: skip
+def _delta_stepping(
+    indptr,
+    indices,
+    weights,
+    n: int,
+    source: int,
+    delta: float,
+    *,
+    bounds=None,
+    parents: bool = False,
+    in_edges=None,
+):
     """Shortest distances (float64, inf unreachable) from ``source`` by delta-stepping
     with bucket width ``delta`` (a finite number > 0). Weights must be non-negative
     (ValueError otherwise). ``bounds``: the weights' (least, greatest) where the
@@ -195,8 +205,10 @@ def _delta_stepping(indptr, indices, weights, n: int, source: int, delta: float,
         raise InvalidValue("delta_stepping: weights must be non-negative")
     nslots = bucket_slots(most, delta, n)
     if parents and not strict_sums(least, most, n):
-        raise InvalidValue("delta_stepping: parents need weights that grow every sum "
-                         "(strict_sums); use shortest_path_tree")  # fmt: skip
+        raise InvalidValue(
+            "delta_stepping: parents need weights that grow every sum "
+            "(strict_sums); use shortest_path_tree"
+        )
     dist = np.full(n, np.inf, dtype=np.float64)
     _delta_kernel(ptr, idx, w, s, dist, delta, nslots)
     if parents:

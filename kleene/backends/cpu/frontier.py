@@ -36,8 +36,9 @@ HAVE_NUMBA = numba is not None
 _METHOD = {"direction-optimizing": 0, "auto": 0, "push": 1, "pull": 2}
 
 
-def _bfs_kernel(indptr, indices, t_indptr, t_indices, source, state, shift, method, to_pull,
-                to_push, can_pull):  # fmt: skip
+def _bfs_kernel(
+    indptr, indices, t_indptr, t_indices, source, state, shift, method, to_pull, to_push, can_pull
+):
     """BFS from ``source`` into ``state`` (all -1 on entry): per reached vertex its
     level, or with ``shift`` = 32 (level << 32 | parent) in an int64 state. Returns
     whether a level would have repaid building Aᵀ (method 0 with ``can_pull`` False:
@@ -95,8 +96,9 @@ def _bfs_kernel(indptr, indices, t_indptr, t_indices, source, state, shift, meth
         if pull:
             if n_unvisited < 0:
                 unvisited, n_unvisited = _unvisited(state)
-            tail, mf, n_unvisited = _pull_level(indptr, t_indptr, t_indices, state, shift, depth,
-                                                q, end, unvisited, n_unvisited)  # fmt: skip
+            tail, mf, n_unvisited = _pull_level(
+                indptr, t_indptr, t_indices, state, shift, depth, q, end, unvisited, n_unvisited
+            )
         else:
             tail, mf = _push_level(indptr, indices, state, shift, depth, q, start, end)
             if inline:
@@ -269,8 +271,18 @@ def _source(opname: str, n: int, source) -> int:
     return int(source)
 
 
-def _bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parents: bool,
-                method: str = "auto", *, on_pull_wanted=None):  # fmt: skip
+def _bfs_levels(
+    indptr,
+    indices,
+    t_indptr,
+    t_indices,
+    n: int,
+    source: int,
+    parents: bool,
+    method: str = "auto",
+    *,
+    on_pull_wanted=None,
+):
     """BFS levels (int64, -1 unreachable) and parents (int64, -1 none; None unless asked).
 
     ``t_indptr``/``t_indices`` are Aᵀ's CSR (A's own for a symmetric graph) for the
@@ -297,8 +309,19 @@ def _bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, paren
         tptr, tidx = _NO_PTR, _NO_IDX
     state = np.full(n, -1, dtype=np.int64 if parents else np.int32)
     shift = 32 if parents else 0
-    wanted = _bfs_kernel(ptr, idx, tptr, tidx, s, state, shift, _METHOD[method],
-                         direction.TO_PULL, direction.TO_PUSH, can_pull)  # fmt: skip
+    wanted = _bfs_kernel(
+        ptr,
+        idx,
+        tptr,
+        tidx,
+        s,
+        state,
+        shift,
+        _METHOD[method],
+        direction.TO_PULL,
+        direction.TO_PUSH,
+        can_pull,
+    )
     if wanted and on_pull_wanted is not None:
         on_pull_wanted()
     if parents:

@@ -97,8 +97,25 @@ def _pull(t_indptr, t_indices, frontier, seen, nxt, touched, everything):
     return nt
 
 
-def _group(indptr, indices, t_indptr, t_indices, sources, rows, levels, seen, frontier, nxt,
-           active, touched, bit_of, nnz, to_pull, to_push, method):  # fmt: skip
+def _group(
+    indptr,
+    indices,
+    t_indptr,
+    t_indices,
+    sources,
+    rows,
+    levels,
+    seen,
+    frontier,
+    nxt,
+    active,
+    touched,
+    bit_of,
+    nnz,
+    to_pull,
+    to_push,
+    method,
+):
     """Levels of one group (``sources[j]`` writes row ``rows[j]``, all -1 on entry)."""
     n = seen.size
     g = sources.size
@@ -144,8 +161,9 @@ def _group(indptr, indices, t_indptr, t_indices, sources, rows, levels, seen, fr
         na = _settle(touched, nt, nxt, seen, frontier, active, levels, rows, depth, bit_of)
 
 
-def _groups_kernel(indptr, indices, t_indptr, t_indices, sources, starts, levels, to_pull, to_push,
-                   method, workers):  # fmt: skip
+def _groups_kernel(
+    indptr, indices, t_indptr, t_indices, sources, starts, levels, to_pull, to_push, method, workers
+):
     """Group i is sources[starts[i]:starts[i + 1]] (rows alike); worker w takes groups
     w, w + workers, ..."""
     n = levels.shape[1]
@@ -160,8 +178,25 @@ def _groups_kernel(indptr, indices, t_indptr, t_indices, sources, starts, levels
         for gi in range(w, ngroups, workers):
             a, b = starts[gi], starts[gi + 1]
             rows = np.arange(a, b)
-            _group(indptr, indices, t_indptr, t_indices, sources[a:b], rows, levels, seen,
-                   frontier, nxt, active, touched, _BIT, nnz, to_pull, to_push, method)  # fmt: skip
+            _group(
+                indptr,
+                indices,
+                t_indptr,
+                t_indices,
+                sources[a:b],
+                rows,
+                levels,
+                seen,
+                frontier,
+                nxt,
+                active,
+                touched,
+                _BIT,
+                nnz,
+                to_pull,
+                to_push,
+                method,
+            )
 
 
 if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
@@ -177,13 +212,25 @@ def group_starts(k: int, workers: int) -> np.ndarray:
     return np.linspace(0, k, groups + 1).round().astype(np.int64)
 
 
-def ms_bfs_levels(ptr, idx, tptr, tidx, sources, levels, method: int, to_pull: int,
-                  to_push: int, workers: int) -> None:  # fmt: skip
+def ms_bfs_levels(
+    ptr, idx, tptr, tidx, sources, levels, method: int, to_pull: int, to_push: int, workers: int
+) -> None:
     """Fill ``levels`` (k, n) int64, all -1 on entry, with each source's BFS levels
     (CSR arrays as the uint64/uint32 views of ``frontier._csr``)."""
     k = sources.size
     if k == 0:
         return
     starts = group_starts(k, workers)
-    _groups_kernel(ptr, idx, tptr, tidx, sources, starts, levels, to_pull, to_push, method,
-                   min(workers, starts.size - 1))  # fmt: skip
+    _groups_kernel(
+        ptr,
+        idx,
+        tptr,
+        tidx,
+        sources,
+        starts,
+        levels,
+        to_pull,
+        to_push,
+        method,
+        min(workers, starts.size - 1),
+    )

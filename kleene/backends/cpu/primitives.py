@@ -116,8 +116,9 @@ def mxm_dense(semiring: Semiring, a, b, out_dtype) -> np.ndarray:
     return np.asarray(c, dtype=out_dtype)
 
 
-def mxv_pull(semiring: Semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,
-             flip=False):  # fmt: skip
+def mxv_pull(
+    semiring: Semiring, indptr, indices, avals, u, u_present, allowed, out_dtype, flip=False
+):
     """Row-parallel pull: w(i) = ⊕_k A(i,k) ⊗ u(k) over stored A(i,k) and present u(k).
 
     ``u`` is a dense array, ``u_present`` a bool array or None (all present),
@@ -141,8 +142,9 @@ def mxv_pull(semiring: Semiring, indptr, indices, avals, u, u_present, allowed, 
     return w, counts > 0
 
 
-def vxm_push(semiring: Semiring, indptr, indices, avals, u_idx, u_vals, allowed, ncols,
-             out_dtype, flip=False):  # fmt: skip
+def vxm_push(
+    semiring: Semiring, indptr, indices, avals, u_idx, u_vals, allowed, ncols, out_dtype, flip=False
+):
     """Push from a sparse vector: w(j) = ⊕_{k in u} u(k) ⊗ A(k,j).
 
     ``u_idx``/``u_vals`` hold u's entries; only columns j with ``allowed[j]`` (or

@@ -12,8 +12,9 @@ from kleene.backends.device import host_memory_free
 from kleene.errors import OutOfMemory
 
 
-def check_rows_fit(opname: str, k: int, n: int, what: str, bytes_per_entry: int,
-                   free: int | None = None) -> int:  # fmt: skip
+def check_rows_fit(
+    opname: str, k: int, n: int, what: str, bytes_per_entry: int, free: int | None = None
+) -> int:
     """The bytes of k rows of n entries of ``bytes_per_entry`` each; MemoryError naming
     them when they exceed the available host memory (``free``: that figure, read from
     the system when None).

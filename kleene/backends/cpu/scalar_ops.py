@@ -62,8 +62,17 @@ def spec_for(semiring: Semiring, x, y, out, flip: bool = False) -> Spec | None:
     mul_form = mul.scalar_for(x)
     if add_form is None or mul_form is None:
         return None
-    return Spec(add_form, mul_form, x, y, out, add.identity_for(out), add.terminal_for(out),
-                add.stops_at_first, bool(flip))  # fmt: skip
+    return Spec(
+        add_form,
+        mul_form,
+        x,
+        y,
+        out,
+        add.identity_for(out),
+        add.terminal_for(out),
+        add.stops_at_first,
+        bool(flip),
+    )
 
 
 def literal(value, dtype) -> str:
@@ -89,14 +98,19 @@ def {name}(x, y):
 
 
 def _scalar_fn(name: str, form, dtype, user_globals: dict) -> str:
-    consts = (f"{name}_HI = {literal(infinity(dtype), dtype)}\n"
-              f"{name}_LO = {literal(neg_infinity(dtype), dtype)}\n")  # fmt: skip
+    consts = (
+        f"{name}_HI = {literal(infinity(dtype), dtype)}\n"
+        f"{name}_LO = {literal(neg_infinity(dtype), dtype)}\n"
+    )
     if callable(form):
         import numba
 
         user = f"{name}_user"
-        user_globals[user] = form if isinstance(form, numba.core.dispatcher.Dispatcher) else (
-            numba.njit(nogil=True)(form))  # fmt: skip
+        user_globals[user] = (
+            form
+            if isinstance(form, numba.core.dispatcher.Dispatcher)
+            else (numba.njit(nogil=True)(form))
+        )
         expr = f"{user}(x, y)"
     else:
         expr = form

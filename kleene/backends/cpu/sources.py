@@ -136,12 +136,14 @@ def _rows_kernel(indptr, indices, weights, sources, dist, pred, want_pred, worke
         heap = np.empty(n, dtype=np.uint32)
         pos = np.empty(n, dtype=np.int32)
         for i in range(w, k, workers):
-            _dijkstra_row(indptr, indices, weights, sources[i], dist[i], pred[i], want_pred,
-                          heap, pos)  # fmt: skip
+            _dijkstra_row(
+                indptr, indices, weights, sources[i], dist[i], pred[i], want_pred, heap, pos
+            )
 
 
-def _delta_rows_kernel(indptr, indices, weights, sources, dist, pred, want_pred, delta, nslots,
-                       workers):  # fmt: skip
+def _delta_rows_kernel(
+    indptr, indices, weights, sources, dist, pred, want_pred, delta, nslots, workers
+):
     """As ``_rows_kernel`` by delta-stepping; with ``want_pred`` (strict sums only) each
     reached vertex's smallest tight in-neighbour."""
     k = sources.size
@@ -204,8 +206,18 @@ def _dijkstra_rows(indptr, indices, weights, sources, predecessors: bool = False
         uptr, uidx = ptr.view(np.uint64), idx.view(np.uint32)
         if not predecessors or strict_sums(least, most, n):
             delta = _mean_positive(w)
-            _delta_rows_kernel(uptr, uidx, w, src, dist, rows, bool(predecessors), delta,
-                               bucket_slots(most, delta, n), workers)  # fmt: skip
+            _delta_rows_kernel(
+                uptr,
+                uidx,
+                w,
+                src,
+                dist,
+                rows,
+                bool(predecessors),
+                delta,
+                bucket_slots(most, delta, n),
+                workers,
+            )
         else:
             _rows_kernel(uptr, uidx, w, src, dist, rows, bool(predecessors), workers)
     return dist, pred
@@ -226,10 +238,17 @@ def _outputs(out, k: int, n: int, predecessors: bool):
     dist, pred = out
     wants = [(dist, np.float64)] + ([(pred, np.int64)] if predecessors else [])
     for a, dtype in wants:
-        if not (isinstance(a, np.ndarray) and a.shape == (k, n) and a.dtype == dtype
-                and a.flags.c_contiguous and a.flags.writeable):  # fmt: skip
-            raise InvalidValue(f"dijkstra_rows: out arrays must be writable C-contiguous "
-                             f"({k}, {n}) float64 / int64 arrays")  # fmt: skip
+        if not (
+            isinstance(a, np.ndarray)
+            and a.shape == (k, n)
+            and a.dtype == dtype
+            and a.flags.c_contiguous
+            and a.flags.writeable
+        ):
+            raise InvalidValue(
+                f"dijkstra_rows: out arrays must be writable C-contiguous "
+                f"({k}, {n}) float64 / int64 arrays"
+            )
     return dist, (pred if predecessors else None)
 
 

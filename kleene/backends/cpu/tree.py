@@ -113,8 +113,9 @@ def _tight_parents(indptr, indices, weights, dist, *, in_edges=None) -> np.ndarr
     to its first tight one. A shortest-path tree where sums grow strictly
     (``kleene.engine.strict_sums``)."""
     pull = in_edges is not None
-    ptr, idx, w, d = _arrays("tight_parents", *(in_edges if pull else (indptr, indices, weights)),
-                             dist)  # fmt: skip
+    ptr, idx, w, d = _arrays(
+        "tight_parents", *(in_edges if pull else (indptr, indices, weights)), dist
+    )
     n = d.size
     parent = np.full(n, n, dtype=np.int64)
     (_parents_pull_kernel if pull else _parents_kernel)(ptr, idx, w, d, parent)

@@ -31,9 +31,13 @@ def _kernel(device: int) -> cupy.RawKernel:
 def eligible(semiring, a, pred) -> bool:
     """(or, and) over bool, no predecessors, unit column stride (any n: larger
     closures take the blocked passes with this kernel on their diagonal blocks)."""
-    return (pred is None and a.dtype == np.bool_
-            and getattr(semiring.add, "name", None) == "lor" and semiring.mul.name == "land"
-            and (a.shape[0] <= 1 or a.strides[1] == 1))  # fmt: skip
+    return (
+        pred is None
+        and a.dtype == np.bool_
+        and getattr(semiring.add, "name", None) == "lor"
+        and semiring.mul.name == "land"
+        and (a.shape[0] <= 1 or a.strides[1] == 1)
+    )
 
 
 def close(a: cupy.ndarray) -> None:

@@ -122,30 +122,59 @@ def product(a, b, c, *, accumulate: bool) -> None:
     for j0 in range(0, n, w):
         wj = min(w, n - j0)
         # Bᵀ's rows j0..: B's columns, through shared-memory tiles (both sides coalesced)
-        kernels["transpose"](((wj + 31) // 32, (k + 31) // 32), (32, 8),
-                             (np.uint64(b.data.ptr + j0), np.int64(ldb), bt, np.int64(k),
-                              np.int32(k), np.int32(wj)))  # fmt: skip
+        kernels["transpose"](
+            ((wj + 31) // 32, (k + 31) // 32),
+            (32, 8),
+            (np.uint64(b.data.ptr + j0), np.int64(ldb), bt, np.int64(k), np.int32(k), np.int32(wj)),
+        )
         for r0 in range(0, m, rows):
             h = min(rows, m - r0)
             # column-major: band(wj × h) = (Bᵀ chunk stored k × wj)ᵀ · (A's rows r0.., k × h)
-            gemm_int8(_OP_T, _OP_N, wj, h, k, bt.data.ptr, k, a8.data.ptr + r0 * lda, lda,
-                      band.data.ptr, wj, ws)  # fmt: skip
-            fuse(((wj + 31) // 32, (h + 7) // 8), (32, 8),
-                 (band, np.int64(wj), np.uint64(c.data.ptr + r0 * ldc + j0 * sc), np.int64(ldc),
-                  np.int64(sc), np.int32(h), np.int32(wj)))  # fmt: skip
+            gemm_int8(
+                _OP_T,
+                _OP_N,
+                wj,
+                h,
+                k,
+                bt.data.ptr,
+                k,
+                a8.data.ptr + r0 * lda,
+                lda,
+                band.data.ptr,
+                wj,
+                ws,
+            )
+            fuse(
+                ((wj + 31) // 32, (h + 7) // 8),
+                (32, 8),
+                (
+                    band,
+                    np.int64(wj),
+                    np.uint64(c.data.ptr + r0 * ldc + j0 * sc),
+                    np.int64(ldc),
+                    np.int64(sc),
+                    np.int32(h),
+                    np.int32(wj),
+                ),
+            )
 
 
 @cache
 def _kernels(device: int) -> dict:
     """The transpose and threshold kernels on ``device`` (kernels/*.cu)."""
     here = Path(__file__).parent / "kernels"
-    mod = cupy.RawModule(code=(here / "transpose_bytes.cu").read_text(),
-                         options=("-std=c++17",))  # fmt: skip
+    mod = cupy.RawModule(code=(here / "transpose_bytes.cu").read_text(), options=("-std=c++17",))
     names = ("kl_bool_threshold<true>", "kl_bool_threshold<false>")
-    thr = cupy.RawModule(code=(here / "bool_threshold.cu").read_text(),
-                         options=("-std=c++17",), name_expressions=names)  # fmt: skip
-    return {"transpose": mod.get_function("kl_transpose_bytes"),
-            "acc": thr.get_function(names[0]), "set": thr.get_function(names[1])}  # fmt: skip
+    thr = cupy.RawModule(
+        code=(here / "bool_threshold.cu").read_text(),
+        options=("-std=c++17",),
+        name_expressions=names,
+    )
+    return {
+        "transpose": mod.get_function("kl_transpose_bytes"),
+        "acc": thr.get_function(names[0]),
+        "set": thr.get_function(names[1]),
+    }
 
 
 def _int8_view(x) -> tuple[cupy.ndarray, int]:

@@ -50,10 +50,33 @@ def _lib() -> ctypes.CDLL:
     lib.cublasCreate_v2.argtypes = [ctypes.POINTER(_p)]
     lib.cublasSetStream_v2.argtypes = [_p, _p]
     lib.cublasSetWorkspace_v2.argtypes = [_p, _p, ctypes.c_size_t]
-    lib.cublasGemmEx.argtypes = [_p, _i, _i, _i, _i, _i, _p, _p, _i, _i, _p, _i, _i, _p,
-                                 _p, _i, _i, _i, _i]  # fmt: skip
-    for fn in (lib.cublasCreate_v2, lib.cublasSetStream_v2, lib.cublasSetWorkspace_v2,
-               lib.cublasGemmEx):  # fmt: skip
+    lib.cublasGemmEx.argtypes = [
+        _p,
+        _i,
+        _i,
+        _i,
+        _i,
+        _i,
+        _p,
+        _p,
+        _i,
+        _i,
+        _p,
+        _i,
+        _i,
+        _p,
+        _p,
+        _i,
+        _i,
+        _i,
+        _i,
+    ]
+    for fn in (
+        lib.cublasCreate_v2,
+        lib.cublasSetStream_v2,
+        lib.cublasSetWorkspace_v2,
+        lib.cublasGemmEx,
+    ):
         fn.restype = _i
     return lib
 
@@ -71,8 +94,10 @@ def _handle(device: int) -> tuple[int, object]:
         handle = _p()
         _check(_lib().cublasCreate_v2(ctypes.byref(handle)), "cublasCreate")
         workspace = cupy.get_default_memory_pool().malloc(WORKSPACE_BYTES)
-        _check(_lib().cublasSetWorkspace_v2(handle, workspace.ptr, WORKSPACE_BYTES),
-               "cublasSetWorkspace")  # fmt: skip
+        _check(
+            _lib().cublasSetWorkspace_v2(handle, workspace.ptr, WORKSPACE_BYTES),
+            "cublasSetWorkspace",
+        )
         return handle.value, workspace
 
 
@@ -92,9 +117,20 @@ def prepare() -> None:
     _handle(cupy.cuda.runtime.getDevice())
 
 
-def gemm_int8(op_a: int, op_b: int, m: int, n: int, k: int, a_ptr: int, lda: int,
-              b_ptr: int, ldb: int, c_ptr: int, ldc: int,
-              workspace: tuple[int, int] | None = None) -> None:  # fmt: skip
+def gemm_int8(
+    op_a: int,
+    op_b: int,
+    m: int,
+    n: int,
+    k: int,
+    a_ptr: int,
+    lda: int,
+    b_ptr: int,
+    ldb: int,
+    c_ptr: int,
+    ldc: int,
+    workspace: tuple[int, int] | None = None,
+) -> None:
     """C (int32, column-major m × n) = op(A) · op(B) for int8 A, B, on the current
     stream (``cublasGemmEx``, CUDA_R_8I inputs, CUDA_R_32I output, 32-bit compute),
     with ``workspace`` ((device pointer, bytes): a captured graph's own) or the
@@ -110,12 +146,26 @@ def gemm_int8(op_a: int, op_b: int, m: int, n: int, k: int, a_ptr: int, lda: int
     ptr, size = (own.ptr, WORKSPACE_BYTES) if workspace is None else workspace
     _check(lib.cublasSetWorkspace_v2(handle, ptr, size), "cublasSetWorkspace")
     status = lib.cublasGemmEx(
-        handle, op_a, op_b, m, n, k,
-        _ONE.ctypes.data, a_ptr, _CUDA_R_8I, lda,
-        b_ptr, _CUDA_R_8I, ldb,
-        _ZERO.ctypes.data, c_ptr, _CUDA_R_32I, ldc,
-        _COMPUTE_32I, _GEMM_DEFAULT,
-    )  # fmt: skip
+        handle,
+        op_a,
+        op_b,
+        m,
+        n,
+        k,
+        _ONE.ctypes.data,
+        a_ptr,
+        _CUDA_R_8I,
+        lda,
+        b_ptr,
+        _CUDA_R_8I,
+        ldb,
+        _ZERO.ctypes.data,
+        c_ptr,
+        _CUDA_R_32I,
+        ldc,
+        _COMPUTE_32I,
+        _GEMM_DEFAULT,
+    )
     _check(status, f"cublasGemmEx int8 ({m}×{n}×{k})")
 
 

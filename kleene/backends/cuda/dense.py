@@ -25,9 +25,18 @@ _GRID_Y = 65535
 CONFIG_OVERRIDE: dict | None = None
 # Multiplies whose result is an operand or a constant: no rounding on floats.
 _SELECTIVE_MULS = frozenset(
-    op.key for op in (_ops.min, _ops.max, _ops.first, _ops.second, _ops.pair, _ops.any, _ops.lor,
-                      _ops.land)
-)  # fmt: skip
+    op.key
+    for op in (
+        _ops.min,
+        _ops.max,
+        _ops.first,
+        _ops.second,
+        _ops.pair,
+        _ops.any,
+        _ops.lor,
+        _ops.land,
+    )
+)
 
 
 @lru_cache(maxsize=512)
@@ -102,8 +111,16 @@ def copy_view(x, ld: int) -> tuple[cupy.ndarray, int]:
     if rows and cols:
         rt = cupy.cuda.runtime
         stream = cupy.cuda.get_current_stream().ptr
-        rt.memcpy2DAsync(out.data.ptr, width, x.data.ptr, ld * x.itemsize, width, rows,
-                         rt.memcpyDeviceToDevice, stream)  # fmt: skip
+        rt.memcpy2DAsync(
+            out.data.ptr,
+            width,
+            x.data.ptr,
+            ld * x.itemsize,
+            width,
+            rows,
+            rt.memcpyDeviceToDevice,
+            stream,
+        )
     return out, max(cols, 1)
 
 

@@ -106,8 +106,9 @@ def _heavy_threshold(nnz: int) -> int:
     return max(_HEAVY, nnz >> 24)
 
 
-def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parents: bool,
-               method: str = "auto"):  # fmt: skip
+def bfs_levels(
+    indptr, indices, t_indptr, t_indices, n: int, source: int, parents: bool, method: str = "auto"
+):
     """BFS levels (int64, -1 unreachable) and parents (int64, -1 none; None unless asked).
 
     ``t_indptr``/``t_indices`` are Aᵀ's CSR (A's own for a symmetric graph) for the
@@ -136,20 +137,75 @@ def bfs_levels(indptr, indices, t_indptr, t_indices, n: int, source: int, parent
     hoa, hob = cupy.empty(hcap, dtype=np.int64), cupy.empty(hcap, dtype=np.int64)
     _, counts, state, bar, hcounts, edges = _run_work()
     _function(False, "kl_bfs_init")(
-        (1,), (1,),
-        (ptr, np.int32(source), np.int64(heavy), np.int32(parents), levels, par, qa, ra,
-         counts[0:1], hva, hoa, hcounts[0:1], edges[0:1]),
-    )  # fmt: skip
+        (1,),
+        (1,),
+        (
+            ptr,
+            np.int32(source),
+            np.int64(heavy),
+            np.int32(parents),
+            levels,
+            par,
+            qa,
+            ra,
+            counts[0:1],
+            hva,
+            hoa,
+            hcounts[0:1],
+            edges[0:1],
+        ),
+    )
     p = "true" if parents else "false"
     if rounds:
         name = "kl_bfs_rounds"
         stamp = cupy.zeros(n, dtype=np.int32)  # the round a vertex last went on the frontier
-        args = (ptr, idx, np.int32(ROUND_LEVELS), np.int64(heavy), levels, stamp, qa, qb, ra,
-                rb, hva, hvb, hoa, hob, counts, hcounts, edges, bar, state)  # fmt: skip
+        args = (
+            ptr,
+            idx,
+            np.int32(ROUND_LEVELS),
+            np.int64(heavy),
+            levels,
+            stamp,
+            qa,
+            qb,
+            ra,
+            rb,
+            hva,
+            hvb,
+            hoa,
+            hob,
+            counts,
+            hcounts,
+            edges,
+            bar,
+            state,
+        )
     else:
         name = f"kl_bfs_run<{p}, {_METHOD[method]}>"
-        args = (ptr, idx, tptr, tidx, np.int32(n), np.int64(nnz), np.int64(heavy), levels, par,
-                qa, qb, ra, rb, hva, hvb, hoa, hob, counts, hcounts, edges, bar, state)  # fmt: skip
+        args = (
+            ptr,
+            idx,
+            tptr,
+            tidx,
+            np.int32(n),
+            np.int64(nnz),
+            np.int64(heavy),
+            levels,
+            par,
+            qa,
+            qb,
+            ra,
+            rb,
+            hva,
+            hvb,
+            hoa,
+            hob,
+            counts,
+            hcounts,
+            edges,
+            bar,
+            state,
+        )
     if not _cooperative(name, args, per_sm=1 if thin else _BFS_RUN_BLOCKS_PER_SM):
         if rounds:  # the per-level kernels claim by compare-and-swap on -1
             levels.fill(-1)
@@ -194,10 +250,24 @@ def _bfs_by_level(ptr, idx, tptr, tidx, n, source, levels, par, qa, qb, p, metho
         name = f"kl_bfs_step<{p}, {'true' if pull else 'false'}>"
         grid = _step_blocks(n, 1) if pull else _step_blocks(nq, 32)
         _function(False, name)(
-            (grid,), (_THREADS,),
-            (ptr, idx, tptr, tidx, np.int32(n), q_in, count_in, q_out, count_out, scratch,
-             levels, par, np.int32(depth)),
-        )  # fmt: skip
+            (grid,),
+            (_THREADS,),
+            (
+                ptr,
+                idx,
+                tptr,
+                tidx,
+                np.int32(n),
+                q_in,
+                count_in,
+                q_out,
+                count_out,
+                scratch,
+                levels,
+                par,
+                np.int32(depth),
+            ),
+        )
         out = work.get()
         nq, mf = int(out[0:1].view(np.int32)[1]), int(out[2])
         q_in, q_out = q_out, q_in
@@ -231,8 +301,26 @@ def bellman_ford(indptr, indices, weights, n: int, source: int, nonnegative: boo
     if end - beg > heavy:  # the source starts on the heavy list
         hva[0], hoa[0] = source, 0
         hcounts[0] = ((end - beg) << 24) + 1  # kernels/frontier.cu: KL_SLOT_BITS
-    args = (ptr, idx, w, np.int32(n), np.int64(heavy), dist, stamp, qa, qb, hva, hvb, hoa, hob,
-            counts, hcounts, edges, bar, state)  # fmt: skip
+    args = (
+        ptr,
+        idx,
+        w,
+        np.int32(n),
+        np.int64(heavy),
+        dist,
+        stamp,
+        qa,
+        qb,
+        hva,
+        hvb,
+        hoa,
+        hob,
+        counts,
+        hcounts,
+        edges,
+        bar,
+        state,
+    )
     if _cooperative(f"kl_bf_run<{kind}>", args):
         negative = int(state[1].get()) > 0
     else:
@@ -248,10 +336,22 @@ def _bf_by_round(ptr, idx, w, kind: str, n, dist, stamp, qa, qb) -> bool:
     for rnd in range(1, n + 1):
         counts[1] = 0
         _function(False, f"kl_bf_step<{kind}>")(
-            (_step_blocks(nq, 32),), (_THREADS,),
-            (ptr, idx, w, q_in, counts[0:1], q_out, counts[1:2], scratch, dist, stamp,
-             np.int32(rnd)),
-        )  # fmt: skip
+            (_step_blocks(nq, 32),),
+            (_THREADS,),
+            (
+                ptr,
+                idx,
+                w,
+                q_in,
+                counts[0:1],
+                q_out,
+                counts[1:2],
+                scratch,
+                dist,
+                stamp,
+                np.int32(rnd),
+            ),
+        )
         nq = int(counts[1].get())
         if not nq:
             return False

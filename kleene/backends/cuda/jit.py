@@ -47,8 +47,9 @@ class Cooperative:
         object.__setattr__(self, "raw", raw)
 
     def __call__(self, grid, block, args, *, shared_mem: int = 0) -> None:
-        self.raw.kernel(tuple(grid), tuple(block), args, shared_mem=shared_mem,
-                        enable_cooperative_groups=True)  # fmt: skip
+        self.raw.kernel(
+            tuple(grid), tuple(block), args, shared_mem=shared_mem, enable_cooperative_groups=True
+        )
 
     def __getattr__(self, name: str):
         return getattr(self.raw, name)

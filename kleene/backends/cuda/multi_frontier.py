@@ -86,8 +86,16 @@ def _check_memory(k: int, n: int, nnz: int, parents: bool) -> None:
         )
 
 
-def bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: bool = False,
-              method: str = "auto"):  # fmt: skip
+def bfs_multi(
+    indptr,
+    indices,
+    t_indptr,
+    t_indices,
+    n: int,
+    sources,
+    parents: bool = False,
+    method: str = "auto",
+):
     """BFS from each of ``sources`` (int64, repeats allowed): (levels, parents), (k, n)
     int64 CuPy arrays with -1 where unreachable / no parent; parents None unless asked.
 
@@ -125,8 +133,12 @@ def bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: bo
     hoa, hob = cupy.empty(hcap, dtype=np.int64), cupy.empty(hcap, dtype=np.int64)
     head = cupy.empty((3, _HEAD), dtype=np.uint64)  # per buffer (and the sparse searches')
     bufs = ((fa, qa, hva, hoa, head[0]), (fb, qb, hvb, hob, head[1]))
-    sparse = (cupy.empty(n, dtype=np.int32), cupy.empty(hcap, dtype=np.int32),
-              cupy.empty(hcap, dtype=np.int64), head[2])  # fmt: skip
+    sparse = (
+        cupy.empty(n, dtype=np.int32),
+        cupy.empty(hcap, dtype=np.int32),
+        cupy.empty(hcap, dtype=np.int64),
+        head[2],
+    )
     dcap = max(1, min(n, nnz // (_DEFER + 1) + 1))
     dv, dof = cupy.empty(dcap, dtype=np.int32), cupy.empty(dcap, dtype=np.int64)
     dneed, dacc = cupy.empty(dcap, dtype=np.uint64), cupy.empty(dcap, dtype=np.uint64)
@@ -139,13 +151,27 @@ def bfs_multi(indptr, indices, t_indptr, t_indices, n: int, sources, parents: bo
             a.fill(0)
         keep = _Kept(hist, lv, kg, n)
         _function("kl_ms_init")(
-            (1,), (_GROUP,),
-            (ptr, src[g0:], np.int32(kg), np.int64(n), np.int64(heavy), np.int32(parents), seen,
-             fa, keep.target(), pr if parents else lv, qa, hva, hoa, head[0]),
-        )  # fmt: skip
+            (1,),
+            (_GROUP,),
+            (
+                ptr,
+                src[g0:],
+                np.int32(kg),
+                np.int64(n),
+                np.int64(heavy),
+                np.int32(parents),
+                seen,
+                fa,
+                keep.target(),
+                pr if parents else lv,
+                qa,
+                hva,
+                hoa,
+                head[0],
+            ),
+        )
         keep.level(0, fa)
-        _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, sparse, keep,
-                   pr)  # fmt: skip
+        _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, sparse, keep, pr)
     return levels, par
 
 
@@ -181,9 +207,10 @@ class _Kept:
     def _expand(self, rows: int) -> None:
         vpt = 2 if self.n % 2 == 0 else 1  # 16-byte stores where every row starts aligned
         _function(f"kl_ms_expand<{vpt}>")(
-            (_blocks(-(-self.n // vpt), 1),), (_THREADS,),
+            (_blocks(-(-self.n // vpt), 1),),
+            (_THREADS,),
             (self.hist, np.int32(rows), np.int64(self.n), np.int32(self.kg), self.lv),
-        )  # fmt: skip
+        )
         self.kept = rows
 
 
@@ -206,8 +233,9 @@ def _sparse_searches(f_in, q_in, h_in, nq: int, alive: int, n: int, got=None) ->
     return small
 
 
-def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, sparse, keep,
-               pr) -> None:  # fmt: skip
+def _run_group(
+    ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, sparse, keep, pr
+) -> None:
     """The levels of one group, after kl_ms_init seeded buffer 0: one read per level. A
     level that expanded a large frontier (or pulled) reads the next one's per-search
     sizes with it; a pull after a small frontier reads them first, a second read."""
@@ -244,43 +272,123 @@ def _run_group(ptr, idx, tptr, tidx, n, heavy, method, seen, bufs, deferred, spa
             dv, dof, dneed, dacc, dhead = deferred
             dhead.fill(0)
             _function("kl_ms_pull")(
-                (_resident(_BLOCKS_PER_SM, n),), (_THREADS,),
-                (ptr, tptr, tidx, np.int64(n), np.int64(heavy), f_in, seen, f_out, lv, h_in,
-                 q_out, hv_out, ho_out, h_out, d, dv, dof, dneed, dacc, dhead,
-                 np.uint64(0) if few else keep.row(depth), np.uint64(few)),
-            )  # fmt: skip
+                (_resident(_BLOCKS_PER_SM, n),),
+                (_THREADS,),
+                (
+                    ptr,
+                    tptr,
+                    tidx,
+                    np.int64(n),
+                    np.int64(heavy),
+                    f_in,
+                    seen,
+                    f_out,
+                    lv,
+                    h_in,
+                    q_out,
+                    hv_out,
+                    ho_out,
+                    h_out,
+                    d,
+                    dv,
+                    dof,
+                    dneed,
+                    dacc,
+                    dhead,
+                    np.uint64(0) if few else keep.row(depth),
+                    np.uint64(few),
+                ),
+            )
             _function("kl_ms_pull_deferred")(
-                (_resident(_DEFER_BLOCKS_PER_SM, int(tidx.size)),), (_THREADS,),
+                (_resident(_DEFER_BLOCKS_PER_SM, int(tidx.size)),),
+                (_THREADS,),
                 (tptr, tidx, f_in, dv, dof, dneed, dacc, dhead),
-            )  # fmt: skip
+            )
             _function("kl_ms_pull_finish")(
-                (_blocks(dv.size, 1),), (_THREADS,),
-                (ptr, np.int64(n), np.int64(heavy), seen, f_out, lv, dv, dneed, dacc, dhead,
-                 q_out, hv_out, ho_out, h_out, d, np.uint64(0) if few else keep.row(depth)),
-            )  # fmt: skip
+                (_blocks(dv.size, 1),),
+                (_THREADS,),
+                (
+                    ptr,
+                    np.int64(n),
+                    np.int64(heavy),
+                    seen,
+                    f_out,
+                    lv,
+                    dv,
+                    dneed,
+                    dacc,
+                    dhead,
+                    q_out,
+                    hv_out,
+                    ho_out,
+                    h_out,
+                    d,
+                    np.uint64(0) if few else keep.row(depth),
+                ),
+            )
             if few:  # the searches left out of the pull, pushed from their own queue
                 qs, hvs, hos, hs = sparse
                 hs.fill(0)
                 _function("kl_ms_filter")(
-                    (_blocks(nq, 1),), (_THREADS,),
+                    (_blocks(nq, 1),),
+                    (_THREADS,),
                     (ptr, np.int64(heavy), f_in, q_in, h_in, np.uint64(few), qs, hvs, hos, hs),
-                )  # fmt: skip
+                )
                 _function("kl_ms_push")(
-                    (_resident(_BLOCKS_PER_SM, 32 * nq),), (_THREADS,),
-                    (ptr, idx, np.int64(n), np.int64(heavy), f_in, seen, f_out, lv, qs, hvs,
-                     hos, hs, q_out, hv_out, ho_out, h_out, d, np.uint64(few)),
-                )  # fmt: skip
+                    (_resident(_BLOCKS_PER_SM, 32 * nq),),
+                    (_THREADS,),
+                    (
+                        ptr,
+                        idx,
+                        np.int64(n),
+                        np.int64(heavy),
+                        f_in,
+                        seen,
+                        f_out,
+                        lv,
+                        qs,
+                        hvs,
+                        hos,
+                        hs,
+                        q_out,
+                        hv_out,
+                        ho_out,
+                        h_out,
+                        d,
+                        np.uint64(few),
+                    ),
+                )
         else:
             _function("kl_ms_push")(
-                (_resident(_BLOCKS_PER_SM, 32 * max(nq, mf // 32)),), (_THREADS,),
-                (ptr, idx, np.int64(n), np.int64(heavy), f_in, seen, f_out, lv, q_in, hv_in,
-                 ho_in, h_in, q_out, hv_out, ho_out, h_out, d, np.uint64(everything)),
-            )  # fmt: skip
+                (_resident(_BLOCKS_PER_SM, 32 * max(nq, mf // 32)),),
+                (_THREADS,),
+                (
+                    ptr,
+                    idx,
+                    np.int64(n),
+                    np.int64(heavy),
+                    f_in,
+                    seen,
+                    f_out,
+                    lv,
+                    q_in,
+                    hv_in,
+                    ho_in,
+                    h_in,
+                    q_out,
+                    hv_out,
+                    ho_out,
+                    h_out,
+                    d,
+                    np.uint64(everything),
+                ),
+            )
         if pr is not None:
             _function("kl_ms_parents")(
-                (_blocks(n, 32),), (_THREADS,),
+                (_blocks(n, 32),),
+                (_THREADS,),
                 (tptr, tidx, np.int64(n), f_in, f_out, q_out, h_out, pr),
-            )  # fmt: skip
+            )
         keep.level(depth, f_out, written=pull and not few)
         unsettled = not pull or bool(few)
         if method in ("auto", "direction-optimizing") and (pull or nq * direction.TO_PUSH >= n):

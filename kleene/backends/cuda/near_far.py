@@ -43,8 +43,18 @@ _NO_PARENT = np.iinfo(np.int32).max
 _KIND = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 
 
-def delta_stepping(indptr, indices, weights, n: int, source: int, delta: float, *,
-                   bounds=None, parents: bool = False, in_edges=None):  # fmt: skip
+def delta_stepping(
+    indptr,
+    indices,
+    weights,
+    n: int,
+    source: int,
+    delta: float,
+    *,
+    bounds=None,
+    parents: bool = False,
+    in_edges=None,
+):
     """Shortest distances (float64, inf unreachable) from ``source``, near-far with
     threshold steps of ``delta`` (finite, > 0); weights non-negative (ValueError).
 
@@ -73,8 +83,10 @@ def delta_stepping(indptr, indices, weights, n: int, source: int, delta: float, 
     if not least >= 0:  # NaN too
         raise InvalidValue("delta_stepping: weights must be non-negative")
     if parents and not strict_sums(least, most, n):
-        raise InvalidValue("delta_stepping: parents need weights that grow every sum "
-                         "(strict_sums); use shortest_path_tree")  # fmt: skip
+        raise InvalidValue(
+            "delta_stepping: parents need weights that grow every sum "
+            "(strict_sums); use shortest_path_tree"
+        )
     nnz = int(idx.size)
     heavy = _heavy_threshold(nnz)
     dist = cupy.full(n, np.inf, dtype=np.float64)
@@ -88,12 +100,39 @@ def delta_stepping(indptr, indices, weights, n: int, source: int, delta: float, 
     work, counts, state, bar, hcounts, edges = _run_work()
     fcounts, least_bits = state[2:4], work[11:13].view(np.int64)  # state[0:2]: the report
     _function(False, "kl_nf_init")(
-        (1,), (1,),
+        (1,),
+        (1,),
         (ptr, np.int32(source), np.int64(heavy), dist, qa, ra, hva, hoa, hcounts[0:1], least_bits),
-    )  # fmt: skip
-    args = (ptr, idx, w, np.int32(n), np.int64(heavy), np.float64(delta), np.int32(CHASE), dist,
-            stamp[:n], stamp[n:], qa, qb, ra, rb, hva, hvb, hoa, hob, fa, fb, counts, fcounts,
-            hcounts, edges, least_bits, bar, state)  # fmt: skip
+    )
+    args = (
+        ptr,
+        idx,
+        w,
+        np.int32(n),
+        np.int64(heavy),
+        np.float64(delta),
+        np.int32(CHASE),
+        dist,
+        stamp[:n],
+        stamp[n:],
+        qa,
+        qb,
+        ra,
+        rb,
+        hva,
+        hvb,
+        hoa,
+        hob,
+        fa,
+        fb,
+        counts,
+        fcounts,
+        hcounts,
+        edges,
+        least_bits,
+        bar,
+        state,
+    )
     if not _cooperative(f"kl_nf_run<{_KIND[w.dtype]}>", args):
         dist, _ = bellman_ford(ptr, idx, w, n, source, nonnegative=True)
     if not parents:

@@ -93,10 +93,16 @@ def _outputs(out, k: int, n: int, preds: bool):
         dist, pred = out
         wants = [(dist, np.float64)] + ([(pred, np.int64)] if preds else [])
         for a, dtype in wants:
-            if not (isinstance(a, cupy.ndarray) and a.shape == (k, n) and a.dtype == dtype
-                    and a.flags.c_contiguous):  # fmt: skip
-                raise InvalidValue(f"sssp_rows: out arrays must be C-contiguous CuPy "
-                                 f"({k}, {n}) float64 / int64 arrays")  # fmt: skip
+            if not (
+                isinstance(a, cupy.ndarray)
+                and a.shape == (k, n)
+                and a.dtype == dtype
+                and a.flags.c_contiguous
+            ):
+                raise InvalidValue(
+                    f"sssp_rows: out arrays must be C-contiguous CuPy "
+                    f"({k}, {n}) float64 / int64 arrays"
+                )
         return dist, (pred if preds else None)
     need = k * n * (16 if preds else 8)
     free = gpu_memory_free()
@@ -184,10 +190,18 @@ def _solve(ptr, idx, w, src: np.ndarray, n: int, dist, pred) -> None:
         name = f"kl_msp_out<{'true' if preds else 'false'}>"
         grid = (-(-n // 32), -(-kc // 32))
         _function(False, name)(
-            grid, (32, 8),
-            (s.dist, s.parent if preds else dummy, np.int32(n), np.int32(lb), np.int32(kc),
-             dist[lo:hi], pred[lo:hi] if preds else s.work),
-        )  # fmt: skip
+            grid,
+            (32, 8),
+            (
+                s.dist,
+                s.parent if preds else dummy,
+                np.int32(n),
+                np.int32(lb),
+                np.int32(kc),
+                dist[lo:hi],
+                pred[lo:hi] if preds else s.work,
+            ),
+        )
 
 
 def _search(mode: int, ptr, idx, w, n, nv, lb, s: _Scratch, dev_src, kc: int) -> None:
@@ -201,13 +215,44 @@ def _search(mode: int, ptr, idx, w, n, nv, lb, s: _Scratch, dev_src, kc: int) ->
     s.words[: 3 * nv].fill(0)
     s.work.fill(0)
     _function(False, f"kl_msp_init<{mode}>")(
-        (jit.blocks_for(kc, _THREADS),), (_THREADS,),
-        (dev_src, np.int32(kc), ptr, np.int32(n), np.int32(lb), np.int64(s.heavy), s.dist,
-         s.level, s.words, s.queues, s.counts[0:1], s.hv, s.ho, s.hcounts[0:1]),
-    )  # fmt: skip
-    common = (ptr, idx, w, np.int32(n), np.int32(nv), np.int32(lb), np.int64(s.heavy), s.dist,
-              s.level, s.parent, s.words, s.queues, s.hv, s.ho, np.int64(s.hcap), s.counts,
-              s.hcounts)  # fmt: skip
+        (jit.blocks_for(kc, _THREADS),),
+        (_THREADS,),
+        (
+            dev_src,
+            np.int32(kc),
+            ptr,
+            np.int32(n),
+            np.int32(lb),
+            np.int64(s.heavy),
+            s.dist,
+            s.level,
+            s.words,
+            s.queues,
+            s.counts[0:1],
+            s.hv,
+            s.ho,
+            s.hcounts[0:1],
+        ),
+    )
+    common = (
+        ptr,
+        idx,
+        w,
+        np.int32(n),
+        np.int32(nv),
+        np.int32(lb),
+        np.int64(s.heavy),
+        s.dist,
+        s.level,
+        s.parent,
+        s.words,
+        s.queues,
+        s.hv,
+        s.ho,
+        np.int64(s.hcap),
+        s.counts,
+        s.hcounts,
+    )
     max_rounds = n + 1  # non-negative weights: round n improves nothing
     if _cooperative(f"kl_msp_run<{mode}>", (*common, s.bar, s.state, np.int32(max_rounds))):
         rounds, left = (int(x) for x in s.state.get())

@@ -60,8 +60,9 @@ def _long_blocks() -> int:
     return jit.sm_count(jit.device_id()) * (2048 // codegen.LONG_NT)
 
 
-def mxv_pull(semiring: Semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,
-             flip=False):  # fmt: skip
+def mxv_pull(
+    semiring: Semiring, indptr, indices, avals, u, u_present, allowed, out_dtype, flip=False
+):
     """Row-parallel pull: w(i) = ⊕_k A(i,k) ⊗ u(k) over stored A(i,k) and present u(k).
 
     ``u_present`` / ``allowed``: bool arrays or None (all). ``flip`` computes
@@ -92,8 +93,9 @@ def mxv_pull(semiring: Semiring, indptr, indices, avals, u, u_present, allowed, 
     return w, wp
 
 
-def vxm_push(semiring: Semiring, indptr, indices, avals, u_idx, u_vals, allowed, ncols,
-             out_dtype, flip=False):  # fmt: skip
+def vxm_push(
+    semiring: Semiring, indptr, indices, avals, u_idx, u_vals, allowed, ncols, out_dtype, flip=False
+):
     """Push from a sparse vector: w(j) = ⊕_{k in u} u(k) ⊗ A(k,j).
 
     Updates are atomics that cannot depend on arrival order; float plus and other
@@ -111,8 +113,9 @@ def vxm_push(semiring: Semiring, indptr, indices, avals, u_idx, u_vals, allowed,
     use_allowed = np.int32(allowed is not None)
     nu = int(u_idx.size)
     if kind == "sort":
-        return _push_sorted(semiring, spec, indptr, indices, avals, u_idx, u_vals, al,
-                            use_allowed, ncols, tc)  # fmt: skip
+        return _push_sorted(
+            semiring, spec, indptr, indices, avals, u_idx, u_vals, al, use_allowed, ncols, tc
+        )
     staged = np.dtype(np.int32) if tc == np.bool_ else tc
     nw, nkeys = (0, ncols) if kind == "any" else (ncols, 0)  # "any" keeps keys, not values
     w = cupy.empty(max(nw, 1), dtype=staged)
@@ -127,14 +130,41 @@ def vxm_push(semiring: Semiring, indptr, indices, avals, u_idx, u_vals, allowed,
         g, long_len, huge, qcap = _tiers(int(indices.size), nrows)
         qcap = nu if qcap else 0  # u may repeat a row, so only nu bounds the queue
         queue = jit.zeroed_counters(2 + 2 * qcap)
-        args = (indptr, indices, avals, u_idx, u_vals, np.int64(nu), al, use_allowed,
-                np.int64(long_len), np.int64(huge), queue, np.int64(qcap), w, keys, wp)  # fmt: skip
+        args = (
+            indptr,
+            indices,
+            avals,
+            u_idx,
+            u_vals,
+            np.int64(nu),
+            al,
+            use_allowed,
+            np.int64(long_len),
+            np.int64(huge),
+            queue,
+            np.int64(qcap),
+            w,
+            keys,
+            wp,
+        )
         fn = jit.function(spec, f"kl_vxm_push<{g}>")
         fn((jit.blocks_for(nu * g, _BLOCK),), (_BLOCK,), args)
         if qcap:
             fn = jit.function(spec, "kl_vxm_push_long" + _LONG)
-            largs = (indptr, indices, avals, u_idx, u_vals, al, use_allowed, queue,
-                     np.int64(qcap), w, keys, wp)  # fmt: skip
+            largs = (
+                indptr,
+                indices,
+                avals,
+                u_idx,
+                u_vals,
+                al,
+                use_allowed,
+                queue,
+                np.int64(qcap),
+                w,
+                keys,
+                wp,
+            )
             fn((_long_blocks(),), (codegen.LONG_NT,), largs)
     if kind == "any":
         out = cupy.empty(ncols, dtype=tc)
@@ -149,8 +179,7 @@ def vxm_push(semiring: Semiring, indptr, indices, avals, u_idx, u_vals, allowed,
     return w, wp
 
 
-def _push_sorted(semiring, spec, indptr, indices, avals, u_idx, u_vals, al, use_allowed,
-                 ncols, tc):  # fmt: skip
+def _push_sorted(semiring, spec, indptr, indices, avals, u_idx, u_vals, al, use_allowed, ncols, tc):
     """Deterministic push: expand the terms, sort by (column, position), reduce."""
     nu = int(u_idx.size)
     identity = semiring.add.identity_for(tc)
@@ -164,8 +193,21 @@ def _push_sorted(semiring, spec, indptr, indices, avals, u_idx, u_vals, al, use_
     keys = cupy.empty(total, dtype=np.int64)
     prod = cupy.empty(total, dtype=tc)
     fn = jit.function(spec, "kl_vxm_expand<0>")
-    args = (indptr, indices, avals, u_idx, u_vals, cum, np.int64(nu), np.int64(total), al,
-            use_allowed, np.int64(ncols), keys, prod)  # fmt: skip
+    args = (
+        indptr,
+        indices,
+        avals,
+        u_idx,
+        u_vals,
+        cum,
+        np.int64(nu),
+        np.int64(total),
+        al,
+        use_allowed,
+        np.int64(ncols),
+        keys,
+        prod,
+    )
     fn((jit.blocks_for(total, _BLOCK),), (_BLOCK,), args)
     order = cupy.argsort(keys)
     cols = keys[order] >> 32

@@ -126,8 +126,7 @@ def _start_into(out: cupy.ndarray, dev: int, stream: int) -> None:
     CuPy's ``copy`` spends far more host time than the 40 bytes need)."""
     start = _scan_start(dev)
     rt = cupy.cuda.runtime
-    rt.memcpyAsync(out.data.ptr, start.data.ptr, start.nbytes, rt.memcpyDeviceToDevice,
-                   stream)  # fmt: skip
+    rt.memcpyAsync(out.data.ptr, start.data.ptr, start.nbytes, rt.memcpyDeviceToDevice, stream)
 
 
 def _value_stats(host: np.ndarray, stats: dict) -> None:
@@ -180,8 +179,11 @@ def dense_scan(values, present, stats: dict | None = None, mark=None) -> int:
         gx = jit.blocks_for(cols, _THREADS, cap=sms * 8)
         gy = max(1, min(rows, (sms * 8) // gx, 65535))
         fn = jit.function(codegen.structure_spec(), f"kl_dense_scan<{ctype}, {mask}>")
-        fn((gx, gy), (_THREADS,), (v, np.int64(ldv), p, np.int64(ldp), np.int64(rows),
-                                   np.int64(cols), out))  # fmt: skip
+        fn(
+            (gx, gy),
+            (_THREADS,),
+            (v, np.int64(ldv), p, np.int64(ldp), np.int64(rows), np.int64(cols), out),
+        )
     host = out.get()
     if stats is not None:
         _value_stats(host, stats)
@@ -314,8 +316,9 @@ class PendingScan:
     def __init__(self, slot: _ScanSlot, stream: cupy.cuda.Stream):
         rt = cupy.cuda.runtime
         found = slot.found
-        rt.memcpyAsync(slot.host.ptr, found.data.ptr, found.nbytes, rt.memcpyDeviceToHost,
-                       stream.ptr)  # fmt: skip
+        rt.memcpyAsync(
+            slot.host.ptr, found.data.ptr, found.nbytes, rt.memcpyDeviceToHost, stream.ptr
+        )
         slot.event.record(stream)
         self._slot = slot
         self._answer = None
@@ -379,14 +382,20 @@ def union_min(a, b, n: int, values: bool = True):
     grid = (jit.blocks_for(max(n, 1), _THREADS, cap=jit.sm_count(jit.device_id()) * 16),)
     counts = cupy.empty(max(n, 0), dtype=np.int64)
     null = np.uint64(0)  # the count pass: no output arrays yet
-    fn(grid, (_THREADS,), (a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, np.int64(n), counts,
-                           null, null, null))  # fmt: skip
+    fn(
+        grid,
+        (_THREADS,),
+        (a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, np.int64(n), counts, null, null, null),
+    )
     c_ptr = cupy.zeros(n + 1, dtype=np.int64)
     cupy.cumsum(counts, out=c_ptr[1:])
     del counts
     nnz = int(c_ptr[-1])
     c_idx = cupy.empty(nnz, dtype=np.int32)
     c_val = cupy.empty(nnz, dtype=a_val.dtype) if values else jit.dummy_bool()
-    fn(grid, (_THREADS,), (a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, np.int64(n), c_ptr,
-                           c_ptr, c_idx, c_val))  # fmt: skip
+    fn(
+        grid,
+        (_THREADS,),
+        (a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, np.int64(n), c_ptr, c_ptr, c_idx, c_val),
+    )
     return c_ptr, c_idx, (c_val if values else None)

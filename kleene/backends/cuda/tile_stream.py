@@ -295,8 +295,9 @@ class TileStream:
             st.mark.sync()  # its last chunk has reached the device
             buf = st.array(src.dtype, (r1 - r0, w))
             _host_copy(buf, src[r0:r1])
-            cupy.cuda.runtime.memcpyAsync(dst.data.ptr + r0 * row, buf.ctypes.data,
-                                          (r1 - r0) * row, _H2D, self.h2d.ptr)  # fmt: skip
+            cupy.cuda.runtime.memcpyAsync(
+                dst.data.ptr + r0 * row, buf.ctypes.data, (r1 - r0) * row, _H2D, self.h2d.ptr
+            )
             st.mark.record(self.h2d)
 
     def _out(self, dst: np.ndarray, src: cupy.ndarray) -> None:
@@ -309,8 +310,9 @@ class TileStream:
                 _land(dst, *flying.popleft())
             st = self.stage_out[i % len(self.stage_out)]
             r1 = min(h, r0 + per)
-            cupy.cuda.runtime.memcpyAsync(st.mem.ptr, src.data.ptr + r0 * row, (r1 - r0) * row,
-                                          _D2H, self.d2h.ptr)  # fmt: skip
+            cupy.cuda.runtime.memcpyAsync(
+                st.mem.ptr, src.data.ptr + r0 * row, (r1 - r0) * row, _D2H, self.d2h.ptr
+            )
             st.mark.record(self.d2h)
             flying.append((st, r0, r1))
         while flying:
@@ -388,8 +390,9 @@ def _copy_2d(dst, src, kind: int, stream: cupy.cuda.Stream) -> None:
     def ptr(a):
         return a.data.ptr if isinstance(a, cupy.ndarray) else a.ctypes.data
 
-    cupy.cuda.runtime.memcpy2DAsync(ptr(dst), dst.strides[0], ptr(src), src.strides[0], width,
-                                    h, kind, stream.ptr)  # fmt: skip
+    cupy.cuda.runtime.memcpy2DAsync(
+        ptr(dst), dst.strides[0], ptr(src), src.strides[0], width, h, kind, stream.ptr
+    )
 
 
 def _land(dst: np.ndarray, st: _Stage, r0: int, r1: int) -> None:

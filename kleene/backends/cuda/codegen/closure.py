@@ -69,8 +69,15 @@ def closure_grid_spec(semiring: Semiring, dtype) -> Spec:
     monoid_prelude(p, semiring.add, d)
     p.add(func("kl_c_t", "kl_mult", "kl_c_t x, kl_c_t y", semiring.mul.cuda_expr))
     key = ("closure_grid", semiring.key, d.str)
-    return Spec("closure_grid", key, p.text(), ("grid.cuh", "closure_grid.cu"),
-                tuple(p.macros), ("kl_closure_grid",), True)  # fmt: skip
+    return Spec(
+        "closure_grid",
+        key,
+        p.text(),
+        ("grid.cuh", "closure_grid.cu"),
+        tuple(p.macros),
+        ("kl_closure_grid",),
+        True,
+    )
 
 
 def closure_primitive_specs(semiring: Semiring, dtype) -> list[Spec]:

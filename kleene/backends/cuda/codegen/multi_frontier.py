@@ -30,6 +30,11 @@ def multi_frontier_spec() -> Spec:
     p = Prelude()
     key = ("multi_frontier",)
     return Spec(
-        "multi_frontier", key, p.text(), ("grid.cuh", "multi_frontier.cu"), (), MULTI_FRONTIER,
+        "multi_frontier",
+        key,
+        p.text(),
+        ("grid.cuh", "multi_frontier.cu"),
+        (),
+        MULTI_FRONTIER,
         together=True,
-    )  # fmt: skip
+    )

@@ -33,7 +33,7 @@ STRUCTURE_NAMES = (
         for t in MARKED_VALUE_TYPES
         for s in ("false", "true")
         for k in (0, 2)
-    ),  # fmt: skip
+    ),
 )
 
 
