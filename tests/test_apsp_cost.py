@@ -13,7 +13,9 @@ from kleene.algorithms.apsp_cost import (
     gpu_sparse_s,
 )
 
-# H100 timings (ms) from benchmarks/results/logs/apsp_sparse_cost_2026-11-26_h100.json:
+# Timings (ms, one H100) the cost model was fitted to, measured by
+# `benchmarks/bench_apsp.py --sparse` (the run: git show
+# 21e872b:benchmarks/results/logs/apsp_sparse_cost_2026-11-26_h100.json):
 # (graph, n, m, BFS levels, repeated-sssp without / with predecessors, dense without /
 # with; None: not run, the dense closure far slower there). Weights 1..99, except
 # facebook's: 1 on every edge.
