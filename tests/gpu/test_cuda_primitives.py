@@ -12,7 +12,6 @@ cuda_cases.py.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -411,8 +410,7 @@ def test_gpu_memory_free_follows_the_pool_between_driver_readings(monkeypatch):
     assert len(asked) == 1  # one reading
     assert r0 - r1 == 1 << 30 and r2 == r0 and r3 == r0
     assert abs(r3 - truth()) < 64 << 20
-    monkeypatch.setattr(device, "GPU_FREE_READING_S", 0.0)
-    time.sleep(0.01)
+    monkeypatch.setattr(device, "GPU_FREE_READING_S", -1.0)  # every reading is stale
     assert abs(device.gpu_memory_free() - truth()) < 64 << 20 and len(asked) == 2
     # a replayed closure's capture takes memory outside the pool: the next call asks again
     monkeypatch.setattr(device, "GPU_FREE_READING_S", 3600.0)
