@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from kleene.backends.device import backend
+from kleene.backends.device import backend, gpu_memory_free
 from kleene.core import access, layout
 from kleene.core.checks import as_container, as_mask, check_out, reject_nan, same_device
 from kleene.core.entries import Bitmap, Keys
 from kleene.core.matrix import Matrix
 from kleene.core.vector import Vector
-from kleene.errors import DimensionMismatch, DomainMismatch, InvalidValue
+from kleene.errors import DimensionMismatch, DomainMismatch, InvalidValue, OutOfMemory
 from kleene.semiring import Semiring, get_semiring, lor_land
 
 from .symmetry import is_symmetric
@@ -48,8 +48,10 @@ def _filled(xp, m: Matrix, zero):
 def mxm(A: Matrix, B: Matrix, semiring, *, mask=None, accum=None, replace=False, out=None):
     """C<mask> = accum(C, A ⊕.⊗ B): matrix-matrix product over a semiring.
 
-    Dense operands use the tiled dense kernel; otherwise a sparse (expand, sort,
-    reduce) product. ``mask``, ``accum``, ``replace`` and ``out`` follow GraphBLAS.
+    Dense operands use the tiled dense kernel; otherwise a sparse product: under a
+    sparse, not complemented mask one dot product per allowed entry (where the back
+    end has the compiled form and it costs less), else the whole product, masked
+    after. ``mask``, ``accum``, ``replace`` and ``out`` follow GraphBLAS.
 
     Example
     -------
@@ -67,7 +69,7 @@ def mxm(A: Matrix, B: Matrix, semiring, *, mask=None, accum=None, replace=False,
     shape = (A.nrows, B.ncols)
     check_out("mxm", out, shape, Matrix)
     sr, xp, mask = _prepare("mxm", sr0, out, mask, shape, dtype, A=A, B=B)
-    t = _mxm_compute(xp, A, B, sr, dtype)
+    t = _mxm_compute(xp, A, B, sr, dtype, mask)
     return _finish("mxm", xp, t, shape, dtype, Matrix, out, mask, accum, replace)
 
 
@@ -113,7 +115,7 @@ def _fill_is_exact(xp, A, B, sr: Semiring, dtype) -> bool:
     return True
 
 
-def _mxm_compute(xp, A, B, sr: Semiring, dtype):
+def _mxm_compute(xp, A, B, sr: Semiring, dtype, mask=None):
     be = backend(xp)
     both_dense = A.format == "dense" and B.format == "dense"
     full = access.present(A) is None and access.present(B) is None
@@ -126,7 +128,64 @@ def _mxm_compute(xp, A, B, sr: Semiring, dtype):
         pb = access.bitmap(B)[1] if access.present(B) is not None else xp.ones(B.shape, bool)
         present = be.mxm_dense(lor_land, pa, pb, np.dtype(bool))
         return Bitmap(values, present)
+    if mask is not None and not mask.complement and A.format == "csr" and B.format == "csr":
+        t = _masked_spgemm(xp, A, B, sr, dtype, mask)
+        if t is not None:
+            return t
     return _spgemm(xp, A, B, sr, dtype)
+
+
+def _mask_pattern(xp, mask):
+    """CSR (indptr, indices) of the positions a not complemented mask allows: its
+    pattern (structural), or its entries whose value is true (a value mask)."""
+    ptr, idx, val = access.csr(mask.container)
+    if mask.structural:
+        return ptr, idx
+    keep = val if val.dtype == bool else val.astype(bool)
+    if bool(keep.all()):
+        return ptr, idx
+    kept = xp.zeros(keep.size + 1, dtype=np.int64)
+    xp.cumsum(keep, out=kept[1:])
+    return kept[ptr], idx[keep]
+
+
+def _masked_spgemm(xp, A, B, sr: Semiring, dtype, mask):
+    """The product at the mask's allowed positions only, by dot products ("dot3"):
+    C(i,j) = ⊕_k A(i,k) ⊗ B(k,j) over the intersection of A(i,:) and Bᵀ(j,:), for
+    each allowed (i, j). None where the back end has no compiled form or the cost
+    rule prefers the unmasked product; the caller then runs ``_spgemm``. The write
+    rule (``finish``) still applies the mask, so either way the result is the same.
+    """
+    fused = getattr(backend(xp), "mxm_masked", None)  # optional (primitives.md)
+    if fused is None:
+        return None
+    nm = mask.container.nvals
+    a_ptr, a_idx, a_val = access.csr(A)
+    b_ptr = access.csr(B)[0]
+    # Cost rule. The unmasked product makes `flops` terms, each a scattered update
+    # (CPU) or an expanded, sorted term (GPU), and its result is then searched
+    # against the mask. dot3 merges two sorted lists per allowed entry, skipping a
+    # long list's runs by binary search: min(s + l, s·(1 + log2 l)) steps for lists
+    # of s ≤ l entries, each a sequential read. dot3 runs while its steps stay
+    # under twice the flops.
+    a_len = xp.diff(a_ptr)
+    flops = int((b_ptr[a_idx + 1] - b_ptr[a_idx]).sum()) if a_idx.size else 0
+    if nm == 0 or flops == 0:
+        return Keys(xp.zeros(0, np.int64), xp.zeros(0, dtype))
+    m_ptr, m_idx = _mask_pattern(xp, mask)
+    if m_idx.size == 0:
+        return Keys(xp.zeros(0, np.int64), xp.zeros(0, dtype))
+    bt_len = xp.bincount(access.csr(B)[1], minlength=B.ncols)
+    m_rows = layout.offsets_to_rows(xp, m_ptr)
+    la = a_len[m_rows].astype(np.float64)
+    lb = bt_len[m_idx].astype(np.float64)
+    s, big = xp.minimum(la, lb), xp.maximum(la, lb)
+    steps = xp.minimum(s + big, s * (1.0 + xp.log2(big + 1.0)))
+    if float(steps.sum()) > 2.0 * flops:
+        return None
+    bt_ptr, bt_idx, bt_val = transpose_at_hand(B) or transposed_csr(B)
+    kv = fused(sr, a_ptr, a_idx, a_val, bt_ptr, bt_idx, bt_val, m_ptr, m_idx, B.ncols, dtype)
+    return None if kv is None else Keys(*kv)
 
 
 def _spgemm(xp, A, B, sr: Semiring, dtype):
@@ -145,6 +204,8 @@ def _spgemm(xp, A, B, sr: Semiring, dtype):
     total = int(lengths.sum()) if lengths.size else 0
     if total == 0:
         return Keys(xp.zeros(0, np.int64), xp.zeros(0, dtype))
+    if xp is not np:
+        _check_expansion(total, dtype)
     src = layout.repeat_index(xp, lengths)
     starts = xp.cumsum(lengths) - lengths
     edge = b_ptr[k][src] + (xp.arange(total, dtype=np.int64) - starts[src])
@@ -157,6 +218,24 @@ def _spgemm(xp, A, B, sr: Semiring, dtype):
     starts = xp.flatnonzero(first).astype(np.int64)
     offsets = xp.concatenate([starts, xp.asarray([keys.size], dtype=np.int64)])
     return Keys(keys[starts], be.segment_reduce(sr.add, prod, offsets, dtype))
+
+
+# Bytes per term the expansion holds at its peak: the source entry, the B position,
+# the key, the sort order (int64 each), the product and its sorted copy.
+_EXPANSION_INT64S = 4
+
+
+def _check_expansion(total: int, dtype) -> None:
+    """OutOfMemory naming the bytes, before any allocation, where the GPU expansion
+    of ``total`` terms cannot fit in the free device memory."""
+    need = total * (8 * _EXPANSION_INT64S + 2 * np.dtype(dtype).itemsize)
+    free = gpu_memory_free()
+    if need > free:
+        raise OutOfMemory(
+            f"mxm: the sparse product expands to {total:,} terms, {need:,} bytes of GPU "
+            f"memory; {free:,} bytes are free (a mask that keeps few entries computes "
+            f"only those)"
+        )
 
 
 def transposed_csr(A: Matrix, *, build: bool = False):

@@ -54,7 +54,7 @@ from .symmetry import union_pattern as host_union_pattern
 if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
     bfs_levels = bellman_ford = delta_stepping = sssp_rows = bfs_multi = None  # NumPy path only
     tight_tree = tight_parents = None
-    bool_closure_rows = closure_dense = mxm_dense_acc = mxm_sparse = None
+    bool_closure_rows = closure_dense = mxm_dense_acc = mxm_sparse = mxm_masked = None
 else:
     from .bfs_rows import bfs_multi
     from .bool_closure import bool_closure_rows, closure_dense  # bit-packed for lor_land
@@ -66,9 +66,9 @@ else:
     from .tree import tight_parents, tight_tree
 
     if _HAVE_NUMBA:  # compiled mxv_pull / vxm_push (NumPy fallback inside), SpGEMM
-        from .compiled import mxm_sparse, mxv_pull, vxm_push
+        from .compiled import mxm_masked, mxm_sparse, mxv_pull, vxm_push
     else:  # pragma: no cover - exercised only without numba
-        mxm_sparse = None
+        mxm_sparse = mxm_masked = None
 
 __all__ = [
     "bellman_ford",
@@ -84,6 +84,7 @@ __all__ = [
     "index_unary",
     "mxm_dense",
     "mxm_dense_acc",
+    "mxm_masked",
     "mxm_sparse",
     "mxv_pull",
     "reduce_all",

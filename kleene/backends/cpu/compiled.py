@@ -78,6 +78,8 @@ HAVE_NUMBA = numba is not None
 _MIN_THREADED = 1 << 17  # stored entries (or products) below which one thread runs
 _CHUNKS_PER_THREAD = 2  # ranges per thread (balance on a busy machine)
 _NO_BOOL = np.zeros(1, dtype=bool)
+# dot3: a list with more entries left than this skips a run by binary search, not steps
+_GALLOP = 64
 
 # ---- the kernel templates (appended to scalar_ops.prelude) ------------------------------
 
@@ -177,6 +179,69 @@ def spgemm(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, r0, r1, offsets, key
             j = keys[e]
             vals[e] = acc[j]
             keys[e] = base + j
+
+
+@numba.njit(cache=CACHE, nogil=True)
+def dot3(a_ptr, a_idx, a_val, t_ptr, t_idx, t_val, m_ptr, m_idx, ncols, r0, r1, keys, vals, hit):
+    for i in range(r0, r1):
+        pa0 = a_ptr[i]
+        pa1 = a_ptr[i + 1]
+        if pa0 == pa1:
+            continue
+        base = i * ncols
+        for e in range(m_ptr[i], m_ptr[i + 1]):
+            j = m_idx[e]
+            p = pa0
+            q = t_ptr[j]
+            q1 = t_ptr[j + 1]
+            found = False
+            acc = ZERO
+            while p < pa1 and q < q1:
+                ka = a_idx[p]
+                kb = t_idx[q]
+                if ka == kb:
+                    t = _mul(a_val[p], t_val[q])
+                    if found:
+                        acc = _add(acc, t)
+                    else:
+                        acc = t
+                        found = True
+                    if STOP_FIRST:
+                        break
+                    if HAS_TERM and acc == TERM:
+                        break
+                    p += 1
+                    q += 1
+                elif ka < kb:  # skip A's run below kb: a step, or a search in a long row
+                    if pa1 - p > _GALLOP:
+                        lo = p + 1
+                        hi = pa1
+                        while lo < hi:
+                            mid = (lo + hi) >> 1
+                            if a_idx[mid] < kb:
+                                lo = mid + 1
+                            else:
+                                hi = mid
+                        p = lo
+                    else:
+                        p += 1
+                else:
+                    if q1 - q > _GALLOP:
+                        lo = q + 1
+                        hi = q1
+                        while lo < hi:
+                            mid = (lo + hi) >> 1
+                            if t_idx[mid] < ka:
+                                lo = mid + 1
+                            else:
+                                hi = mid
+                        q = lo
+                    else:
+                        q += 1
+            if found:
+                keys[e] = base + j
+                vals[e] = acc
+                hit[e] = True
 """
 
 
@@ -205,6 +270,7 @@ if HAVE_NUMBA:
 def source(spec: Spec) -> tuple[str, dict]:
     """The module text for ``spec`` and the globals (user scalar functions) it needs."""
     text, user_globals = prelude(spec)
+    text += f"\n_GALLOP = {_GALLOP}\n"
     a_u = ("u[k]", "avals[p]") if spec.flip else ("avals[p]", "u[k]")
     v_a = ("avals[p]", "v") if spec.flip else ("v", "avals[p]")
     kernels = _KERNELS.format(
@@ -436,3 +502,41 @@ def mxm_sparse(semiring, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, out_dt
     if not _run(spec, mod.spgemm, head, ranges, (offsets, keys, vals)):
         return None
     return keys, vals
+
+
+def mxm_masked(
+    semiring, a_ptr, a_idx, a_val, bt_ptr, bt_idx, bt_val, m_ptr, m_idx, ncols, out_dtype
+):
+    """C<M> = A ⊕.⊗ B by dot products ("dot3"): for each entry (i, j) of the mask's
+    pattern (``m_ptr``, ``m_idx``: CSR, rows sorted), the intersection of A(i,:) and
+    Bᵀ(j,:) (``bt_*``: Bᵀ's CSR, rows sorted) merged in k order, its products
+    reduced left to right. Returns sorted keys ``i * ncols + j`` (int64) and values of
+    ``out_dtype`` for the entries whose intersection is not empty; None where the
+    semiring has no compiled form (the caller runs the unmasked product)."""
+    out_dtype = np.dtype(out_dtype)
+    spec, mod = _specialised(semiring, a_val.dtype, bt_val.dtype, out_dtype, False)
+    if mod is None:
+        return None
+    m = m_ptr.size - 1
+    nm = int(m_ptr[-1]) if m >= 0 and m_ptr.size else 0
+    keys = np.empty(nm, dtype=np.int64)
+    vals = np.empty(nm, dtype=out_dtype)
+    hit = np.zeros(nm, dtype=bool)
+    if nm == 0 or a_idx.size == 0 or bt_idx.size == 0:
+        return keys[:0], vals[:0]
+    m_ptr = np.ascontiguousarray(m_ptr, dtype=np.int64)
+    m_idx = np.ascontiguousarray(m_idx)
+    # Work of a row: its mask entries times (its A row's length + 1), a mask entry's
+    # Bᵀ row counted once: a merge reads both lists.
+    rows_work = np.diff(m_ptr) * (np.diff(a_ptr) + 1)
+    bt_len = np.diff(bt_ptr)
+    cum = np.zeros(m + 1, dtype=np.int64)
+    per_entry = np.zeros(nm + 1, dtype=np.int64)
+    np.cumsum(bt_len[m_idx], out=per_entry[1:])
+    np.cumsum(rows_work, out=cum[1:])
+    cum += per_entry[m_ptr]
+    ranges = _split(cum, int(cum[-1]), m)
+    head = (a_ptr, a_idx, a_val, bt_ptr, bt_idx, bt_val, m_ptr, m_idx, ncols)
+    if not _run(spec, mod.dot3, head, ranges, (keys, vals, hit)):
+        return None
+    return keys[hit], vals[hit]
