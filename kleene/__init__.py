@@ -14,6 +14,7 @@ Example
 from . import algorithms, backends, core, engine, io, ops, semiring
 from ._info import __version__
 from .algorithms import apsp, bfs, reconstruct_path, sssp, transitive_closure
+from .algorithms import PowerIterationFailedConvergence, connected_components, pagerank
 from .backends import gpu_available
 from .core import Mask, Matrix, Vector
 from .engine import (
@@ -61,6 +62,7 @@ __all__ = [
     "binary",
     "BinaryOp",
     "closure",
+    "connected_components",
     "core",
     "engine",
     "ewise_add",
@@ -84,6 +86,8 @@ __all__ = [
     "mxv",
     "ops",
     "NegativeCycleError",
+    "pagerank",
+    "PowerIterationFailedConvergence",
     "reconstruct_path",
     "reduce",
     "select",

@@ -1,6 +1,7 @@
 """Path algorithms written as compositions of kleene operations."""
 
 from .all_pairs import apsp
+from .analytics import PowerIterationFailedConvergence, connected_components, pagerank
 from .breadth_first import bfs
 from .cluster import cluster_runner, register_cluster_loader, register_cluster_runner
 from .paths import reconstruct_path
@@ -9,6 +10,9 @@ from .transitive import transitive_closure
 
 __all__ = [
     "apsp",
+    "connected_components",
+    "pagerank",
+    "PowerIterationFailedConvergence",
     "bfs",
     "cluster_runner",
     "reconstruct_path",

@@ -55,10 +55,12 @@ if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
     bfs_levels = bellman_ford = delta_stepping = sssp_rows = bfs_multi = None  # NumPy path only
     tight_tree = tight_parents = None
     bool_closure_rows = closure_dense = mxm_dense_acc = mxm_sparse = mxm_masked = None
+    components_weak = components_strong = None
 else:
     from .bfs_rows import bfs_multi
     from .bool_closure import bool_closure_rows, closure_dense  # bit-packed for lor_land
     from .closure import mxm_dense_acc
+    from .components import components_strong, components_weak
     from .compiled import HAVE_NUMBA as _HAVE_NUMBA
     from .delta import delta_stepping
     from .frontier import bellman_ford, bfs_levels
@@ -77,6 +79,8 @@ __all__ = [
     "binary",
     "bool_closure_rows",
     "closure_dense",
+    "components_strong",
+    "components_weak",
     "delta_stepping",
     "host_symmetry_sums",
     "host_union_min",

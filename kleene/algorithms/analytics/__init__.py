@@ -1,0 +1,4 @@
+"""Graph analytics (the GAP kernels beyond paths) as compositions of kleene operations."""
+
+from .components import connected_components
+from .pagerank import PowerIterationFailedConvergence, pagerank

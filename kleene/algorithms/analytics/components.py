@@ -1,0 +1,169 @@
+"""Connected components as min-label products (FastSV) and reachability sweeps."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kleene.backends import backend
+from kleene.core import Matrix, Vector
+from kleene.errors import InvalidValue
+from kleene.ops import ewise_add, ewise_mult, extract, mxv, select, vxm
+from kleene.semiring import Semiring, binary, monoid
+
+from ..graph_input import as_graph
+
+# max over the successors' marks (the backward sweep of the strong components)
+_MAX_SECOND = Semiring(monoid.max, binary.second, name="max_second")
+_CONNECTIONS = ("weak", "strong")
+
+
+def connected_components(
+    G,
+    *,
+    directed: bool = True,
+    connection: str = "weak",
+    return_labels: bool = True,
+    fused: bool | None = None,
+):
+    """The connected components of a graph, as ``scipy.sparse.csgraph.connected_components``.
+
+    Same arguments, same answer: the number of components and, with
+    ``return_labels``, an int32 label per vertex, numbered as SciPy numbers them
+    (weak components by their smallest vertex: the component of vertex 0 is 0,
+    the next one met in vertex order 1, ...; strong components in the order
+    Pearce's depth-first search, which SciPy runs, completes them).
+
+    Weak components (``directed=False``, or ``connection="weak"``) are FastSV
+    (Zhang, Azad and Hu): every vertex keeps a parent label, starting at itself;
+    each round takes the least grandparent label among its neighbours by one
+    ``min_second`` product on the symmetrised pattern, hooks its parent and itself
+    to it (stochastic and aggressive hooking) and to its own grandparent
+    (shortcutting), until the grandparents stop changing; every vertex then points
+    at the smallest vertex of its component. Strong components (``directed=True``
+    and ``connection="strong"``) propagate the least vertex id forward along edges
+    (``min_first`` products) until nothing changes; a vertex that keeps its own id
+    is a root, and its component is what reaches it backwards within its colour
+    (``max_second`` products); those vertices are removed and the rest repeats.
+
+    Parameters
+    ----------
+    G : kleene.Matrix, scipy/cupyx sparse matrix, or dense array (inf = no edge)
+        The pattern counts, not the weights: a stored zero is an edge.
+    directed : bool
+        False treats every edge as going both ways (``connection`` is then ignored).
+    connection : {"weak", "strong"}
+    return_labels : bool
+    fused : bool or None
+        None runs the back end's compiled kernel where there is one (the CPU's
+        union-find and Pearce's algorithm, ``kleene.backends.cpu.components``; strong
+        components of a GPU graph run it on a host copy of the pattern, so their
+        labels are SciPy's too), False the composed form above (its strong labels
+        number the components by their smallest vertex; the partition is the same),
+        True requires the compiled kernel.
+
+    Returns
+    -------
+    n_components : int
+    labels : int32 array of length n on the input's device (only with ``return_labels``)
+
+    Example
+    -------
+    >>> import numpy as np, scipy.sparse as sp, kleene
+    >>> G = sp.csr_matrix(([1, 1, 1], ([0, 1, 3], [1, 0, 2])), shape=(5, 5))
+    >>> n, labels = kleene.connected_components(G, directed=False)
+    >>> n, labels.tolist()
+    (3, [0, 0, 1, 1, 2])
+    >>> kleene.connected_components(G, connection="strong", return_labels=False)
+    4
+    """
+    if not isinstance(connection, str) or connection.lower() not in _CONNECTIONS:
+        raise InvalidValue(f"connection must be 'weak' or 'strong', got {connection!r}")
+    if fused not in (None, True, False):
+        raise InvalidValue(f"fused must be None, True or False, got {fused!r}")
+    strong = bool(directed) and connection.lower() == "strong"
+    A = as_graph(G, directed=True, pattern=True, check_nan=False)
+    xp = A.xp
+    n = A.nrows
+    name = "components_strong" if strong else "components_weak"
+    host = backend(np)
+    kernel = getattr(host if strong else backend(xp), name, None)
+    if fused is True and kernel is None:
+        raise InvalidValue(f"connected_components: this back end has no compiled {name}")
+    if n == 0:
+        count, labels = 0, xp.zeros(0, dtype=np.int32)
+    elif kernel is not None and fused is not False:
+        s = A.to_scipy()  # a host CSR: the kernels read its pattern
+        count, labels = kernel(s.indptr, s.indices, n)
+        labels = labels if xp is np else xp.asarray(labels)
+    else:
+        root = _strong_roots(A) if strong else _fastsv(A)
+        count, labels = _numbered(xp, root)
+    return (count, labels) if return_labels else count
+
+
+def _numbered(xp, root):
+    """(count, int32 labels): vertex v in the component whose smallest vertex is
+    ``root[v]``, components numbered in the order of their smallest vertex."""
+    n = root.size
+    is_root = root == xp.arange(n, dtype=root.dtype)
+    rank = xp.cumsum(is_root) - 1
+    return int(is_root.sum()), rank[root].astype(np.int32)
+
+
+def _ids(xp, n: int) -> Vector:
+    ids = xp.arange(n, dtype=np.int64)
+    return Vector.from_coo(ids, ids, n)
+
+
+def _fastsv(A: Matrix):
+    """The smallest vertex of each vertex's weak component (FastSV, composed)."""
+    xp, n = A.xp, A.nrows
+    S = as_graph(A, directed=False, pattern=True, check_nan=False)  # edges both ways
+    f = _ids(xp, n)
+    gf = f
+    while True:
+        mngf = mxv(S, gf, "min_second")  # least grandparent among the neighbours
+        # stochastic hooking: f[f[u]] = min(f[f[u]], mngf[u]) (a scatter-min)
+        nb, nv = mngf.to_coo()
+        parents = extract(f, nb).to_dense()
+        f = ewise_add(f, Vector.from_coo(parents, nv, n, dup="min"), "min")
+        f = ewise_add(f, mngf, "min")  # aggressive hooking
+        f = ewise_add(f, gf, "min")  # shortcutting
+        ngf = extract(f, f.to_dense())  # grandparents
+        if ngf.isequal(gf):
+            break
+        gf = ngf
+    return f.to_dense()
+
+
+def _strong_roots(A: Matrix):
+    """The smallest vertex of each vertex's strong component (colouring, composed)."""
+    xp, n = A.xp, A.nrows
+    root = xp.full(n, -1, dtype=np.int64)
+    left = _ids(xp, n)  # the vertices not yet in a component (values: their ids)
+    while left.nvals:
+        # forward: every vertex takes the least id that reaches it (within `left`)
+        colour = left
+        while True:
+            step = vxm(colour, A, "min_first", mask=left.S)
+            nxt = ewise_add(colour, step, "min")
+            if nxt.isequal(colour):
+                break
+            colour = nxt
+        # a vertex that kept its own id roots a component: the vertices of its
+        # colour that reach it backwards
+        roots = select(ewise_mult(colour, left, "eq"), "valueeq", True)
+        mark = ewise_mult(colour, roots, "first")
+        while True:
+            # successors' marks are ≤ a vertex's colour; the largest equals it
+            # exactly when one successor is marked with its colour
+            step = mxv(A, mark, _MAX_SECOND, mask=colour.S)
+            same = select(ewise_mult(step, colour, "eq"), "valueeq", True)
+            nxt = ewise_add(mark, ewise_mult(colour, same, "first"), "min")
+            if nxt.nvals == mark.nvals:
+                break
+            mark = nxt
+        idx, val = mark.to_coo()
+        root[idx] = val
+        left = extract(left, None, mask=~mark.S, replace=True)  # those vertices are done
+    return root
