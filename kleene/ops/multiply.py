@@ -149,6 +149,10 @@ def _mask_pattern(xp, mask):
     return kept[ptr], idx[keep]
 
 
+# dot3 steps one unmasked product's term is worth (the cost rule of _masked_spgemm)
+_DOT3_PER_FLOP = 8.0
+
+
 def _masked_spgemm(xp, A, B, sr: Semiring, dtype, mask):
     """The product at the mask's allowed positions only, by dot products ("dot3"):
     C(i,j) = ⊕_k A(i,k) ⊗ B(k,j) over the intersection of A(i,:) and Bᵀ(j,:), for
@@ -163,11 +167,12 @@ def _masked_spgemm(xp, A, B, sr: Semiring, dtype, mask):
     a_ptr, a_idx, a_val = access.csr(A)
     b_ptr = access.csr(B)[0]
     # Cost rule. The unmasked product makes `flops` terms, each a scattered update
-    # (CPU) or an expanded, sorted term (GPU), and its result is then searched
-    # against the mask. dot3 merges two sorted lists per allowed entry, skipping a
-    # long list's runs by binary search: min(s + l, s·(1 + log2 l)) steps for lists
-    # of s ≤ l entries, each a sequential read. dot3 runs while its steps stay
-    # under twice the flops.
+    # (CPU) or an expanded term sorted by key (GPU), and its whole result is then
+    # searched against the mask. dot3 merges two sorted lists per allowed entry,
+    # skipping a long list's runs by binary search: at most min(s + l, s·(1 + log2 l))
+    # steps for lists of s ≤ l entries, each a compare of sequential reads. So a dot
+    # step costs a fraction of an unmasked term: dot3 runs while its steps stay under
+    # _DOT3_PER_FLOP times the flops.
     a_len = xp.diff(a_ptr)
     flops = int((b_ptr[a_idx + 1] - b_ptr[a_idx]).sum()) if a_idx.size else 0
     if nm == 0 or flops == 0:
@@ -181,7 +186,7 @@ def _masked_spgemm(xp, A, B, sr: Semiring, dtype, mask):
     lb = bt_len[m_idx].astype(np.float64)
     s, big = xp.minimum(la, lb), xp.maximum(la, lb)
     steps = xp.minimum(s + big, s * (1.0 + xp.log2(big + 1.0)))
-    if float(steps.sum()) > 2.0 * flops:
+    if float(steps.sum()) > _DOT3_PER_FLOP * flops:
         return None
     bt_ptr, bt_idx, bt_val = transpose_at_hand(B) or transposed_csr(B)
     kv = fused(sr, a_ptr, a_idx, a_val, bt_ptr, bt_idx, bt_val, m_ptr, m_idx, B.ncols, dtype)

@@ -38,6 +38,7 @@ _HOME = {
     "closure_base_block": "closure",
     "mxv_pull": "sparse",
     "vxm_push": "sparse",
+    "mxm_masked": "spgemm",
     "bfs_levels": "frontier",
     "bellman_ford": "frontier",
     "bfs_multi": "multi_frontier",
