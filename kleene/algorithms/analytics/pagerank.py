@@ -6,7 +6,7 @@ import numpy as np
 
 from kleene.core import Matrix, Vector
 from kleene.errors import DimensionMismatch, InvalidValue, KleeneError
-from kleene.ops import apply, ewise_add, ewise_mult, mxm, reduce, stored_min, vxm
+from kleene.ops import apply, ewise_add, ewise_mult, mxv, stored_min, vxm
 
 from ..graph_input import as_graph
 
@@ -35,12 +35,13 @@ def pagerank(
 ):
     """PageRank of every vertex, as ``networkx.pagerank`` computes it.
 
-    The rows of the adjacency matrix are divided by their sums (a vertex's
-    out-weight), giving P, built once; then each step is
+    P is the adjacency matrix with each row divided by its sum (a vertex's
+    out-weight); each step is
 
         x ← α (x P + (x · d) w) + (1 − α) p
 
-    with ``x P`` one ``plus_times`` product (:func:`kleene.vxm`), d the indicator of
+    with ``x P = (x ∘ s) A`` one element-wise product with the inverse out-weights s
+    and one ``plus_times`` product (:func:`kleene.vxm`), d the indicator of
     the dangling vertices (no out-edges, or out-weights summing to zero), w the
     dangling distribution and p the personalization, until the L1 change is below
     ``n * tol``. Every step is kleene operations, so it runs on the CPU and the GPU
@@ -101,26 +102,32 @@ def pagerank(
     xp, n = A.xp, A.nrows
     if n == 0:
         return xp.zeros(0, dtype=np.float64)
-    P, is_dangling = _transition(A, weight)
+    A, scale, is_dangling = _transition(A, weight)
     uniform = xp.full(n, 1.0 / n)
     x = _distribution(xp, nstart, n, "nstart", uniform, negative_ok=True)
     p = _distribution(xp, personalization, n, "personalization", uniform)
     w = _distribution(xp, dangling, n, "dangling", p)
     x, p, w = (Vector.from_dense(v, missing=None) for v in (x, p, w))
     teleport = apply(p, "times", right=1.0 - alpha)
+    # the two sums of a step (x · d and the L1 change) as products with a column:
+    # a plus_times vxm, the same compiled product as x P
+    ones = xp.ones(n)
+    column = Matrix.from_edges(xp.arange(n), xp.zeros(n, dtype=np.int64), ones, n, ncols=1)
     for _ in range(int(max_iter)):
         last = x
-        lost = float(reduce(ewise_mult(x, is_dangling, "first"), "plus"))  # x · d
-        x = ewise_add(vxm(x, P, "plus_times"), apply(w, "times", right=lost), "plus")
+        lost = _total(vxm(x, is_dangling, "plus_times"))  # x · d
+        xP = vxm(ewise_mult(x, scale, "times"), A, "plus_times")  # x P = (x ∘ s) A
+        x = ewise_add(xP, apply(w, "times", right=lost), "plus")
         x = ewise_add(apply(x, "times", right=alpha), teleport, "plus")
-        change = ewise_add(x, apply(last, "ainv"), "plus")
-        if float(reduce(apply(change, "abs"), "plus")) < n * tol:
+        change = apply(ewise_add(x, apply(last, "ainv"), "plus"), "abs")
+        if _total(vxm(change, column, "plus_times")) < n * tol:
             return x.to_dense(missing=0.0)
     raise PowerIterationFailedConvergence(int(max_iter))
 
 
 def _transition(A: Matrix, weight: bool):
-    """(P: A with each row divided by its sum, the dangling vertices as a Vector)."""
+    """(A as float64 weights, s: the inverse out-weights (0 at a dangling vertex),
+    d: an n × 1 column of ones at the dangling vertices)."""
     xp, n = A.xp, A.nrows
     if not weight or A.dtype == np.bool_:
         A = apply(A, "one").astype(np.float64)
@@ -128,12 +135,19 @@ def _transition(A: Matrix, weight: bool):
         A = A.astype(np.float64) if A.dtype != np.float64 else A
         if A.nvals and stored_min(A) < 0:
             raise InvalidValue("pagerank: edge weights must be non-negative")
-    out = reduce(A, "plus", axis="rows").to_dense(missing=0.0)  # the out-weights
+    ones = Vector.from_dense(xp.ones(n), missing=None)
+    out = mxv(A, ones, "plus_times", method="pull").to_dense(missing=0.0)  # out-weights
     has_out = out != 0
     scale = xp.where(has_out, 1.0 / xp.where(has_out, out, 1.0), 0.0)
-    P = mxm(Matrix.from_diag(Vector.from_dense(scale, missing=None)), A, "plus_times")
     ids = xp.flatnonzero(~has_out)
-    return P, Vector.from_coo(ids, xp.ones(ids.size), n)
+    zeros = xp.zeros(ids.size, dtype=np.int64)
+    d = Matrix.from_edges(ids, zeros, xp.ones(ids.size), n, ncols=1)
+    return A, Vector.from_dense(scale, missing=None), d
+
+
+def _total(v: Vector) -> float:
+    """The one entry of a size-1 Vector (0 when absent)."""
+    return float(v.to_dense(missing=0.0)[0])
 
 
 def _distribution(xp, v, n: int, name: str, default, *, negative_ok: bool = False):
