@@ -20,6 +20,9 @@ import kleene
 from kleene.errors import DimensionMismatch, InvalidObject, InvalidValue
 
 MODES = [(False, "weak"), (True, "weak"), (True, "strong"), (False, "strong")]
+# The compiled Pearce search numbers strong components as SciPy does; without it
+# (KLEENE_CPU=numpy, no Numba) the composed form numbers them by smallest vertex.
+SCIPY_STRONG_LABELS = kleene.backends.backend(np).components_strong is not None
 
 
 @st.composite
@@ -45,7 +48,9 @@ def test_matches_scipy(G):
         k2, labels2 = kleene.connected_components(G, directed=directed, connection=connection)
         assert k2 == k
         assert labels2.dtype == np.int32
-        np.testing.assert_array_equal(labels2, labels)
+        assert _same_partition(labels2, labels)
+        if SCIPY_STRONG_LABELS or not (directed and connection == "strong"):
+            np.testing.assert_array_equal(labels2, labels)
         k3, labels3 = kleene.connected_components(
             G, directed=directed, connection=connection, fused=False
         )
@@ -64,7 +69,11 @@ def test_known_answers():
     assert n == 4
     assert labels[0] == labels[1] == labels[2] != labels[3]
     assert labels[5] == labels[6]
-    np.testing.assert_array_equal(labels, scipy_cc(G, connection="strong")[1])
+    if SCIPY_STRONG_LABELS:
+        np.testing.assert_array_equal(labels, scipy_cc(G, connection="strong")[1])
+        assert labels.tolist() == [1, 1, 1, 0, 2, 3, 3]
+    else:
+        assert labels.tolist() == [0, 0, 0, 1, 2, 3, 3]
     assert kleene.connected_components(G, connection="STRONG", return_labels=False) == 4
     assert kleene.connected_components(G, directed=False, connection="strong")[0] == 3
 
