@@ -22,6 +22,8 @@ FUNCTION_NOTES = {
     "shortest_path": "Ties between equally short weighted paths may resolve differently.",
     "dijkstra_path": "Negative weights raise NotImplementedError (NetworkX: undefined).",
     "floyd_warshall": "A negative cycle raises NotImplementedError.",
+    "pagerank": "NetworkX's power iteration as plus_times products.",
+    "strongly_connected_components": "Yielded sinks first (reverse topological order).",
 }
 
 FUNCTIONS = (
@@ -30,17 +32,19 @@ FUNCTIONS = (
     "all_pairs_shortest_path_length", "ancestors", "bellman_ford_path",
     "bellman_ford_path_length", "bellman_ford_predecessor_and_distance", "bfs_edges",
     "bfs_layers", "bfs_predecessors", "bfs_successors", "bfs_tree", "bidirectional_dijkstra",
-    "bidirectional_shortest_path", "descendants", "descendants_at_distance", "dijkstra_path",
-    "dijkstra_path_length", "dijkstra_predecessor_and_distance", "floyd_warshall",
-    "floyd_warshall_numpy", "floyd_warshall_predecessor_and_distance", "has_path", "johnson",
+    "bidirectional_shortest_path", "connected_components", "descendants",
+    "descendants_at_distance", "dijkstra_path", "dijkstra_path_length",
+    "dijkstra_predecessor_and_distance", "floyd_warshall", "floyd_warshall_numpy",
+    "floyd_warshall_predecessor_and_distance", "has_path", "is_connected", "johnson",
     "multi_source_dijkstra", "multi_source_dijkstra_path", "multi_source_dijkstra_path_length",
-    "negative_edge_cycle", "shortest_path", "shortest_path_length",
-    "single_source_bellman_ford", "single_source_bellman_ford_path",
-    "single_source_bellman_ford_path_length", "single_source_dijkstra",
-    "single_source_dijkstra_path", "single_source_dijkstra_path_length",
-    "single_source_shortest_path", "single_source_shortest_path_length",
-    "single_target_shortest_path", "single_target_shortest_path_length", "transitive_closure",
-    "transitive_closure_dag",
+    "negative_edge_cycle", "node_connected_component", "number_connected_components",
+    "pagerank", "shortest_path", "shortest_path_length", "single_source_bellman_ford",
+    "single_source_bellman_ford_path", "single_source_bellman_ford_path_length",
+    "single_source_dijkstra", "single_source_dijkstra_path",
+    "single_source_dijkstra_path_length", "single_source_shortest_path",
+    "single_source_shortest_path_length", "single_target_shortest_path",
+    "single_target_shortest_path_length", "strongly_connected_components",
+    "transitive_closure", "transitive_closure_dag", "weakly_connected_components",
 )  # fmt: skip
 
 
@@ -50,7 +54,9 @@ def get_info() -> dict:
         "backend_name": "kleene",
         "project": "kleene",
         "package": "kleene",
-        "short_summary": "Semiring (GraphBLAS-style) path algorithms on the CPU and CUDA GPUs.",
+        "short_summary": (
+            "Semiring (GraphBLAS-style) paths and graph analytics on the CPU and CUDA GPUs."
+        ),
         "default_config": dict(DEFAULT_CONFIG),
         "functions": {
             name: ({"additional_docs": FUNCTION_NOTES[name]} if name in FUNCTION_NOTES else {})

@@ -6,11 +6,29 @@ import inspect
 
 from _kleene_nx import FUNCTIONS
 
-from . import config, dense, generic, traversal, unweighted, weighted
-from .graph import KleeneGraph, convert_from_nx, convert_to_nx
-from .xfails import XFAIL
+from . import (
+    components,
+    config,
+    dense,
+    generic,
+    link_analysis,
+    traversal,
+    unweighted,
+    weighted,
+)
+from .graph import KleeneGraph, convert_to_nx
+from .graph import convert_from_nx as _convert
+from .xfails import XFAIL, XFAIL_WITHOUT_FALLBACK
 
-_MODULES = (dense, generic, traversal, unweighted, weighted)
+_MODULES = (
+    components,
+    dense,
+    generic,
+    link_analysis,
+    traversal,
+    unweighted,
+    weighted,
+)
 FUNCTIONS = {
     name: next(getattr(m, name) for m in _MODULES if name in m.__all__) for name in FUNCTIONS
 }
@@ -20,6 +38,32 @@ _UNSUPPORTED = {
     "weight": (lambda v: not callable(v), "a callable weight (kleene needs an edge attribute)"),
     "sort_neighbors": (lambda v: v is None, "sort_neighbors (kleene visits in adjacency order)"),
 }
+
+
+def _weighted(what):
+    return (lambda v: v is None, f"weighted {what} (kleene counts edges)")
+
+
+# Per function: (parameter, the values it does take, why not).
+_UNSUPPORTED_BY = {
+    "betweenness_centrality": {"weight": _weighted("betweenness centrality")},
+    "pagerank": {
+        "G": (
+            lambda G: not (isinstance(G, KleeneGraph) and G.multigraph and G.edges is None),
+            "pagerank of a multigraph converted without its edges "
+            "(it sums the weights of parallel edges)",
+        )
+    },
+}
+
+
+def convert_from_nx(G, *args, name=None, **kwargs) -> KleeneGraph:
+    """``graph.convert_from_nx``, keeping a multigraph's edges for ``pagerank``
+    (NetworkX's PageRank sums the weights of parallel edges; the conversion keeps
+    the lightest of them, all that the path algorithms need)."""
+    if name == "pagerank" and not isinstance(G, KleeneGraph) and G.is_multigraph():
+        kwargs["preserve_edge_attrs"] = True
+    return _convert(G, *args, name=name, **kwargs)
 
 
 def _bind(name, args, kwargs):
@@ -50,7 +94,8 @@ class BackendInterface:
         arguments = _bind(name, args, kwargs)
         if arguments is None:
             return True  # let the call raise NetworkX's TypeError
-        for param, (ok, what) in _UNSUPPORTED.items():
+        rules = {**_UNSUPPORTED, **_UNSUPPORTED_BY.get(name, {})}
+        for param, (ok, what) in rules.items():
             if param in arguments and not ok(arguments[param]):
                 return f"kleene does not support {what}"
         try:
@@ -81,13 +126,17 @@ class BackendInterface:
 
     @staticmethod
     def on_start_tests(items):
-        """Mark NetworkX's tests that cannot pass through kleene (see ``xfails.XFAIL``)."""
+        """Mark NetworkX's tests that cannot pass through kleene (see ``xfails``)."""
+        import networkx as nx
         import pytest
 
+        listed = dict(XFAIL)
+        if not nx.config.fallback_to_nx:
+            listed.update(XFAIL_WITHOUT_FALLBACK)
         for item in items:
             key = _test_key(item)
-            if key in XFAIL:
-                item.add_marker(pytest.mark.xfail(reason=XFAIL[key], strict=True))
+            if key in listed:
+                item.add_marker(pytest.mark.xfail(reason=listed[key], strict=True))
 
 
 def _test_key(item) -> str:

@@ -1,0 +1,167 @@
+"""The NetworkX analytics functions kleene implements, against NetworkX's own answers.
+
+PageRank and connected / weakly / strongly connected components, called on
+converted ``KleeneGraph``s (as NetworkX's dispatcher calls them) on random graphs
+with string nodes in a shuffled order, directed and undirected, multigraphs,
+self-loops; then NetworkX's errors and the arguments kleene declines (``can_run``).
+tests/test_nx_backend.py runs NetworkX's own test modules for them with fallback off.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+nx = pytest.importorskip("networkx")
+
+from kleene.nx.graph import convert_from_nx  # noqa: E402
+from kleene.nx.interface import FUNCTIONS, backend_interface  # noqa: E402
+from kleene.nx.interface import convert_from_nx as dispatch_convert  # noqa: E402
+
+KINDS = {
+    "Graph": nx.Graph,
+    "DiGraph": nx.DiGraph,
+    "MultiGraph": nx.MultiGraph,
+    "MultiDiGraph": nx.MultiDiGraph,
+}
+
+
+@st.composite
+def graphs(draw, *, kinds=tuple(KINDS), max_nodes=12, weighted=False):
+    """A networkx graph on string nodes (shuffled order), self-loops and parallel edges
+    allowed; ``weighted``: positive integer weights on some edges."""
+    kind = draw(st.sampled_from(kinds))
+    n = draw(st.integers(1, max_nodes))
+    names = draw(st.permutations([f"v{i}" for i in range(n)]))
+    G = KINDS[kind]()
+    G.add_nodes_from(names)
+    node = st.sampled_from(names)
+    weight = st.one_of(st.none(), st.integers(1, 9)) if weighted else st.none()
+    for u, v, w in draw(st.lists(st.tuples(node, node, weight), max_size=3 * n)):
+        G.add_edge(u, v, **({} if w is None else {"weight": w}))
+    return G
+
+
+def kl(name, G, *args, name_for_conversion=None, **kw):
+    """kleene's ``name`` on G converted as NetworkX's dispatcher converts it."""
+    KG = dispatch_convert(G, edge_attrs={"weight": 1}, name=name_for_conversion or name)
+    return FUNCTIONS[name](KG, *args, **kw)
+
+
+def ref(name, G, *args, **kw):
+    return getattr(nx, name)(G, *args, backend="networkx", **kw)
+
+
+def close(a: dict, b: dict, tol: float) -> None:
+    assert list(a) == list(b)
+    for v in a:
+        both_nan = math.isnan(a[v]) and math.isnan(b[v])  # NetworkX's k=1 scaling
+        assert both_nan or abs(a[v] - b[v]) <= tol, (v, a[v], b[v])
+
+
+# -- PageRank -------------------------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(graphs(weighted=True), st.data())
+def test_pagerank_matches_networkx(G, data):
+    nodes = list(G)
+    kw = {"alpha": data.draw(st.sampled_from([0.5, 0.85, 0.99])), "tol": 1e-12}
+    kw["max_iter"] = 5000
+    if data.draw(st.booleans()):
+        kw["personalization"] = {v: data.draw(st.integers(0, 3)) for v in nodes[:3]}
+        if sum(kw["personalization"].values()) == 0:
+            kw["personalization"][nodes[0]] = 1
+    if data.draw(st.booleans()):
+        kw["dangling"] = {nodes[-1]: 1}
+    if data.draw(st.booleans()):
+        kw["nstart"] = {v: i + 1 for i, v in enumerate(nodes)}
+    weight = data.draw(st.sampled_from(["weight", None]))
+    got = kl("pagerank", G, weight=weight, **kw)
+    want = ref("pagerank", G, weight=weight, **kw)
+    assert list(got) == nodes and all(type(x) is float for x in got.values())
+    assert sum(abs(got[v] - want[v]) for v in nodes) <= 1e-9
+
+
+def test_pagerank_multigraph_sums_parallel_edges():
+    G = nx.MultiDiGraph([("a", "b"), ("a", "b"), ("a", "c"), ("c", "a"), ("b", "a")])
+    G.add_edge("c", "b", weight=5)
+    G.add_edge("c", "b", weight=2)
+    for weight in ("weight", None):
+        close(kl("pagerank", G, weight=weight), ref("pagerank", G, weight=weight), 1e-7)
+    # converted without its edges (as for the path algorithms), kleene declines it
+    KG = convert_from_nx(G, edge_attrs={"weight": 1})
+    assert "multigraph" in backend_interface.can_run("pagerank", (KG,), {})
+    with pytest.raises(NotImplementedError, match="parallel edges"):
+        FUNCTIONS["pagerank"](KG)
+
+
+def test_pagerank_errors_are_networkx_errors():
+    G = nx.complete_graph(4)
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        kl("pagerank", G, max_iter=0)
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        kl("pagerank", nx.path_graph(30, create_using=nx.DiGraph), max_iter=2, tol=1e-15)
+    with pytest.raises(ZeroDivisionError):
+        kl("pagerank", G, personalization=dict.fromkeys(G, 0))
+    assert kl("pagerank", nx.Graph()) == {}
+    neg = nx.DiGraph([(0, 1, {"weight": -1}), (1, 0, {"weight": 2})])
+    with pytest.raises(NotImplementedError, match="negative"):
+        kl("pagerank", neg)
+
+
+# -- components ----------------------------------------------------------------------
+@settings(max_examples=80, deadline=None)
+@given(graphs(kinds=("Graph", "MultiGraph")))
+def test_connected_components_match_networkx(G):
+    got = kl("connected_components", G)
+    assert iter(got) is got  # a generator, as NetworkX's
+    assert list(got) == list(ref("connected_components", G))  # same sets, same order
+    n = ref("number_connected_components", G)
+    assert kl("number_connected_components", G) == n
+    assert kl("is_connected", G) is (n == 1)
+    v = next(iter(G))
+    assert kl("node_connected_component", G, v) == ref("node_connected_component", G, v)
+
+
+@settings(max_examples=80, deadline=None)
+@given(graphs(kinds=("DiGraph", "MultiDiGraph")))
+def test_directed_components_match_networkx(G):
+    weak = list(kl("weakly_connected_components", G))
+    assert weak == list(ref("weakly_connected_components", G))
+    strong = list(kl("strongly_connected_components", G))
+    want = list(ref("strongly_connected_components", G))
+    assert {frozenset(c) for c in strong} == {frozenset(c) for c in want}
+    assert sum(map(len, strong)) == len(G)
+    # sinks first: an edge between two components leads to one listed earlier
+    where = {v: i for i, c in enumerate(strong) for v in c}
+    assert all(where[v] <= where[u] for u, v in G.edges())
+
+
+def test_component_errors_are_networkx_errors():
+    D = nx.DiGraph([(1, 2)])
+    for name in ("connected_components", "number_connected_components", "is_connected"):
+        with pytest.raises(nx.NetworkXNotImplemented):
+            kl(name, D)
+    with pytest.raises(nx.NetworkXNotImplemented):
+        kl("node_connected_component", D, 1)
+    for name in ("strongly_connected_components", "weakly_connected_components"):
+        with pytest.raises(nx.NetworkXNotImplemented):
+            kl(name, nx.Graph([(1, 2)]))
+    with pytest.raises(nx.NetworkXPointlessConcept):
+        kl("is_connected", nx.Graph())
+    assert list(kl("connected_components", nx.Graph())) == []
+    assert list(kl("strongly_connected_components", nx.DiGraph())) == []
+    # NetworkX's not_implemented_for runs before dispatch, on the NetworkX graph too
+    with pytest.raises(nx.NetworkXNotImplemented):
+        nx.number_connected_components(D, backend="kleene")
+
+
+def test_dispatch_with_backend_kleene_returns_networkx_types():
+    G = nx.karate_club_graph()
+    G.__networkx_cache__ = None  # convert on every call (no cache warning)
+    comps = nx.connected_components(G, backend="kleene")
+    assert [set(c) for c in comps] == [set(G)]
+    pr = nx.pagerank(G, backend="kleene", tol=1e-12)
+    close(pr, nx.pagerank(G, tol=1e-12), 1e-9)
