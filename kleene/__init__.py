@@ -13,8 +13,17 @@ Example
 
 from . import algorithms, backends, core, engine, io, ops, semiring
 from ._info import __version__
-from .algorithms import apsp, bfs, reconstruct_path, sssp, transitive_closure
-from .algorithms import PowerIterationFailedConvergence, connected_components, pagerank
+from .algorithms import (
+    PowerIterationFailedConvergence,
+    apsp,
+    betweenness_centrality,
+    bfs,
+    connected_components,
+    pagerank,
+    reconstruct_path,
+    sssp,
+    transitive_closure,
+)
 from .backends import gpu_available
 from .core import Mask, Matrix, Vector
 from .engine import (
@@ -62,6 +71,7 @@ __all__ = [
     "binary",
     "BinaryOp",
     "closure",
+    "betweenness_centrality",
     "connected_components",
     "core",
     "engine",

@@ -2,6 +2,7 @@
 
 from .all_pairs import apsp
 from .analytics import PowerIterationFailedConvergence, connected_components, pagerank
+from .analytics.betweenness import betweenness_centrality
 from .breadth_first import bfs
 from .cluster import cluster_runner, register_cluster_loader, register_cluster_runner
 from .paths import reconstruct_path
@@ -10,6 +11,7 @@ from .transitive import transitive_closure
 
 __all__ = [
     "apsp",
+    "betweenness_centrality",
     "connected_components",
     "pagerank",
     "PowerIterationFailedConvergence",

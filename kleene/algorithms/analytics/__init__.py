@@ -1,4 +1,5 @@
 """Graph analytics (the GAP kernels beyond paths) as compositions of kleene operations."""
 
+from .betweenness import betweenness_centrality
 from .components import connected_components
 from .pagerank import PowerIterationFailedConvergence, pagerank
