@@ -18,11 +18,15 @@ from .algorithms import (
     apsp,
     betweenness_centrality,
     bfs,
+    clustering,
     connected_components,
     pagerank,
     reconstruct_path,
     sssp,
     transitive_closure,
+    transitivity,
+    triangle_count,
+    triangles,
 )
 from .backends import gpu_available
 from .core import Mask, Matrix, Vector
@@ -72,6 +76,7 @@ __all__ = [
     "BinaryOp",
     "closure",
     "betweenness_centrality",
+    "clustering",
     "connected_components",
     "core",
     "engine",
@@ -105,6 +110,9 @@ __all__ = [
     "Semiring",
     "sssp",
     "transitive_closure",
+    "transitivity",
+    "triangle_count",
+    "triangles",
     "transpose",
     "unary",
     "UnaryOp",

@@ -3,6 +3,7 @@
 from .all_pairs import apsp
 from .analytics import PowerIterationFailedConvergence, connected_components, pagerank
 from .analytics.betweenness import betweenness_centrality
+from .analytics.triangles import clustering, transitivity, triangle_count, triangles
 from .breadth_first import bfs
 from .cluster import cluster_runner, register_cluster_loader, register_cluster_runner
 from .paths import reconstruct_path
@@ -12,6 +13,7 @@ from .transitive import transitive_closure
 __all__ = [
     "apsp",
     "betweenness_centrality",
+    "clustering",
     "connected_components",
     "pagerank",
     "PowerIterationFailedConvergence",
@@ -22,4 +24,7 @@ __all__ = [
     "register_cluster_runner",
     "sssp",
     "transitive_closure",
+    "transitivity",
+    "triangle_count",
+    "triangles",
 ]

@@ -3,3 +3,4 @@
 from .betweenness import betweenness_centrality
 from .components import connected_components
 from .pagerank import PowerIterationFailedConvergence, pagerank
+from .triangles import clustering, transitivity, triangle_count, triangles

@@ -55,7 +55,7 @@ def pick_sources(n: int, k, seed, sources) -> np.ndarray | None:
     ``sources`` or the k that NetworkX would sample (``seed.sample(list(G), k)``).
 
     >>> pick_sources(10, 3, 1, None).tolist()
-    [2, 9, 1]
+    [2, 1, 4]
     """
     if sources is not None:
         if k is not None:
