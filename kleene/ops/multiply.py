@@ -173,22 +173,26 @@ def _masked_spgemm(xp, A, B, sr: Semiring, dtype, mask):
     # steps for lists of s ≤ l entries, each a compare of sequential reads. So a dot
     # step costs a fraction of an unmasked term: dot3 runs while its steps stay under
     # _DOT3_PER_FLOP times the flops.
-    a_len = xp.diff(a_ptr)
-    flops = int((b_ptr[a_idx + 1] - b_ptr[a_idx]).sum()) if a_idx.size else 0
-    if nm == 0 or flops == 0:
+    if nm == 0 or a_idx.size == 0:
         return Keys(xp.zeros(0, np.int64), xp.zeros(0, dtype))
     m_ptr, m_idx = _mask_pattern(xp, mask)
-    if m_idx.size == 0:
-        return Keys(xp.zeros(0, np.int64), xp.zeros(0, dtype))
-    bt_len = xp.bincount(access.csr(B)[1], minlength=B.ncols)
+    at_hand = transpose_at_hand(B)
+    if at_hand is not None:
+        bt_len = xp.diff(at_hand[0])
+    else:
+        bt_len = xp.bincount(access.csr(B)[1], minlength=B.ncols)
     m_rows = layout.offsets_to_rows(xp, m_ptr)
-    la = a_len[m_rows].astype(np.float64)
+    la = xp.diff(a_ptr)[m_rows].astype(np.float64)
     lb = bt_len[m_idx].astype(np.float64)
     s, big = xp.minimum(la, lb), xp.maximum(la, lb)
-    steps = xp.minimum(s + big, s * (1.0 + xp.log2(big + 1.0)))
-    if float(steps.sum()) > _DOT3_PER_FLOP * flops:
+    steps = xp.minimum(s + big, s * (1.0 + xp.log2(big + 1.0))).sum()
+    flops = (b_ptr[a_idx + 1] - b_ptr[a_idx]).sum().astype(np.float64)
+    flops, steps = (float(x) for x in xp.stack([flops, steps]).tolist())  # one sync
+    if flops == 0 or m_idx.size == 0:
+        return Keys(xp.zeros(0, np.int64), xp.zeros(0, dtype))
+    if steps > _DOT3_PER_FLOP * flops:
         return None
-    bt_ptr, bt_idx, bt_val = transpose_at_hand(B) or transposed_csr(B)
+    bt_ptr, bt_idx, bt_val = at_hand or transposed_csr(B)
     kv = fused(sr, a_ptr, a_idx, a_val, bt_ptr, bt_idx, bt_val, m_ptr, m_idx, B.ncols, dtype)
     return None if kv is None else Keys(*kv)
 
@@ -209,8 +213,20 @@ def _spgemm(xp, A, B, sr: Semiring, dtype):
     total = int(lengths.sum()) if lengths.size else 0
     if total == 0:
         return Keys(xp.zeros(0, np.int64), xp.zeros(0, dtype))
-    if xp is not np:
-        _check_expansion(total, dtype)
+    if xp is np:
+        return _expand(xp, be, sr, dtype, a_rows, a_val, b_ptr, b_idx, b_val, k, lengths, total, B)
+    need = _check_expansion(total, dtype)
+    try:
+        return _expand(xp, be, sr, dtype, a_rows, a_val, b_ptr, b_idx, b_val, k, lengths, total, B)
+    except MemoryError as e:  # the device's pool or a sort's scratch ran out after all
+        raise OutOfMemory(
+            f"mxm: the sparse product expands to {total:,} terms, about {need:,} bytes of "
+            f"GPU memory, and ran out of GPU memory ({e})"
+        ) from e
+
+
+def _expand(xp, be, sr, dtype, a_rows, a_val, b_ptr, b_idx, b_val, k, lengths, total, B):
+    """The expansion product's body: every term, sorted by key, reduced."""
     src = layout.repeat_index(xp, lengths)
     starts = xp.cumsum(lengths) - lengths
     edge = b_ptr[k][src] + (xp.arange(total, dtype=np.int64) - starts[src])
@@ -226,13 +242,14 @@ def _spgemm(xp, A, B, sr: Semiring, dtype):
 
 
 # Bytes per term the expansion holds at its peak: the source entry, the B position,
-# the key, the sort order (int64 each), the product and its sorted copy.
-_EXPANSION_INT64S = 4
+# the key, the sort order, the sorted keys and the sort's scratch (a key copy, an index
+# copy, a double buffer: int64 each), the product and its sorted copy.
+_EXPANSION_INT64S = 8
 
 
-def _check_expansion(total: int, dtype) -> None:
-    """OutOfMemory naming the bytes, before any allocation, where the GPU expansion
-    of ``total`` terms cannot fit in the free device memory."""
+def _check_expansion(total: int, dtype) -> int:
+    """The bytes the GPU expansion of ``total`` terms needs; OutOfMemory naming them,
+    before any allocation, where they cannot fit in the free device memory."""
     need = total * (8 * _EXPANSION_INT64S + 2 * np.dtype(dtype).itemsize)
     free = gpu_memory_free()
     if need > free:
@@ -241,6 +258,7 @@ def _check_expansion(total: int, dtype) -> None:
             f"memory; {free:,} bytes are free (a mask that keeps few entries computes "
             f"only those)"
         )
+    return need
 
 
 def transposed_csr(A: Matrix, *, build: bool = False):

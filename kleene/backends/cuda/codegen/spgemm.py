@@ -5,11 +5,19 @@ from __future__ import annotations
 from kleene.semiring import Semiring
 from kleene.semiring.dtypes import as_dtype
 
-from .common import BLOCK, Prelude, Spec, ctype, func, monoid_prelude
+from .common import BLOCK, GROUP_SIZES, Prelude, Spec, ctype, func, monoid_prelude
 
-# A list with more entries left than this skips a run by binary search, not steps.
-GALLOP = 64
 DOT3 = "kl_mxm_dot3<1>"
+DOT3_GROUPS = {g: f"kl_mxm_dot3_group<{g}>" for g in GROUP_SIZES if g > 1}
+
+
+def order_free(semiring: Semiring, c_dtype) -> bool:
+    """Does the add's result not depend on the order of its terms (so a group of lanes
+    may fold them by a tree)? Integers and bool, and idempotent adds, but not "any"."""
+    add = semiring.add
+    if add.stops_at_first:
+        return False
+    return add.idempotent or as_dtype(c_dtype).kind in "biu"
 
 
 def dot3_spec(semiring: Semiring, a_dtype, b_dtype, c_dtype) -> Spec:
@@ -20,8 +28,9 @@ def dot3_spec(semiring: Semiring, a_dtype, b_dtype, c_dtype) -> Spec:
     p.typedef(ctype(tb), "kl_b_t")
     p.typedef(ctype(tc), "kl_c_t")
     p.define("KL_BLOCK", BLOCK)
-    p.define("KL_GALLOP", GALLOP)
     monoid_prelude(p, semiring.add, tc)
     p.add(func("kl_c_t", "kl_mult", "kl_a_t x, kl_b_t y", semiring.mul.cuda_expr))
     key = ("mxm_dot3", semiring.key, ta.str, tb.str, tc.str)
-    return Spec("mxm_dot3", key, p.text(), ("spgemm.cu",), tuple(p.macros), (DOT3,))
+    names = (DOT3, *DOT3_GROUPS.values())
+    bodies = ("group.cuh", "spgemm.cu")
+    return Spec("mxm_dot3", key, p.text(), bodies, tuple(p.macros), names)
