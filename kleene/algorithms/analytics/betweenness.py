@@ -36,11 +36,11 @@ _div = BinaryOp("div", np.true_divide, "(x / y)", scalar={"f": "x / y"})
 BATCH = 64
 
 
-def _random_state(seed) -> random.Random:
+def _random_state(seed):
     """NetworkX's ``py_random_state``: None is the global generator, an int seeds a
     new one, a ``random.Random`` is used as it is."""
     if seed is None:
-        return random._inst  # type: ignore[attr-defined]  (the module's own generator)
+        return random  # the module's functions draw from its global generator
     if isinstance(seed, random.Random):
         return seed
     if isinstance(seed, Integral):
@@ -150,10 +150,7 @@ def _batch(A: Matrix, At: Matrix, srcs, directed: bool, endpoints: bool):
         # every vertex a source reaches (itself excluded) is an endpoint of its paths
         total += (lv > 0).sum(axis=0)
         reached = (lv >= 0).sum(axis=1) - 1.0
-        if xp is np:
-            np.add.at(total, np.asarray(srcs), reached)
-        else:
-            xp.add.at(total, xp.asarray(srcs), reached)
+        total += xp.bincount(xp.asarray(srcs), reached, minlength=n)
     return total
 
 
