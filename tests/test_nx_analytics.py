@@ -1,15 +1,17 @@
 """The NetworkX analytics functions kleene implements, against NetworkX's own answers.
 
-PageRank and connected / weakly / strongly connected components, called on
-converted ``KleeneGraph``s (as NetworkX's dispatcher calls them) on random graphs
-with string nodes in a shuffled order, directed and undirected, multigraphs,
-self-loops; then NetworkX's errors and the arguments kleene declines (``can_run``).
-tests/test_nx_backend.py runs NetworkX's own test modules for them with fallback off.
+PageRank, connected / weakly / strongly connected components, betweenness,
+triangles, clustering and transitivity, called on converted ``KleeneGraph``s (as
+NetworkX's dispatcher calls them) on random graphs with string nodes in a shuffled
+order, directed and undirected, multigraphs, self-loops; then NetworkX's errors and
+the arguments kleene declines (``can_run``). tests/test_nx_backend.py runs NetworkX's
+own test modules for them with fallback off.
 """
 
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -158,10 +160,125 @@ def test_component_errors_are_networkx_errors():
         nx.number_connected_components(D, backend="kleene")
 
 
+# -- betweenness ---------------------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(graphs(), st.data())
+def test_betweenness_matches_networkx(G, data):
+    kw = {
+        "normalized": data.draw(st.booleans()),
+        "endpoints": data.draw(st.booleans()),
+    }
+    if data.draw(st.booleans()):
+        kw["k"] = data.draw(st.integers(1, len(G)))
+        seed = data.draw(st.integers(0, 2**16))
+        got = kl("betweenness_centrality", G, seed=random.Random(seed), **kw)
+        want = ref("betweenness_centrality", G, seed=seed, **kw)
+    else:
+        got = kl("betweenness_centrality", G, **kw)
+        want = ref("betweenness_centrality", G, **kw)
+    assert all(type(x) is float for x in got.values())
+    close(got, want, 1e-9)
+
+
+def test_weighted_betweenness_is_declined():
+    G = nx.path_graph(4)
+    why = backend_interface.can_run("betweenness_centrality", (G,), {"weight": "weight"})
+    assert isinstance(why, str) and "weighted betweenness" in why
+    assert backend_interface.can_run("betweenness_centrality", (G,), {"k": 2}) is True
+    with pytest.raises(NotImplementedError, match="kleene"):
+        nx.betweenness_centrality(G, weight="weight", backend="kleene")
+
+
+# -- triangles, clustering, transitivity ---------------------------------------------
+@settings(max_examples=80, deadline=None)
+@given(graphs(kinds=("Graph",)), st.data())
+def test_triangles_and_clustering_match_networkx(G, data):
+    assert kl("triangles", G) == ref("triangles", G)
+    got = kl("clustering", G)
+    assert got == ref("clustering", G)  # NetworkX's formula, exactly (int 0 included)
+    assert [type(x) for x in got.values()] == [type(x) for x in ref("clustering", G).values()]
+    assert kl("transitivity", G) == ref("transitivity", G)
+    zeros = data.draw(st.booleans())
+    got = kl("average_clustering", G, count_zeros=zeros) if any(got.values()) or zeros else None
+    if got is not None:
+        assert got == ref("average_clustering", G, count_zeros=zeros)
+    some = data.draw(st.lists(st.sampled_from([*G, "absent"]), max_size=4))
+    assert kl("triangles", G, some) == ref("triangles", G, some)
+    assert kl("clustering", G, some) == ref("clustering", G, some)
+    v = next(iter(G))
+    assert kl("triangles", G, v) == ref("triangles", G, v)
+    assert kl("clustering", G, v) == ref("clustering", G, v)
+
+
+def test_triangles_of_multigraphs_and_errors():
+    M = nx.MultiGraph([(0, 1), (0, 1), (1, 2), (2, 0), (2, 2)])
+    assert kl("triangles", M) == ref("triangles", M) == {0: 1, 1: 1, 2: 1}
+    for name, args in [
+        ("triangles", ([0],)),
+        ("clustering", ()),
+        ("transitivity", ()),
+        ("average_clustering", ()),
+    ]:
+        with pytest.raises(nx.NetworkXNotImplemented):
+            kl(name, M, *args)
+    with pytest.raises(nx.NetworkXNotImplemented):
+        kl("triangles", nx.DiGraph([(0, 1)]))
+    with pytest.raises(ZeroDivisionError):
+        kl("average_clustering", nx.Graph())
+    assert kl("transitivity", nx.Graph()) == 0 and kl("triangles", nx.Graph()) == {}
+    with pytest.raises(nx.NetworkXError, match="nbunch"):
+        kl("triangles", nx.path_graph(3), 7.5)
+
+
+@settings(max_examples=80, deadline=None)
+@given(graphs(kinds=("Graph", "DiGraph"), weighted=True), st.data())
+def test_directed_and_weighted_clustering_match_networkx(G, data):
+    """Fagiolo's directed clustering, the weighted forms (cube roots of normalized
+    weights, possibly negative) and directed transitivity: NetworkX's values (up to
+    rounding where weights are summed in another order)."""
+    if data.draw(st.booleans()):  # signed weights, as NetworkX's test_k5_signed
+        for u, v, d in G.edges(data=True):
+            d["weight"] = (
+                -d.get("weight", 1) if (int(u[1:]) + int(v[1:])) % 2 else d.get("weight", 1)
+            )
+    weight = data.draw(st.sampled_from(["weight", None]))
+    got, want = kl("clustering", G, weight=weight), ref("clustering", G, weight=weight)
+    assert list(got) == list(want)
+    for v in got:
+        assert got[v] == pytest.approx(want[v], rel=1e-12, abs=1e-12), v
+        assert (got[v] == 0) is (want[v] == 0) and type(got[v]) is type(want[v])
+    avg = kl("average_clustering", G, weight=weight)
+    assert avg == pytest.approx(ref("average_clustering", G, weight=weight), abs=1e-12)
+    if G.is_directed():
+        assert kl("transitivity", G) == ref("transitivity", G)  # exact: integer counts
+
+
+def test_what_kleene_declines_runs_in_networkx_with_fallback():
+    G = nx.path_graph(3)
+    assert backend_interface.can_run("clustering", (G,), {"weight": "weight"}) is True
+    assert backend_interface.can_run("transitivity", (nx.DiGraph(G),), {}) is True
+    why = backend_interface.can_run("betweenness_centrality", (G,), {"weight": "w"})
+    assert isinstance(why, str) and "weighted betweenness" in why
+    # a kleene graph: with fallback on, NetworkX converts it back and computes the call
+    KG = convert_from_nx(nx.complete_graph(3), edge_attrs={"weight": 1})
+    before = nx.config.fallback_to_nx
+    try:
+        nx.config.fallback_to_nx = True
+        got = nx.betweenness_centrality(KG, weight="weight")
+    finally:
+        nx.config.fallback_to_nx = before
+    assert got == {0: 0.0, 1: 0.0, 2: 0.0}
+    assert nx.clustering(KG) == {0: 1.0, 1: 1.0, 2: 1.0}  # kleene's
+
+
 def test_dispatch_with_backend_kleene_returns_networkx_types():
     G = nx.karate_club_graph()
     G.__networkx_cache__ = None  # convert on every call (no cache warning)
+    tri = nx.triangles(G, backend="kleene")
+    assert tri == nx.triangles(G) and all(type(x) is int for x in tri.values())
     comps = nx.connected_components(G, backend="kleene")
     assert [set(c) for c in comps] == [set(G)]
     pr = nx.pagerank(G, backend="kleene", tol=1e-12)
     close(pr, nx.pagerank(G, tol=1e-12), 1e-9)
+    bc = nx.betweenness_centrality(G, k=5, seed=3, backend="kleene")
+    close(bc, nx.betweenness_centrality(G, k=5, seed=3), 1e-12)

@@ -41,6 +41,8 @@ NX_ANALYTICS_TEST_MODULES = (
     "networkx.algorithms.components.tests.test_connected",
     "networkx.algorithms.components.tests.test_strongly_connected",
     "networkx.algorithms.components.tests.test_weakly_connected",
+    "networkx.algorithms.centrality.tests.test_betweenness_centrality",
+    "networkx.algorithms.tests.test_cluster",
 )
 ANALYTICS = (
     "pagerank",
@@ -50,6 +52,11 @@ ANALYTICS = (
     "node_connected_component",
     "strongly_connected_components",
     "weakly_connected_components",
+    "betweenness_centrality",
+    "triangles",
+    "clustering",
+    "average_clustering",
+    "transitivity",
 )
 HERE = Path(__file__).resolve().parent  # holds the dispatch-logging plugin
 
@@ -114,7 +121,7 @@ def test_networkx_analytics_tests_through_kleene_without_fallback(tmp_path):
         KLEENE_NX_FALLBACK="unclaimed",
     )
     assert not counts.get("failed") and not counts.get("error"), out[-3000:]
-    assert counts.get("passed", 0) > 70, out[-3000:]
+    assert counts.get("passed", 0) > 170, out[-3000:]
     # strict xfails: each listed test xfails, and a test xfailed by NetworkX that is
     # not listed (a declined call nobody wrote down) makes the count differ
     assert counts.get("xfailed", 0) == len(XFAIL_WITHOUT_FALLBACK), out[-3000:]
@@ -163,6 +170,8 @@ def test_can_run_and_should_run():
     assert isinstance(why, str) and "sort_neighbors" in why
     assert isinstance(backend_interface.can_run("hits", (G,), {}), str)
     assert backend_interface.can_run("pagerank", (G,), {}) is True
+    why = backend_interface.can_run("betweenness_centrality", (G,), {"weight": "weight"})
+    assert isinstance(why, str) and "weighted betweenness" in why
     small = backend_interface.should_run("shortest_path", (G, 0), {})
     assert isinstance(small, str) and "too small" in small
     big = nx.path_graph(20_000)

@@ -7,6 +7,8 @@ import inspect
 from _kleene_nx import FUNCTIONS
 
 from . import (
+    centrality,
+    cluster,
     components,
     config,
     dense,
@@ -21,6 +23,8 @@ from .graph import convert_from_nx as _convert
 from .xfails import XFAIL, XFAIL_WITHOUT_FALLBACK
 
 _MODULES = (
+    centrality,
+    cluster,
     components,
     dense,
     generic,

@@ -1,0 +1,34 @@
+"""Betweenness centrality with NetworkX's semantics (``nx.betweenness_centrality``).
+
+Computed by ``kleene.betweenness_centrality`` (Brandes' algorithm over batches of
+sources as ``plus_times`` products, LAGraph's design), rescaled as NetworkX
+rescales. ``k`` sampled sources are NetworkX's: ``seed.sample(list(G), k)`` picks
+positions, and vertex ``i`` is node ``G.nodes[i]``, so kleene samples the same ones
+from the same generator (NetworkX's ``py_random_state`` has already turned ``seed``
+into a ``random.Random`` when the call reaches a backend).
+"""
+
+from __future__ import annotations
+
+import kleene
+
+from ._engine import host
+
+__all__ = ["betweenness_centrality"]
+
+
+def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
+    """{node: betweenness}, shortest paths by edge count (``weight=None``)."""
+    if weight is not None:  # can_run declines it: kleene's betweenness counts edges
+        raise NotImplementedError("kleene: weighted betweenness centrality is not supported")
+    if len(G) == 0:
+        return {}
+    bc = kleene.betweenness_centrality(
+        G.matrix(None),
+        k=k,
+        normalized=normalized,
+        endpoints=endpoints,
+        seed=seed,
+        directed=G.directed,
+    )
+    return dict(zip(G.nodes, host(bc).tolist(), strict=True))
