@@ -10,6 +10,7 @@ own test modules for them with fallback off.
 
 from __future__ import annotations
 
+import inspect
 import math
 import random
 
@@ -282,3 +283,15 @@ def test_dispatch_with_backend_kleene_returns_networkx_types():
     close(pr, nx.pagerank(G, tol=1e-12), 1e-9)
     bc = nx.betweenness_centrality(G, k=5, seed=3, backend="kleene")
     close(bc, nx.betweenness_centrality(G, k=5, seed=3), 1e-12)
+
+
+def test_signatures_are_networkx_signatures():
+    """Every function the backend implements takes NetworkX's parameters, in its
+    order, with its defaults (NetworkX binds the call against its own signature)."""
+    for name, func in FUNCTIONS.items():
+        theirs = inspect.signature(getattr(nx, name)).parameters.values()
+        want = [
+            (p.name, p.default) for p in theirs if p.name != "backend" and p.kind != p.VAR_KEYWORD
+        ]
+        got = [(p.name, p.default) for p in inspect.signature(func).parameters.values()]
+        assert got == want, name
