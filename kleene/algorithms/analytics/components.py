@@ -111,8 +111,10 @@ def _numbered(xp, root):
 
 
 def _ids(xp, n: int) -> Vector:
+    """Vertex i holds i; dense format, so a union with a sparse vector is a copy and
+    a scatter of the sparse one's entries, not a merge of sorted keys."""
     ids = xp.arange(n, dtype=np.int64)
-    return Vector.from_coo(ids, ids, n)
+    return Vector.from_coo(ids, ids, n).to_format("dense")
 
 
 def _fastsv(A: Matrix):
@@ -142,27 +144,36 @@ def _strong_roots(A: Matrix):
     root = xp.full(n, -1, dtype=np.int64)
     left = _ids(xp, n)  # the vertices not yet in a component (values: their ids)
     while left.nvals:
-        # forward: every vertex takes the least id that reaches it (within `left`)
-        colour = left
-        while True:
-            step = vxm(colour, A, "min_first", mask=left.S)
-            nxt = ewise_add(colour, step, "min")
-            if nxt.isequal(colour):
-                break
-            colour = nxt
+        # trim: a vertex with no edge in, or none out, within `left` is alone
+        has_in = vxm(left, A, "any_pair", mask=left.S)
+        has_out = mxv(A, left, "any_pair", mask=left.S)
+        both = ewise_mult(has_in, has_out, "land")
+        alone = extract(left, None, mask=~both.S, replace=True)
+        if alone.nvals:
+            idx, val = alone.to_coo()
+            root[idx] = val
+            left = extract(left, None, mask=both.S, replace=True)
+            continue
+        # forward: every vertex takes the least id that reaches it within `left`,
+        # pushed from the vertices whose colour fell in the last step only
+        colour = frontier = left.to_format("dense")  # (dense: cheap unions, as _ids)
+        while frontier.nvals:
+            step = vxm(frontier, A, "min_first", mask=left.S)
+            fell = select(ewise_mult(step, colour, "lt"), "valueeq", True)
+            frontier = ewise_mult(step, fell, "first")
+            colour = ewise_add(colour, frontier, "min")
         # a vertex that kept its own id roots a component: the vertices of its
-        # colour that reach it backwards
+        # colour that reach it backwards, found from the newest marks only
         roots = select(ewise_mult(colour, left, "eq"), "valueeq", True)
-        mark = ewise_mult(colour, roots, "first")
-        while True:
+        mark = frontier = ewise_mult(colour, roots, "first")
+        mark = mark.to_format("dense")
+        while frontier.nvals:
             # successors' marks are ≤ a vertex's colour; the largest equals it
             # exactly when one successor is marked with its colour
-            step = mxv(A, mark, _MAX_SECOND, mask=colour.S)
+            step = mxv(A, frontier, _MAX_SECOND, mask=~mark.S)
             same = select(ewise_mult(step, colour, "eq"), "valueeq", True)
-            nxt = ewise_add(mark, ewise_mult(colour, same, "first"), "min")
-            if nxt.nvals == mark.nvals:
-                break
-            mark = nxt
+            frontier = ewise_mult(colour, same, "first")
+            mark = ewise_add(mark, frontier, "first")
         idx, val = mark.to_coo()
         root[idx] = val
         left = extract(left, None, mask=~mark.S, replace=True)  # those vertices are done
