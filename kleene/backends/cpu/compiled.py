@@ -3,7 +3,8 @@ SpGEMM, the CPU counterpart of the CUDA back end's generated kernels.
 
 Drop-ins for the NumPy primitives of ``primitives.md`` (same signatures, same
 results): ``mxv_pull``, ``vxm_push``, plus the optional fused ``mxm_sparse`` that
-``multiply._spgemm`` looks up. A semiring whose add and multiply have a scalar form
+``multiply._spgemm`` looks up and ``mxm_masked`` that ``multiply._masked_spgemm``
+looks up. A semiring whose add and multiply have a scalar form
 (``BinaryOp(scalar=...)``: every built-in; user operators that give one) runs
 compiled; anything else runs the NumPy reference path (``cpu/primitives.py``).
 
@@ -44,6 +45,11 @@ The kernels (all ``nogil``; Python threads over ranges, as ``cpu/closure.py``):
   two passes (symbolic count, numeric); a row's columns are sorted, or collected by
   a scan of the markers where the row is dense. The output is sorted keys
   ``i * ncols + j`` and values, what ``multiply._spgemm`` builds.
+- ``dot3``: the masked product, one dot product per entry of the mask's pattern: a
+  merge of A(i,:) and Bᵀ(j,:) in k order, a list with more than ``_GALLOP`` entries
+  left skipping a run by binary search; products folded left to right as in
+  ``spgemm``, so the values equal its values at those positions. Rows of the mask are
+  split over threads by their work.
 
 Results equal the NumPy path exactly for integers, bool and every idempotent add;
 a float plus-sum is summed left to right in the NumPy path's term order (row order,
