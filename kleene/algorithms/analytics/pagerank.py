@@ -51,6 +51,8 @@ def pagerank(
     ----------
     G : kleene.Matrix, scipy/cupyx sparse matrix, or dense array (inf = no edge)
         Edge i→j stored at (i, j); an undirected graph is a symmetric matrix.
+        Duplicate entries of a SciPy matrix keep the least weight (kleene's rule);
+        call its ``sum_duplicates()`` first for a multigraph's summed weights.
     alpha : float in [0, 1]
         The damping factor.
     personalization : array of n non-negative numbers, optional
