@@ -45,11 +45,12 @@ The kernels (all ``nogil``; Python threads over ranges, as ``cpu/closure.py``):
   two passes (symbolic count, numeric); a row's columns are sorted, or collected by
   a scan of the markers where the row is dense. The output is sorted keys
   ``i * ncols + j`` and values, what ``multiply._spgemm`` builds.
-- ``dot3``: the masked product, one dot product per entry of the mask's pattern: a
-  merge of A(i,:) and Bᵀ(j,:) in k order, a list with more than ``_GALLOP`` entries
-  left skipping a run by binary search; products folded left to right as in
-  ``spgemm``, so the values equal its values at those positions. Rows of the mask are
-  split over threads by their work.
+- ``dot3``: the masked product, one dot product per entry of the mask's pattern.
+  A(i,:)'s positions are scattered by k into a per-thread array once per mask row;
+  an entry whose Bᵀ(j,:) is the shorter list looks each of its k up there, else
+  A(i,:)'s entries are found in Bᵀ(j,:) by galloping search. Either way the products
+  come in k order and fold left to right as in ``spgemm``, so the values equal its
+  values at those positions. Rows of the mask are split over threads by their work.
 
 Results equal the NumPy path exactly for integers, bool and every idempotent add;
 a float plus-sum is summed left to right in the NumPy path's term order (row order,
@@ -84,8 +85,6 @@ HAVE_NUMBA = numba is not None
 _MIN_THREADED = 1 << 17  # stored entries (or products) below which one thread runs
 _CHUNKS_PER_THREAD = 2  # ranges per thread (balance on a busy machine)
 _NO_BOOL = np.zeros(1, dtype=bool)
-# dot3: a list with more entries left than this skips a run by binary search, not steps
-_GALLOP = 64
 
 # ---- the kernel templates (appended to scalar_ops.prelude) ------------------------------
 
@@ -188,25 +187,51 @@ def spgemm(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, r0, r1, offsets, key
 
 
 @numba.njit(cache=CACHE, nogil=True)
-def dot3(a_ptr, a_idx, a_val, t_ptr, t_idx, t_val, m_ptr, m_idx, ncols, r0, r1, keys, vals, hit):
+def _seek(idx, lo, hi, key):
+    # the first position in [lo, hi) with idx >= key: lo, else galloping, then a search
+    if lo >= hi or idx[lo] >= key:
+        return lo
+    prev = lo
+    step = 1
+    while prev + step < hi and idx[prev + step] < key:
+        prev += step
+        step *= 2
+    a = prev + 1
+    b = min(prev + step, hi)
+    while a < b:
+        mid = (a + b) >> 1
+        if idx[mid] < key:
+            a = mid + 1
+        else:
+            b = mid
+    return a
+
+
+@numba.njit(cache=CACHE, nogil=True)
+def dot3(
+    a_ptr, a_idx, a_val, t_ptr, t_idx, t_val, m_ptr, m_idx, ncols, inner, r0, r1, keys, vals, hit
+):
+    pos = np.zeros(inner, np.int64)  # A(i,:)'s position + 1 by k, for the current row
     for i in range(r0, r1):
         pa0 = a_ptr[i]
         pa1 = a_ptr[i + 1]
-        if pa0 == pa1:
+        if pa0 == pa1 or m_ptr[i] == m_ptr[i + 1]:
             continue
+        for p in range(pa0, pa1):
+            pos[a_idx[p]] = p + 1
         base = i * ncols
         for e in range(m_ptr[i], m_ptr[i + 1]):
             j = m_idx[e]
-            p = pa0
             q = t_ptr[j]
             q1 = t_ptr[j + 1]
             found = False
             acc = ZERO
-            while p < pa1 and q < q1:
-                ka = a_idx[p]
-                kb = t_idx[q]
-                if ka == kb:
-                    t = _mul(a_val[p], t_val[q])
+            if q1 - q <= pa1 - pa0:  # Bt(j,:) is the shorter: look its k up in A(i,:)
+                for r in range(q, q1):
+                    p = pos[t_idx[r]]
+                    if p == 0:
+                        continue
+                    t = _mul(a_val[p - 1], t_val[r])
                     if found:
                         acc = _add(acc, t)
                     else:
@@ -216,38 +241,32 @@ def dot3(a_ptr, a_idx, a_val, t_ptr, t_idx, t_val, m_ptr, m_idx, ncols, r0, r1, 
                         break
                     if HAS_TERM and acc == TERM:
                         break
-                    p += 1
-                    q += 1
-                elif ka < kb:  # skip A's run below kb: a step, or a search in a long row
-                    if pa1 - p > _GALLOP:
-                        lo = p + 1
-                        hi = pa1
-                        while lo < hi:
-                            mid = (lo + hi) >> 1
-                            if a_idx[mid] < kb:
-                                lo = mid + 1
-                            else:
-                                hi = mid
-                        p = lo
-                    else:
-                        p += 1
-                else:
-                    if q1 - q > _GALLOP:
-                        lo = q + 1
-                        hi = q1
-                        while lo < hi:
-                            mid = (lo + hi) >> 1
-                            if t_idx[mid] < ka:
-                                lo = mid + 1
-                            else:
-                                hi = mid
-                        q = lo
-                    else:
+            else:  # A(i,:) is the shorter: merge, galloping through Bt(j,:)
+                p = pa0
+                while p < pa1 and q < q1:
+                    ka = a_idx[p]
+                    q = _seek(t_idx, q, q1, ka)
+                    if q == q1:
+                        break
+                    if t_idx[q] == ka:
+                        t = _mul(a_val[p], t_val[q])
+                        if found:
+                            acc = _add(acc, t)
+                        else:
+                            acc = t
+                            found = True
+                        if STOP_FIRST:
+                            break
+                        if HAS_TERM and acc == TERM:
+                            break
                         q += 1
+                    p += 1
             if found:
                 keys[e] = base + j
                 vals[e] = acc
                 hit[e] = True
+        for p in range(pa0, pa1):
+            pos[a_idx[p]] = 0
 """
 
 
@@ -276,7 +295,6 @@ if HAVE_NUMBA:
 def source(spec: Spec) -> tuple[str, dict]:
     """The module text for ``spec`` and the globals (user scalar functions) it needs."""
     text, user_globals = prelude(spec)
-    text += f"\n_GALLOP = {_GALLOP}\n"
     a_u = ("u[k]", "avals[p]") if spec.flip else ("avals[p]", "u[k]")
     v_a = ("avals[p]", "v") if spec.flip else ("v", "avals[p]")
     kernels = _KERNELS.format(
@@ -542,7 +560,8 @@ def mxm_masked(
     np.cumsum(rows_work, out=cum[1:])
     cum += per_entry[m_ptr]
     ranges = _split(cum, int(cum[-1]), m)
-    head = (a_ptr, a_idx, a_val, bt_ptr, bt_idx, bt_val, m_ptr, m_idx, ncols)
+    inner = max(int(bt_ptr.size) - 1, int(a_idx.max()) + 1)
+    head = (a_ptr, a_idx, a_val, bt_ptr, bt_idx, bt_val, m_ptr, m_idx, ncols, inner)
     if not _run(spec, mod.dot3, head, ranges, (keys, vals, hit)):
         return None
     return keys[hit], vals[hit]
