@@ -114,8 +114,11 @@ def test_errors():
         kleene.betweenness_centrality(A, k=5)
     with pytest.raises(InvalidValue, match="k or sources"):
         kleene.betweenness_centrality(A, k=2, sources=[0])
-    with pytest.raises(InvalidValue, match="non-negative int"):
-        kleene.betweenness_centrality(A, k=-1)
+    for bad in (-1, 0, 1.5, True):
+        with pytest.raises(InvalidValue, match="positive int"):
+            kleene.betweenness_centrality(A, k=bad)
+    with pytest.raises(InvalidValue, match="sources is empty"):
+        kleene.betweenness_centrality(A, sources=[])
     with pytest.raises(InvalidValue, match="seed"):
         kleene.betweenness_centrality(A, k=2, seed="x")
     with pytest.raises(IndexOutOfBound):

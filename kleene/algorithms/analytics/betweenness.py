@@ -60,11 +60,15 @@ def pick_sources(n: int, k, seed, sources) -> np.ndarray | None:
     if sources is not None:
         if k is not None:
             raise InvalidValue("betweenness_centrality: pass k or sources, not both")
-        return check_source(sources, n, "sources")
+        picked = check_source(sources, n, "sources")
+        if picked.size == 0:  # NetworkX's rescaling would divide by zero
+            raise InvalidValue("betweenness_centrality: sources is empty")
+        return picked
     if k is None:
         return None
-    if not isinstance(k, Integral) or isinstance(k, bool) or k < 0:
-        raise InvalidValue(f"betweenness_centrality: k must be a non-negative int, got {k!r}")
+    if not isinstance(k, Integral) or isinstance(k, bool) or k < 1:
+        # (k = 0 would make NetworkX's rescaling divide by zero)
+        raise InvalidValue(f"betweenness_centrality: k must be a positive int, got {k!r}")
     if k > n:
         raise InvalidValue(f"betweenness_centrality: k={k} is larger than the {n} vertices")
     if k == n:  # NetworkX's shortcut: all vertices, no sampling adjustment
@@ -181,7 +185,8 @@ def betweenness_centrality(
     k : int, optional
         Use k sources sampled as NetworkX samples them: ``seed.sample(range(n), k)``,
         so vertex i is NetworkX's node i (a graph with nodes 0..n-1 in order).
-        ``k == n`` uses every vertex.
+        ``k == n`` uses every vertex; k < 1 (or an empty ``sources``) is an
+        InvalidValue, where NetworkX's rescaling divides by zero.
     normalized : bool
         Divide by the number of (s, t) pairs (NetworkX's rule).
     weight : None
