@@ -4,3 +4,14 @@ from .betweenness import betweenness_centrality
 from .components import connected_components
 from .pagerank import PowerIterationFailedConvergence, pagerank
 from .triangles import clustering, transitivity, triangle_count, triangles
+
+__all__ = [
+    "PowerIterationFailedConvergence",
+    "betweenness_centrality",
+    "clustering",
+    "connected_components",
+    "pagerank",
+    "transitivity",
+    "triangle_count",
+    "triangles",
+]

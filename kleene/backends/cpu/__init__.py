@@ -60,8 +60,8 @@ else:
     from .bfs_rows import bfs_multi
     from .bool_closure import bool_closure_rows, closure_dense  # bit-packed for lor_land
     from .closure import mxm_dense_acc
-    from .components import components_strong, components_weak
     from .compiled import HAVE_NUMBA as _HAVE_NUMBA
+    from .components import components_strong, components_weak
     from .delta import delta_stepping
     from .frontier import bellman_ford, bfs_levels
     from .sources import dijkstra_rows as sssp_rows
