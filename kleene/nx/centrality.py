@@ -23,6 +23,12 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
         raise NotImplementedError("kleene: weighted betweenness centrality is not supported")
     if len(G) == 0:
         return {}
+    if k is not None and not 0 < k <= len(G):
+        # NetworkX's own errors: random.sample refuses k > n or k < 0, and its
+        # rescaling divides by k = 0 (kleene itself calls every k < 1 an InvalidValue)
+        if k == 0:
+            raise ZeroDivisionError("betweenness_centrality: k = 0 sources")
+        raise ValueError("Sample larger than population or is negative")
     bc = kleene.betweenness_centrality(
         G.matrix(None),
         k=k,
