@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,9 +21,11 @@ import kleene
 from kleene.errors import DimensionMismatch, InvalidObject, InvalidValue
 
 MODES = [(False, "weak"), (True, "weak"), (True, "strong"), (False, "strong")]
-# The compiled Pearce search numbers strong components as SciPy does; without it
+# The compiled Pearce search numbers strong components as SciPy up to 1.17 does
+# (SciPy 1.18 numbers the same partition in another order); without it
 # (KLEENE_CPU=numpy, no Numba) the composed form numbers them by smallest vertex.
-SCIPY_STRONG_LABELS = kleene.backends.backend(np).components_strong is not None
+SCIPY_1_17 = tuple(int(x) for x in scipy.__version__.split(".")[:2]) < (1, 18)
+SCIPY_STRONG_LABELS = kleene.backends.backend(np).components_strong is not None and SCIPY_1_17
 
 
 @st.composite
@@ -117,7 +120,9 @@ def test_compiled_kernels_present_on_cpu():
         )
         want = scipy_cc(G, directed=directed, connection=connection)
         assert k == want[0]
-        np.testing.assert_array_equal(labels, want[1])
+        assert _same_partition(labels, want[1])
+        if SCIPY_1_17 or connection == "weak" or not directed:
+            np.testing.assert_array_equal(labels, want[1])
 
 
 def test_strong_composed_on_a_chain_of_cycles():

@@ -31,7 +31,8 @@ def connected_components(
     ``return_labels``, an int32 label per vertex, numbered as SciPy numbers them
     (weak components by their smallest vertex: the component of vertex 0 is 0,
     the next one met in vertex order 1, ...; strong components in the order
-    Pearce's depth-first search, which SciPy runs, completes them).
+    Pearce's depth-first search, which SciPy up to 1.17 runs, completes them; SciPy
+    1.18 numbers the same partition in another order).
 
     Weak components (``directed=False``, or ``connection="weak"``) are FastSV
     (Zhang, Azad and Hu): every vertex keeps a parent label, starting at itself;
