@@ -2,7 +2,7 @@
 
 from .all_pairs import apsp
 from .analytics import PowerIterationFailedConvergence, connected_components, pagerank
-from .analytics.betweenness import betweenness_centrality
+from .analytics.betweenness import betweenness_centrality, edge_betweenness_centrality
 from .analytics.triangles import clustering, transitivity, triangle_count, triangles
 from .breadth_first import bfs
 from .cluster import cluster_runner, register_cluster_loader, register_cluster_runner
@@ -15,6 +15,7 @@ __all__ = [
     "betweenness_centrality",
     "clustering",
     "connected_components",
+    "edge_betweenness_centrality",
     "pagerank",
     "PowerIterationFailedConvergence",
     "bfs",

@@ -1,6 +1,6 @@
 """Graph analytics (the GAP kernels beyond paths) as compositions of kleene operations."""
 
-from .betweenness import betweenness_centrality
+from .betweenness import betweenness_centrality, edge_betweenness_centrality
 from .components import connected_components
 from .pagerank import PowerIterationFailedConvergence, pagerank
 from .triangles import clustering, transitivity, triangle_count, triangles
@@ -10,6 +10,7 @@ __all__ = [
     "betweenness_centrality",
     "clustering",
     "connected_components",
+    "edge_betweenness_centrality",
     "pagerank",
     "transitivity",
     "triangle_count",

@@ -1,6 +1,21 @@
-"""Betweenness centrality: Brandes' algorithm over batches of sources, as semiring products.
+"""Betweenness centrality of vertices and edges: Brandes' algorithm, as NetworkX computes it.
 
-The design is LAGraph's ``LAGr_Betweenness``. A batch of b sources is a b × n
+Three routes, one answer (tests/test_betweenness.py runs them against each other and
+NetworkX):
+
+- the back end's compiled ``brandes`` (``backend(xp).brandes``): on the CPU one
+  search per source, sources over the cores (Numba, breadth-first or Dijkstra);
+  on the GPU 64 sources at once, unweighted (a weighted graph's search runs the
+  CPU kernel on a host copy);
+- the composed twin of an unweighted vertex betweenness, LAGraph's batches (below);
+- the composed twin of the weighted and the edge forms, one source at a time: the
+  distances from ``kleene.sssp``, the arcs on shortest paths (``d(u) + w = d(v)``,
+  ties equal paths), the number σ of shortest paths as the walks of that DAG from
+  the source (``vxm`` over ``plus_times`` until no walk is left), and the
+  dependencies from ``x = Σ_{k≥1} T^k (1/σ)`` (``mxv``): ``δ(v) = σ(v) x(v)``
+  and an arc u → v carries ``σ(u) (1/σ(v) + x(v))``.
+
+The batched composed design is LAGraph's ``LAGr_Betweenness``. A batch of b sources is a b × n
 frontier matrix. Forward, each level is one ``plus_times`` product of the frontier
 with the adjacency matrix under the complement of the vertices already reached
 (with replace), so the frontier's values are the numbers of shortest paths σ to
@@ -19,14 +34,15 @@ from numbers import Integral
 
 import numpy as np
 
-from kleene.backends import array_module
-from kleene.core import Matrix
+from kleene.backends import array_module, backend, to_host
+from kleene.core import Matrix, Vector
 from kleene.engine import frontier_bfs_multi
 from kleene.errors import InvalidValue
-from kleene.ops import apply, ewise_add, ewise_mult, mxm, transpose
+from kleene.ops import apply, ewise_add, ewise_mult, mxm, mxv, stored_min, transpose, vxm
 from kleene.semiring import BinaryOp, plus_times
 
 from ..graph_input import as_graph, check_source
+from ..single_source import sssp
 
 # x / y: the dependency coefficient (1 + δ) / σ (σ >= 1 wherever it is computed).
 _div = BinaryOp("div", np.true_divide, "(x / y)", scalar={"f": "x / y"})
@@ -158,6 +174,125 @@ def _batch(A: Matrix, At: Matrix, srcs, directed: bool, endpoints: bool):
     return total
 
 
+def _arcs(A: Matrix):
+    """(indptr, rows, cols, values) of A's entries in row-major order, the order the
+    compiled kernels number the arcs in (an arc's dependency lands at its position),
+    cached on A until a write."""
+
+    def build():
+        rows, cols, vals = A.to_coo()
+        indptr = A.xp.searchsorted(rows, A.xp.arange(A.nrows + 1))
+        return indptr, rows, cols, vals
+
+    return A.cached("betweenness arcs", build)
+
+
+def _per_source(W: Matrix, srcs, endpoints: bool, edges: bool):
+    """The composed twin of the weighted and the edge forms: (bc, arc dependencies
+    aligned with ``_arcs(W)`` or None), one source at a time (see the module)."""
+    xp = W.xp
+    n = W.nrows
+    _, rows, cols, vals = _arcs(W)
+    w = vals.astype(np.float64)
+    bc = xp.zeros(n, dtype=np.float64)
+    e = xp.zeros(rows.size, dtype=np.float64) if edges else None
+    for s in np.asarray(srcs).tolist():
+        d = xp.asarray(sssp(W, s), dtype=np.float64)
+        du = d[rows]
+        tight = xp.flatnonzero((rows != cols) & xp.isfinite(du) & (du + w == d[cols]))
+        T = Matrix.from_edges(
+            rows[tight], cols[tight], xp.ones(tight.size, dtype=np.float64), n=n, ncols=n
+        )
+        sigma = xp.zeros(n, dtype=np.float64)
+        sigma[s] = 1.0
+        walk = Vector.from_coo(xp.asarray([s]), xp.ones(1, dtype=np.float64), n)
+        _walks(T, walk, sigma, forward=True)
+        reached = xp.flatnonzero(sigma)
+        x = xp.zeros(n, dtype=np.float64)  # Σ_t (paths v → t in T) / σ(t)
+        _walks(T, Vector.from_coo(reached, 1.0 / sigma[reached], n), x, forward=False)
+        delta = sigma * x
+        delta[s] = 0.0
+        bc += delta
+        if endpoints:
+            bc[reached] += 1.0
+            bc[s] += reached.size - 2.0
+        if edges:
+            u, v = rows[tight], cols[tight]
+            e[tight] += sigma[u] * (1.0 / sigma[v] + x[v])
+    return bc, e
+
+
+def _walks(T: Matrix, x: Vector, total, *, forward: bool) -> None:
+    """Adds ``x T + x T² + ...`` (forward) or ``T x + T² x + ...`` into the dense
+    ``total`` until no entry is left: the walks of a DAG, at most n - 1 arcs long."""
+    for _ in range(T.nrows):
+        x = vxm(x, T, plus_times) if forward else mxv(T, x, plus_times)
+        if x.nvals == 0:
+            return
+        i, v = x.to_coo()
+        total[i] += v
+    raise InvalidValue(
+        "betweenness_centrality: the composed form found a cycle of zero-weight edges "
+        "(infinitely many shortest paths); the compiled kernel breaks such ties by the "
+        "order its search settles vertices"
+    )
+
+
+def _graph(G, weight, directed: bool, name: str):
+    """(A, weighted): the adjacency matrix to search and whether its values are lengths."""
+    if weight is None or weight is False:
+        return as_graph(G, directed=directed, pattern=True, check_nan=False), False
+    if not (weight is True or isinstance(weight, str)):
+        raise InvalidValue(
+            f"{name}: weight must be None, True or an attribute name (a matrix holds one "
+            f"weight per edge: its stored values), got {weight!r}"
+        )
+    A = as_graph(G, directed=directed, name="G")  # NaN and -inf refused, +inf dropped
+    if A.dtype == np.bool_:
+        return A, False  # no lengths: every edge counts one
+    if A.nvals and float(stored_min(A)) < 0:
+        raise InvalidValue(
+            f"{name}: edge weights must be non-negative (Dijkstra's shortest paths), "
+            f"got {float(stored_min(A))}"
+        )
+    return A, True
+
+
+def _dependencies(A: Matrix, srcs, weighted, endpoints, edges, directed, fused, name):
+    """(bc, arc dependencies aligned with ``_arcs(A)`` or None), summed over srcs."""
+    if fused not in (None, True, False):
+        raise InvalidValue(f"{name}: fused must be None, True or False, got {fused!r}")
+    xp = A.xp
+    n = A.nrows
+    on_host = weighted and xp is not np  # the GPU kernel counts edges: a host copy
+    kernel = getattr(backend(np if on_host else xp), "brandes", None)
+    if fused is True and kernel is None:
+        raise InvalidValue(f"{name}: this back end has no compiled Brandes kernel")
+    if n == 0:
+        return xp.zeros(0, dtype=np.float64), (xp.zeros(0, dtype=np.float64) if edges else None)
+    if kernel is not None and fused is not False:
+        indptr, _, cols, vals = _arcs(A)
+        lengths = vals.astype(np.float64) if weighted else None
+        extra = {}
+        if xp is not np and directed and not weighted:  # the forward pass pulls σ along in-arcs
+            t_indptr, _, t_cols, _ = A.cached("betweenness in-arcs", lambda: _arcs(transpose(A)))
+            extra = {"in_indptr": t_indptr, "in_indices": t_cols}
+        if on_host:
+            indptr, cols, lengths = to_host(indptr), to_host(cols), to_host(lengths)
+        bc, e = kernel(indptr, cols, lengths, srcs, n, endpoints=endpoints, edges=edges, **extra)
+        if on_host:
+            bc, e = xp.asarray(bc), (None if e is None else xp.asarray(e))
+        return bc, e
+    P = apply(A, "one").astype(np.float64) if A.dtype != np.float64 else apply(A, "one")
+    if weighted or edges:
+        return _per_source(A.astype(np.float64) if weighted else P, srcs, endpoints, edges)
+    Pt = P if not directed else transpose(P)
+    bc = xp.zeros(n, dtype=np.float64)
+    for start in range(0, len(srcs), BATCH):
+        bc += _batch(P, Pt, srcs[start : start + BATCH], directed, endpoints)
+    return bc, None
+
+
 def betweenness_centrality(
     G,
     *,
@@ -168,20 +303,23 @@ def betweenness_centrality(
     seed=None,
     directed: bool = True,
     sources=None,
+    fused: bool | None = None,
 ):
     """Shortest-path betweenness centrality of every vertex, as NetworkX computes it.
 
-    Brandes' algorithm on unweighted edges, in batches of sources: each batch a
-    forward breadth-first search counting shortest paths with ``plus_times``
-    products of a (batch × n) frontier matrix, masked by the complement of the
-    vertices reached, then the backward accumulation of dependencies level by level
-    (LAGraph's design). Rescaled by NetworkX's rule for ``normalized``,
-    ``endpoints``, directed or undirected graphs and sampled sources.
+    Brandes' algorithm: from each source a search counting the shortest paths σ to
+    every vertex, then the dependencies δ accumulated from the farthest vertices
+    back; a vertex's centrality is its δ summed over the sources, rescaled by
+    NetworkX's rule for ``normalized``, ``endpoints``, directed or undirected graphs
+    and sampled sources. ``weight=None`` counts edges (breadth-first searches; on
+    the GPU 64 sources at once in one fused kernel pair); a weight takes the stored
+    values as lengths (Dijkstra's searches; on the GPU the compiled CPU kernel runs
+    on a host copy of the graph).
 
     Parameters
     ----------
     G : kleene.Matrix, scipy/cupyx sparse matrix, or dense array (inf = no edge)
-        Only the pattern is read; self-loops change nothing.
+        Unweighted, only the pattern is read; self-loops change nothing.
     k : int, optional
         Use k sources sampled as NetworkX samples them: ``seed.sample(range(n), k)``,
         so vertex i is NetworkX's node i (a graph with nodes 0..n-1 in order).
@@ -189,8 +327,14 @@ def betweenness_centrality(
         InvalidValue, where NetworkX's rescaling divides by zero.
     normalized : bool
         Divide by the number of (s, t) pairs (NetworkX's rule).
-    weight : None
-        Weighted betweenness is not supported yet: anything but None is an error.
+    weight : None, True or str
+        None (or False): shortest paths by edge count. True, or any attribute name
+        (a matrix holds one weight per edge): by total weight, the stored values
+        being non-negative lengths, paths of equal length counted as equal (as
+        NetworkX's Dijkstra compares the float sums). A negative or NaN weight is
+        an InvalidValue (a ValueError); a stored +inf is no edge. A Boolean matrix
+        has no lengths: every edge counts one. With zero-weight edges the order in
+        which the search settles vertices breaks ties between equal paths.
     endpoints : bool
         Count the path's end vertices as on the path.
     seed : None, int or random.Random
@@ -200,10 +344,15 @@ def betweenness_centrality(
     sources : sequence of int, optional
         The sources to start from instead of a sample; rescaled as k = len(sources)
         sampled ones.
+    fused : None, True or False
+        None: the back end's compiled kernel where it has one; True: that kernel
+        (InvalidValue where there is none, as under ``KLEENE_CPU=numpy``); False:
+        the composed form of kleene operations (the reference).
 
     Returns
     -------
-    float64 array of length n, on the input's device
+    float64 array of length n, on the input's device. The sums of the compiled
+    kernels come in a fixed order: the same call gives the same bits on every run.
 
     Example
     -------
@@ -213,22 +362,74 @@ def betweenness_centrality(
     [0.0, 0.6666666666666666, 0.6666666666666666, 0.0]
     >>> kleene.betweenness_centrality(path, normalized=False).tolist()
     [0.0, 2.0, 2.0, 0.0]
+
+    Weighted: the square 0-1-2-3-0 with a heavy edge 3-0 sends the paths between 0
+    and 3 around through 1 and 2.
+
+    >>> sq = sp.csr_matrix(([1.0, 1.0, 1.0, 5.0], ([0, 1, 2, 3], [1, 2, 3, 0])), shape=(4, 4))
+    >>> kleene.betweenness_centrality(sq, directed=False, weight=True, normalized=False).tolist()
+    [0.5, 1.5, 1.5, 0.5]
     """
-    if weight is not None:
-        raise InvalidValue(
-            "betweenness_centrality: weighted betweenness (weight=...) is not supported yet; "
-            "pass weight=None for shortest paths by edge count"
-        )
-    A = as_graph(G, directed=directed, pattern=True, check_nan=False)
+    A, weighted = _graph(G, weight, directed, "betweenness_centrality")
     n = A.nrows
-    xp = A.xp
     srcs = pick_sources(n, k, seed, sources)
-    P = apply(A, "one").astype(np.float64) if A.dtype != np.float64 else apply(A, "one")
-    Pt = P if not directed else transpose(P)
     everyone = srcs if srcs is not None else np.arange(n, dtype=np.int64)
-    bc = xp.zeros(n, dtype=np.float64)
-    for start in range(0, len(everyone), BATCH):
-        bc += _batch(P, Pt, everyone[start : start + BATCH], directed, endpoints)
+    bc, _ = _dependencies(
+        A, everyone, weighted, endpoints, False, directed, fused, "betweenness_centrality"
+    )
     return rescale(
         bc, n, normalized=normalized, directed=directed, endpoints=endpoints, sampled=srcs
     )
+
+
+def edge_betweenness_centrality(
+    G,
+    *,
+    k: int | None = None,
+    normalized: bool = True,
+    weight=None,
+    seed=None,
+    directed: bool = True,
+    sources=None,
+    fused: bool | None = None,
+) -> Matrix:
+    """Shortest-path betweenness centrality of every edge, as NetworkX computes it.
+
+    The same searches as :func:`betweenness_centrality` (the same sources for the
+    same ``k`` and ``seed``); the backward pass gives each arc u → v on a shortest
+    path from s its share ``σ(u) (1 + δ(v)) / σ(v)``. An undirected graph's edge
+    {u, v} sums its two arcs (NetworkX's one key per edge). Rescaled as NetworkX's
+    ``edge_betweenness_centrality`` (its ``_rescale`` with endpoints counted).
+
+    Parameters are :func:`betweenness_centrality`'s (no ``endpoints``).
+
+    Returns
+    -------
+    kleene.Matrix of float64 with the pattern of the graph searched (``directed=False``:
+    both ways, the two entries of an edge equal): entry (u, v) is NetworkX's value of
+    edge (u, v); a self-loop's is 0. On the input's device.
+
+    Example
+    -------
+    >>> import scipy.sparse as sp, kleene
+    >>> path = sp.csr_matrix(([1, 1, 1], ([0, 1, 2], [1, 2, 3])), shape=(4, 4))
+    >>> E = kleene.edge_betweenness_centrality(path, directed=False, normalized=False)
+    >>> E.to_dense(missing=0.0)[[0, 1, 2], [1, 2, 3]].tolist()
+    [3.0, 4.0, 3.0]
+    >>> W = kleene.edge_betweenness_centrality(path, directed=False)  # / (n (n - 1))
+    >>> round(float(W.to_dense(missing=0.0)[1, 2]), 6)
+    0.666667
+    """
+    A, weighted = _graph(G, weight, directed, "edge_betweenness_centrality")
+    n = A.nrows
+    srcs = pick_sources(n, k, seed, sources)
+    everyone = srcs if srcs is not None else np.arange(n, dtype=np.int64)
+    _, e = _dependencies(
+        A, everyone, weighted, False, True, directed, fused, "edge_betweenness_centrality"
+    )
+    # NetworkX's rescaling with the end vertices counted (linear: before the sum of the
+    # two arcs of an undirected edge)
+    rescale(e, n, normalized=normalized, directed=directed, endpoints=True, sampled=srcs)
+    indptr, _, cols, _ = _arcs(A)
+    E = Matrix.from_csr(indptr, cols, e, (n, n))
+    return E if directed else ewise_add(E, transpose(E), "plus")

@@ -58,6 +58,7 @@ if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
     components_weak = components_strong = None
 else:
     from .bfs_rows import bfs_multi
+    from .betweenness import brandes  # absent under KLEENE_CPU=numpy: the composed form
     from .bool_closure import bool_closure_rows, closure_dense  # bit-packed for lor_land
     from .closure import mxm_dense_acc
     from .compiled import HAVE_NUMBA as _HAVE_NUMBA
