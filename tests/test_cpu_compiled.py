@@ -257,6 +257,63 @@ def test_spgemm_rows_dense_and_sparse():
     np.testing.assert_allclose(C.to_dense(missing=0), (a @ b).toarray())
 
 
+@pytest.mark.parametrize("threaded", [False, True], ids=["one-thread", "threads"])
+@pytest.mark.parametrize("name", ["plus_times", "min_plus", "any_pair", "max_min"])
+def test_spgemm_csr_is_canonical(monkeypatch, name, threaded):
+    # Rows whose columns span many bit words with few entries are sorted; rows dense
+    # in their span are collected by a scan of the words; ncols not a multiple of 64.
+    if threaded:
+        monkeypatch.setattr(compiled, "_MIN_THREADED", 0)
+        monkeypatch.setattr(compiled, "_threads", lambda: 3)
+    sr = SEMIRINGS[name]
+    rng = np.random.default_rng(8)
+    for m, k, n, dens in [(40, 30, 1000, 0.05), (30, 20, 130, 0.4), (25, 6, 70, 0.02)]:
+        A = kleene.Matrix.from_csr(*_random_csr(rng, m, k, 0.3, np.float64, lo=1), (m, k))
+        B = kleene.Matrix.from_csr(*_random_csr(rng, k, n, dens, np.float64, lo=1), (k, n))
+        ptr, idx, val = compiled.mxm_sparse_csr(sr, *A._csr(), *B._csr(), n, np.float64)
+        keys, vals = compiled.mxm_sparse(sr, *A._csr(), *B._csr(), n, np.float64)
+        want = _spgemm_numpy(sr, A, B)
+        assert ptr.dtype == np.int64 and idx.dtype == np.int32 and ptr.size == m + 1
+        rows = np.repeat(np.arange(m), np.diff(ptr))
+        assert np.array_equal(rows * n + idx, want.keys)  # sorted within rows, no duplicates
+        assert np.array_equal(keys, want.keys)
+        _same((val, np.ones(val.size, bool)), (want.values, np.ones(val.size, bool)), False)
+        assert np.array_equal(val, vals)
+
+
+def test_spgemm_csr_no_products():
+    sr = SEMIRINGS["plus_times"]
+    a = (np.array([0, 1, 1]), np.array([1], np.int32), np.array([2.0]))
+    b = (np.array([0, 1, 1]), np.array([0], np.int32), np.array([3.0]))
+    ptr, idx, val = compiled.mxm_sparse_csr(sr, *a, *b, 2, np.float64)
+    assert ptr.tolist() == [0, 0, 0] and idx.size == 0 and val.size == 0
+    C = kleene.mxm(kleene.Matrix.from_csr(*a, (2, 2)), kleene.Matrix.from_csr(*b, (2, 2)), sr)
+    assert C.nvals == 0 and C.shape == (2, 2)
+
+
+@pytest.mark.parametrize("name", ["plus_times", "min_plus", "any_pair", "max_times"])
+def test_mxv_full_u_pulls(monkeypatch, name):
+    # auto on the CPU pulls a full u through A's rows (no flags per entry; empty rows
+    # stay absent) and gives push's entries; vxm pulls only where Aᵀ is at hand.
+    sr = SEMIRINGS[name]
+    rng = np.random.default_rng(4)
+    ptr, idx, val = _random_csr(rng, 50, 40, 0.1, np.float64, lo=1)
+    A = kleene.Matrix.from_csr(ptr, idx, val, (50, 40))
+    u = kleene.Vector.from_dense(rng.integers(1, 5, 40).astype(np.float64))
+    calls = []
+    real = cpu.mxv_pull
+    monkeypatch.setattr(cpu, "mxv_pull", lambda *a, **k: calls.append(1) or real(*a, **k))
+    got = kleene.mxv(A, u, sr)
+    assert calls, "a full u pulls"
+    want = kleene.mxv(A, u, sr, method="push")
+    _container_equal(got, want, _exact(sr, np.float64))
+    assert got.nvals == int((np.diff(ptr) > 0).sum())
+    calls.clear()
+    w = kleene.Vector.from_dense(rng.integers(1, 5, 50).astype(np.float64))
+    kleene.vxm(w, A, sr)
+    assert not calls, "vxm without Aᵀ at hand scatters"
+
+
 # ---- user-defined semirings ------------------------------------------------------------
 
 _min_text = kleene.BinaryOp("mymin", np.fmin, "(x < y ? x : y)", scalar="y if y < x else x")

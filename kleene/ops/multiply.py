@@ -14,7 +14,7 @@ from kleene.errors import DimensionMismatch, DomainMismatch, InvalidValue, OutOf
 from kleene.semiring import Semiring, get_semiring, lor_land
 
 from .symmetry import is_symmetric
-from .write import finish
+from .write import Rows, finish
 
 _METHODS = ("auto", "pull", "push")
 
@@ -204,6 +204,12 @@ def _spgemm(xp, A, B, sr: Semiring, dtype):
     b_ptr, b_idx, b_val = access.csr(B)
     fused = getattr(be, "mxm_sparse", None)  # optional (primitives.md); None: not compiled
     if fused is not None:
+        # its CSR form where the back end has one: C's arrays as they are stored
+        rows = getattr(be, "mxm_sparse_csr", None) if xp is np else None
+        if rows is not None:
+            csr = rows(sr, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, B.ncols, dtype)
+            if csr is not None:
+                return Rows(*csr, B.ncols)
         kv = fused(sr, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, B.ncols, dtype)
         if kv is not None:
             return Keys(*kv)
@@ -312,11 +318,18 @@ def _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a):
         raise InvalidValue(f"{opname}: method must be one of {_METHODS}, got {method!r}")
     nout = A.ncols if transpose_a else A.nrows
     if method == "auto":
-        # The CPU cannot exploit pull's early exit, so it always scatters (work ∝
-        # u's edges); the GPU pulls once u is dense enough to make the scatter's
-        # atomics contend.
-        sparse_u = u.nvals * 16 < max(u.size, 1)
-        method = "push" if sparse_u or xp is np else "pull"
+        # The GPU pulls once u is dense enough to make the scatter's atomics contend.
+        # The CPU cannot exploit pull's early exit, so it scatters (work ∝ u's
+        # edges), except for a full u whose product rows are at hand (mxv, or vxm
+        # with Aᵀ cached or A symmetric): then every edge is read either way, and
+        # a pull sums each row once, with no accumulators per thread to merge.
+        nvals = u.nvals
+        if xp is not np:
+            method = "push" if nvals * 16 < max(u.size, 1) else "pull"
+        elif nvals == u.size and (not transpose_a or transpose_at_hand(A) is not None):
+            method = "pull"
+        else:
+            method = "push"
     if method == "pull":
         ptr, idx, val = transposed_csr(A) if transpose_a else access.csr(A)
         uv, up = access.bitmap(u)

@@ -7,9 +7,28 @@ outside it C keeps its entries unless ``replace`` deletes them.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
+
 from kleene.core import access, layout
 from kleene.core.entries import Bitmap, Keys, present_of, to_bitmap, to_keys, union
 from kleene.core.vector import Vector
+
+
+class Rows(NamedTuple):
+    """A matrix result as canonical CSR arrays (rows sorted, no duplicates): what a
+    product that builds C row by row hands over, stored as is when no mask or ``out``
+    asks for the keys form."""
+
+    indptr: object
+    indices: object
+    values: object
+    ncols: int
+
+    def to_keys(self, xp) -> Keys:
+        rows = layout.offsets_to_rows(xp, self.indptr).astype(np.int64)
+        return Keys(rows * max(self.ncols, 1) + self.indices, self.values)
 
 
 def build(xp, t, shape, dtype, kind):
@@ -30,6 +49,11 @@ def build(xp, t, shape, dtype, kind):
 
 def write(xp, t, *, shape, dtype, kind, out=None, mask=None, accum=None, replace=False):
     """Apply the output rule and return the result container (``out`` itself if given)."""
+    if isinstance(t, Rows):
+        if out is None and mask is None:  # stored as it is: no keys, no re-split
+            values = t.values.astype(dtype, copy=False)
+            return access.from_csr(xp, t.indptr, t.indices, values, shape)
+        t = t.to_keys(xp)
     if out is None:
         if mask is not None and isinstance(t, Bitmap):
             t = Bitmap(t.values, present_of(xp, t) & mask.allowed(xp))

@@ -55,6 +55,7 @@ if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
     bfs_levels = bellman_ford = delta_stepping = sssp_rows = bfs_multi = None  # NumPy path only
     tight_tree = tight_parents = None
     bool_closure_rows = closure_dense = mxm_dense_acc = mxm_sparse = mxm_masked = None
+    mxm_sparse_csr = None
     components_weak = components_strong = None
 else:
     from .bfs_rows import bfs_multi
@@ -69,9 +70,9 @@ else:
     from .tree import tight_parents, tight_tree
 
     if _HAVE_NUMBA:  # compiled mxv_pull / vxm_push (NumPy fallback inside), SpGEMM
-        from .compiled import mxm_masked, mxm_sparse, mxv_pull, vxm_push
+        from .compiled import mxm_masked, mxm_sparse, mxm_sparse_csr, mxv_pull, vxm_push
     else:  # pragma: no cover - exercised only without numba
-        mxm_sparse = mxm_masked = None
+        mxm_sparse = mxm_sparse_csr = mxm_masked = None
 
 __all__ = [
     "bellman_ford",
@@ -91,6 +92,7 @@ __all__ = [
     "mxm_dense_acc",
     "mxm_masked",
     "mxm_sparse",
+    "mxm_sparse_csr",
     "mxv_pull",
     "reduce_all",
     "segment_reduce",

@@ -33,6 +33,8 @@ per-process uuid: a closure over one never hits the cache.
 
 The kernels (all ``nogil``; Python threads over ranges, as ``cpu/closure.py``):
 
+- ``pull_full``: ``pull`` where every u(k) is present and every row allowed (the
+  dense product): no flags per entry, unsigned positions, one range per thread.
 - ``pull``: row-parallel masked SpMV, w(i) = ⊕_k A(i,k) ⊗ u(k) for allowed rows
   only, rows split by stored entries. The first product starts the sum (the identity
   is never folded in, as in ``segment_reduce``); a row stops at the monoid's
@@ -41,10 +43,13 @@ The kernels (all ``nogil``; Python threads over ranges, as ``cpu/closure.py``):
   pushes split u's entries by edge count over threads, each into an accumulator of
   its own, merged in thread order (so ``any`` keeps the first in u's order, as the
   NumPy path does).
-- ``spgemm``: Gustavson row by row with a dense accumulator and a marker per thread,
-  two passes (symbolic count, numeric); a row's columns are sorted, or collected by
-  a scan of the markers where the row is dense. The output is sorted keys
-  ``i * ncols + j`` and values, what ``multiply._spgemm`` builds.
+- ``spgemm``: Gustavson row by row with a dense accumulator per thread, two passes
+  (``spgemm_count``, the symbolic count, then the numeric pass) whose columns-seen
+  set is a bit row (ncols/8 bytes, cache-resident); a row's columns are put in order
+  by a scan of the bit words it touched where they span few words a column, else by
+  a sort of the row's list. The output is C's CSR arrays, written in place
+  (``mxm_sparse_csr``: stored as they are by ``multiply._spgemm``), or as sorted
+  keys ``i * ncols + j`` (``mxm_sparse``).
 - ``dot3``: the masked product, one dot product per entry of the mask's pattern.
   A(i,:)'s positions are scattered by k into a per-thread array once per mask row;
   an entry whose Bᵀ(j,:) is the shorter list looks each of its k up there, else
@@ -89,6 +94,11 @@ _NO_BOOL = np.zeros(1, dtype=bool)
 # ---- the kernel templates (appended to scalar_ops.prelude) ------------------------------
 
 _KERNELS = """
+from numba.cpython.unsafe.numbers import trailing_zeros as _ctz
+
+_U1 = np.uint64(1)
+_U6 = np.uint64(6)
+_U63 = np.uint64(63)
 
 @numba.njit(cache=CACHE, nogil=True)
 def pull(indptr, indices, avals, u, up, has_up, allowed, has_allowed, r0, r1, w, wp):
@@ -114,6 +124,31 @@ def pull(indptr, indices, avals, u, up, has_up, allowed, has_allowed, r0, r1, w,
         if found:
             w[i] = acc
             wp[i] = True
+
+
+@numba.njit(cache=CACHE, nogil=True)
+def pull_full(indptr, indices, avals, u, r0, r1, w, wp):
+    # pull with every u(k) present and every row allowed: no flags to test per entry,
+    # unsigned positions (no negative-index wraparound per access); writes every row
+    for i in range(r0, r1):
+        p = np.uint64(indptr[i])
+        p1 = np.uint64(indptr[i + 1])
+        if p == p1:
+            w[i] = ZERO
+            wp[i] = False
+            continue
+        k = np.uint64(indices[p])
+        acc = {pull_mul}
+        p += _U1
+        if not STOP_FIRST:
+            while p < p1:
+                if HAS_TERM and acc == TERM:
+                    break
+                k = np.uint64(indices[p])
+                acc = _add(acc, {pull_mul})
+                p += _U1
+        w[i] = acc
+        wp[i] = True
 
 
 @numba.njit(cache=CACHE, nogil=True)
@@ -150,40 +185,87 @@ def merge(ws, wps, c0, c1, w, wp):
 
 
 @numba.njit(cache=CACHE, nogil=True)
-def spgemm(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, r0, r1, offsets, keys, vals):
-    mark = np.full(ncols, -1, np.int64)
+def spgemm_count(a_ptr, a_idx, b_ptr, b_idx, ncols, r0, r1, counts):
+    # symbolic pass: distinct columns per row, the columns seen as bits (ncols/8 bytes,
+    # cache-resident), cleared over the touched words at the row's end
+    bits = np.zeros((ncols + 63) // 64, np.uint64)
+    for i in range(r0, r1):
+        c = 0
+        lo = np.uint64(bits.size)
+        hi = np.uint64(0)
+        for p in range(a_ptr[i], a_ptr[i + 1]):
+            k = np.uint64(a_idx[p])
+            for q in range(np.uint64(b_ptr[k]), np.uint64(b_ptr[k + _U1])):
+                j = np.uint64(b_idx[q])
+                wd = j >> _U6
+                bit = _U1 << (j & _U63)
+                x = bits[wd]
+                if not (x & bit):
+                    bits[wd] = x | bit
+                    c += 1
+                    if wd < lo:
+                        lo = wd
+                    if wd > hi:
+                        hi = wd
+        if c:
+            bits[lo : hi + _U1] = 0
+        counts[i] = c
+
+
+@numba.njit(cache=CACHE, nogil=True)
+def spgemm(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, r0, r1, c_ptr, c_idx, c_val):
+    # numeric pass, CSR out: a dense accumulator and the columns seen as bits; a row's
+    # columns are listed as first seen, then put in order by a scan of its bit words
+    # (where they span few words a column) or a sort of the list
+    bits = np.zeros((ncols + 63) // 64, np.uint64)
     acc = np.empty(ncols, OUT)
     for i in range(r0, r1):
-        start = offsets[i]
-        c = start
+        e0 = c_ptr[i]
+        c = e0
+        lo = np.uint64(bits.size)
+        hi = np.uint64(0)
         for p in range(a_ptr[i], a_ptr[i + 1]):
-            k = a_idx[p]
+            k = np.uint64(a_idx[p])
             x = a_val[p]
-            for q in range(b_ptr[k], b_ptr[k + 1]):
-                j = b_idx[q]
-                if mark[j] != i:
-                    mark[j] = i
+            for q in range(np.uint64(b_ptr[k]), np.uint64(b_ptr[k + _U1])):
+                j = np.uint64(b_idx[q])
+                wd = j >> _U6
+                bit = _U1 << (j & _U63)
+                y = bits[wd]
+                if y & bit:
+                    if not STOP_FIRST:
+                        a = acc[j]
+                        if not (HAS_TERM and a == TERM):
+                            acc[j] = _add(a, _mul(x, b_val[q]))
+                else:
+                    bits[wd] = y | bit
                     acc[j] = _mul(x, b_val[q])
-                    keys[c] = j
+                    c_idx[c] = j
                     c += 1
-                elif not STOP_FIRST:
-                    a = acc[j]
-                    if not (HAS_TERM and a == TERM):
-                        acc[j] = _add(a, _mul(x, b_val[q]))
-        if c - start > 1:
-            if (c - start) * 16 > ncols:  # a dense row: collect the marks in order
-                e = start
-                for j in range(ncols):
-                    if mark[j] == i:
-                        keys[e] = j
-                        e += 1
-            else:
-                keys[start:c].sort()
-        base = i * ncols
-        for e in range(start, c):
-            j = keys[e]
-            vals[e] = acc[j]
-            keys[e] = base + j
+                    if wd < lo:
+                        lo = wd
+                    if wd > hi:
+                        hi = wd
+        if c == e0:
+            continue
+        if np.int64(hi - lo) < 4 * (c - e0):
+            e = e0
+            for wd in range(lo, hi + _U1):
+                y = bits[wd]
+                bits[wd] = 0
+                base = np.uint64(wd) << _U6
+                while y:
+                    j = base + np.uint64(_ctz(y))
+                    y &= y - _U1
+                    c_idx[e] = j
+                    c_val[e] = acc[j]
+                    e += 1
+        else:
+            c_idx[e0:c].sort()
+            for e in range(e0, c):
+                j = np.uint64(c_idx[e])
+                c_val[e] = acc[j]
+                bits[j >> _U6] = 0
 
 
 @numba.njit(cache=CACHE, nogil=True)
@@ -270,25 +352,6 @@ def dot3(
 """
 
 
-def _spgemm_count(a_ptr, a_idx, b_ptr, b_idx, ncols, r0, r1, counts):
-    """Symbolic pass: the number of distinct columns of each row of A·B."""
-    mark = np.full(ncols, -1, np.int64)
-    for i in range(r0, r1):
-        c = 0
-        for p in range(a_ptr[i], a_ptr[i + 1]):
-            k = a_idx[p]
-            for q in range(b_ptr[k], b_ptr[k + 1]):
-                j = b_idx[q]
-                if mark[j] != i:
-                    mark[j] = i
-                    c += 1
-        counts[i] = c
-
-
-if HAVE_NUMBA:
-    _spgemm_count = numba.njit(cache=True, nogil=True)(_spgemm_count)
-
-
 # ---- generating and loading a specialisation -------------------------------------------
 
 
@@ -370,12 +433,15 @@ def _run(spec, kernel, head, ranges, tail) -> bool:
     try:
         if len(ranges) == 1:
             kernel(*head, *ranges[0], *tail)
-        else:
+        else:  # the calling thread takes the last range (the kernels release the GIL)
             from .closure import _pool
 
-            jobs = [_pool().submit(kernel, *head, r0, r1, *tail) for r0, r1 in ranges]
-            for job in jobs:
-                job.result()
+            jobs = [_pool().submit(kernel, *head, r0, r1, *tail) for r0, r1 in ranges[:-1]]
+            try:
+                kernel(*head, *ranges[-1], *tail)
+            finally:
+                for job in jobs:
+                    job.result()
     except NumbaError:
         if not spec.user:
             raise
@@ -390,16 +456,24 @@ def _threads() -> int:
     return threads()
 
 
-def _split(cum, work: int, n: int) -> list[tuple[int, int]]:
+def _split(cum, work: int, n: int, per_thread: int = _CHUNKS_PER_THREAD) -> list[tuple[int, int]]:
     """Ranges of [0, n) with about equal work; ``cum`` (length n + 1) is the running
-    work, so range (r0, r1) costs cum[r1] - cum[r0]."""
+    work, so range (r0, r1) costs cum[r1] - cum[r0]. ``per_thread``: ranges a thread
+    (more balance on a busy machine; one where a call is short and its rows even)."""
     threads = _threads() if work >= _MIN_THREADED else 1
-    parts = min(n, threads * _CHUNKS_PER_THREAD if threads > 1 else 1)
+    parts = min(n, threads * per_thread if threads > 1 else 1)
     if parts <= 1:
         return [(0, n)]
-    cuts = np.searchsorted(cum, np.arange(1, parts) * (work / parts), side="left")
-    bounds = np.unique(np.concatenate([[0], np.clip(cuts, 0, n), [n]]))
-    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    return _cut(cum, work, n, parts)
+
+
+def _cut(cum, work: int, n: int, parts: int) -> list[tuple[int, int]]:
+    """``parts`` ranges of [0, n) about equal in work, empty ones dropped (integer
+    targets: the search reads ``cum`` as it is, no converted copy)."""
+    targets = (np.arange(1, parts, dtype=np.int64) * work) // parts
+    cuts = np.searchsorted(cum, targets.astype(cum.dtype, copy=False), side="left")
+    bounds = [0, *sorted({min(max(int(c), 0), n) for c in cuts.tolist()}), n]
+    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if a < b]
 
 
 def _flag(mask):
@@ -418,14 +492,21 @@ def mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,
     spec, mod = _specialised(semiring, x, y, out_dtype, flip)
     if mod is not None:
         nrows = indptr.size - 1
-        w = np.full(nrows, spec.identity, dtype=out_dtype)
-        wp = np.zeros(nrows, dtype=bool)
-        up, has_up = _flag(u_present)
-        al, has_al = _flag(allowed)
-        ranges = _split(indptr, int(indptr[-1]) if nrows else 0, nrows)
-        head = (indptr, indices, avals, np.ascontiguousarray(u), up, has_up, al, has_al)
-        if _run(spec, mod.pull, head, ranges, (w, wp)):
-            return w, wp
+        ranges = _split(indptr, int(indptr[-1]) if nrows else 0, nrows, per_thread=1)
+        u = np.ascontiguousarray(u)
+        if u_present is None and allowed is None:  # the dense product: no flags
+            w = np.empty(nrows, dtype=out_dtype)
+            wp = np.empty(nrows, dtype=bool)
+            if _run(spec, mod.pull_full, (indptr, indices, avals, u), ranges, (w, wp)):
+                return w, wp
+        else:
+            w = np.full(nrows, spec.identity, dtype=out_dtype)
+            wp = np.zeros(nrows, dtype=bool)
+            up, has_up = _flag(u_present)
+            al, has_al = _flag(allowed)
+            head = (indptr, indices, avals, u, up, has_up, al, has_al)
+            if _run(spec, mod.pull, head, ranges, (w, wp)):
+                return w, wp
     return _ref.mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype, flip)
 
 
@@ -488,10 +569,7 @@ def _push(spec, mod, indptr, indices, avals, u_idx, u_vals, allowed, ncols):
 
 def _even(cum, work, n) -> list[tuple[int, int]]:
     """One range of u's entries per thread, about equal in edges."""
-    parts = _threads()
-    cuts = np.searchsorted(cum, np.arange(1, parts) * (work / parts), side="left")
-    bounds = np.unique(np.concatenate([[0], np.clip(cuts, 0, n), [n]]))
-    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    return _cut(cum, work, n, _threads())
 
 
 def _even_cols(n, parts):
@@ -499,33 +577,47 @@ def _even_cols(n, parts):
     return [(c, min(n, c + step)) for c in range(0, n, max(1, step))] or [(0, 0)]
 
 
-def mxm_sparse(semiring, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, out_dtype):
-    """C = A ⊕.⊗ B on CSR operands (Gustavson, two passes), as sorted keys
-    ``i * ncols + j`` (int64) and values of ``out_dtype``; None where the semiring has
-    no compiled form (the caller runs the composed product of ``multiply._spgemm``)."""
+def mxm_sparse_csr(semiring, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, out_dtype):
+    """C = A ⊕.⊗ B on CSR operands (Gustavson, a symbolic then a numeric pass) as C's
+    CSR arrays (indptr int64, indices int32 sorted within rows, values of
+    ``out_dtype``); None where the semiring has no compiled form."""
     out_dtype = np.dtype(out_dtype)
     spec, mod = _specialised(semiring, a_val.dtype, b_val.dtype, out_dtype, False)
     if mod is None:
         return None
     m = a_ptr.size - 1
+    c_ptr = np.zeros(m + 1, dtype=np.int64)
+    if m <= 0 or a_idx.size == 0 or b_idx.size == 0:
+        return c_ptr, np.zeros(0, np.int32), np.zeros(0, out_dtype)
     flops = np.zeros(a_idx.size + 1, dtype=np.int64)
-    if a_idx.size:
-        np.cumsum(np.diff(b_ptr)[a_idx], out=flops[1:])
+    np.cumsum(np.diff(b_ptr)[a_idx], out=flops[1:])
     row_cum = flops[a_ptr]  # products made by rows [0, i)
-    work = int(row_cum[-1]) if m else 0
+    work = int(row_cum[-1])
     if work == 0:
-        return np.zeros(0, np.int64), np.zeros(0, out_dtype)
+        return c_ptr, np.zeros(0, np.int32), np.zeros(0, out_dtype)
     ranges = _split(row_cum, work, m)
-    counts = np.empty(m, dtype=np.int64)
-    _run(spec, _spgemm_count, (a_ptr, a_idx, b_ptr, b_idx, ncols), ranges, (counts,))
-    offsets = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    keys = np.empty(int(offsets[-1]), dtype=np.int64)
-    vals = np.empty(keys.size, dtype=out_dtype)
-    head = (a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols)
-    if not _run(spec, mod.spgemm, head, ranges, (offsets, keys, vals)):
+    head = (a_ptr, a_idx, b_ptr, b_idx, ncols)
+    if not _run(spec, mod.spgemm_count, head, ranges, (c_ptr[1:],)):
         return None
-    return keys, vals
+    np.cumsum(c_ptr, out=c_ptr)
+    c_idx = np.empty(int(c_ptr[-1]), dtype=np.int32)
+    c_val = np.empty(c_idx.size, dtype=out_dtype)
+    head = (a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols)
+    if not _run(spec, mod.spgemm, head, ranges, (c_ptr, c_idx, c_val)):
+        return None
+    return c_ptr, c_idx, c_val
+
+
+def mxm_sparse(semiring, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, out_dtype):
+    """C = A ⊕.⊗ B on CSR operands (``mxm_sparse_csr``), as sorted keys
+    ``i * ncols + j`` (int64) and values of ``out_dtype``; None where the semiring has
+    no compiled form (the caller runs the composed product of ``multiply._spgemm``)."""
+    csr = mxm_sparse_csr(semiring, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, out_dtype)
+    if csr is None:
+        return None
+    c_ptr, c_idx, c_val = csr
+    rows = np.repeat(np.arange(c_ptr.size - 1, dtype=np.int64), np.diff(c_ptr))
+    return rows * ncols + c_idx, c_val
 
 
 def mxm_masked(
