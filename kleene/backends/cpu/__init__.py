@@ -57,6 +57,7 @@ if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
     bool_closure_rows = closure_dense = mxm_dense_acc = mxm_sparse = mxm_masked = None
     mxm_sparse_csr = None
     components_weak = components_strong = None
+    triangle_count = triangle_vertices = None
 else:
     from .bfs_rows import bfs_multi
     from .betweenness import brandes  # absent under KLEENE_CPU=numpy: the composed form
@@ -68,6 +69,7 @@ else:
     from .frontier import bellman_ford, bfs_levels
     from .sources import dijkstra_rows as sssp_rows
     from .tree import tight_parents, tight_tree
+    from .triangles import triangle_count, triangle_vertices
 
     if _HAVE_NUMBA:  # compiled mxv_pull / vxm_push (NumPy fallback inside), SpGEMM
         from .compiled import mxm_masked, mxm_sparse, mxm_sparse_csr, mxv_pull, vxm_push
@@ -99,6 +101,8 @@ __all__ = [
     "sssp_rows",
     "tight_parents",
     "tight_tree",
+    "triangle_count",
+    "triangle_vertices",
     "unary",
     "vxm_push",
 ]
