@@ -368,7 +368,7 @@ def betweenness_centrality(
 
     >>> sq = sp.csr_matrix(([1.0, 1.0, 1.0, 5.0], ([0, 1, 2, 3], [1, 2, 3, 0])), shape=(4, 4))
     >>> kleene.betweenness_centrality(sq, directed=False, weight=True, normalized=False).tolist()
-    [0.5, 1.5, 1.5, 0.5]
+    [0.0, 2.0, 2.0, 0.0]
     """
     A, weighted = _graph(G, weight, directed, "betweenness_centrality")
     n = A.nrows

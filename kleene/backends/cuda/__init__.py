@@ -46,6 +46,7 @@ _HOME = {
     "DELTA_SCALE": "near_far",
     "tight_parents": "near_far",
     "sssp_rows": "sources",
+    "brandes": "analytics.betweenness",
     "expand_rows": "structure",
     "count_ids": "structure",
     "symmetry_sums": "structure",
