@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from kleene.backends import array_module, bool_tensor_cores
+from kleene.backends import array_module, backend, bool_tensor_cores
 from kleene.core import Matrix
 from kleene.engine import closure, product_scratch, replay_buffers, take_square
-from kleene.errors import InvalidValue, names_gpu_memory
+from kleene.errors import InvalidValue, OutOfMemory, names_gpu_memory
 from kleene.progress import Progress, progress_for
 from kleene.semiring import Semiring, get_semiring
 
-from .apsp_memory import SPARSE, WHOLE, check_fits, out_of_memory
+from . import apsp_memory
+from .apsp_memory import SPARSE, WHOLE, MemoryNeed, check_fits, out_of_memory
 from .dense_closure import (
     DEFAULT_BLOCK,
     FINAL_UNITS,
@@ -43,10 +44,13 @@ def transitive_closure(
     MemoryError) saying what
     was asked and the largest n that fits, before anything n×n is allocated.
 
-    ``method="auto"`` on the CPU runs one ``closure`` of the whole matrix, which
-    the CPU back end computes over bit-packed rows, one per strongly connected
-    component, in reverse topological order (``kleene/backends/cpu/bool_closure.py``;
-    peak 2 bytes a pair: the result and its working copy). On the GPU, a sparse
+    ``method="auto"`` on the CPU computes reachability over bit-packed rows, one per
+    strongly connected component, in reverse topological order
+    (``kleene/backends/cpu/bool_closure.py``): a graph stored sparse straight from
+    its edges into the result (peak: the result, 1 byte a pair, and the component
+    rows, 1/8 byte a pair at most); a dense Matrix, or a graph of up to 2,048
+    vertices, by one ``closure`` of the whole matrix (2 bytes a pair: the result and
+    its working copy). On the GPU, a sparse
     graph's strongly connected components (SciPy, on the host) in reverse
     topological order, R-Kleene of the lower-triangular component graph on the int8
     tensor cores and one gather back to the vertices (docs/algorithms.md); a dense
@@ -70,6 +74,8 @@ def transitive_closure(
         )
     sr = get_semiring("lor_land")
     A = as_graph(G, directed=directed)
+    if method == "auto" and _by_rows(A):
+        return _reach_rows(A, reflexive, progress)
     whole = method == "auto" and A.xp is np  # the CPU: one closure of the whole matrix
     tensor = method == "auto" and A.xp is not np and bool_tensor_cores()  # R-Kleene
     if not tensor:  # (the tensor-core closure reads only the edges: every stored entry)
@@ -234,6 +240,61 @@ def _star_whole(A: Matrix, sr: Semiring, bar: Progress):
     closure(D, sr, out=D)
     bar.step(n * n)
     return D.to_dense()  # the rest of the units: finish()
+
+
+# CPU transitive_closure "auto" on a graph stored sparse: the back end's
+# bool_closure_rows reads the CSR pattern and writes the n×n result directly. Its
+# peak: the result (1 byte a pair), the component rows (n/8 bytes a vertex at most;
+# the packed adjacency, as large, is freed before the result is made), Tarjan's
+# arrays (8 int64s a vertex) and the pattern as int64 (8 bytes a vertex and an edge).
+# Graphs up to _ROWS_SMALL_N vertices keep the whole-matrix closure (the same
+# bit-packed method from a dense copy: its n² bytes are small there).
+_ROWS_SMALL_N = 2048
+_ROWS_INT64S_PER_VERTEX = 9
+_ROWS_FIXED_BYTES = 64 << 20
+
+
+def _by_rows(A: Matrix) -> bool:
+    """Whether the CPU closure runs straight from A's sparse rows (bool_closure_rows)."""
+    if A.xp is not np or A.format != "csr" or backend(np).bool_closure_rows is None:
+        return False
+    return A.nrows > _ROWS_SMALL_N
+
+
+def _rows_need(n: int, nvals: int) -> MemoryNeed:
+    """Host memory bool_closure_rows needs at its peak for n vertices and nvals edges."""
+    words = -(-n // 64)
+    per_vertex = 8 * words + 8 * _ROWS_INT64S_PER_VERTEX
+    fixed = _ROWS_FIXED_BYTES + 8 * nvals
+    return MemoryNeed(
+        "transitive_closure",
+        n,
+        "bit-packed rows",
+        False,
+        1,
+        per_vertex,
+        fixed,
+        apsp_memory.host_memory_free(),
+        "host memory",
+    )
+
+
+def _reach_rows(A: Matrix, reflexive: bool, progress):
+    """transitive_closure's result on the CPU from A's CSR pattern (every stored entry
+    is an edge, zero or False too, as in scipy.csgraph and the GPU's closure), by
+    bool_closure_rows: paths of
+    one or more edges, and the empty ones when ``reflexive``. An OutOfMemory naming
+    the bytes, before anything n×n is allocated, where the result cannot fit."""
+    n = A.nrows
+    need = _rows_need(n, A.nvals)
+    if not need.fits():
+        raise OutOfMemory(f"transitive_closure: {need.describe()}; {need.bytes:,} bytes")
+    with out_of_memory(need), progress_for(progress, n * n + A.nvals, "transitive_closure") as bar:
+        s = A.to_scipy()  # the host CSR, borrowed: its pattern is the graph
+        reach = backend(np).bool_closure_rows(s.indptr, s.indices, n, reflexive=reflexive)
+        del s
+        bar.step(n * n + A.nvals)
+    return reach
 
 
 def _drop_empty_paths(A: Matrix, star) -> None:

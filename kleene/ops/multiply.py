@@ -406,6 +406,21 @@ def _matvec_op(opname, A, u, semiring, mask, accum, replace, out, method, vector
     shape = (A.ncols,) if vector_first else (A.nrows,)
     check_out(opname, out, shape, Vector)
     sr, xp, mask = _prepare(opname, sr0, out, mask, shape, dtype, A=A, u=u)
-    allowed = None if mask is None else mask.allowed(xp)
+    allowed = None if mask is None else _allowed(xp, mask)
     w, wp = _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a=vector_first)
+    if out is None and xp is np:
+        # The CPU primitives compute allowed entries only, so with no ``out`` (no
+        # accum, nothing to keep or replace) the mask has been applied already.
+        mask = None
     return _finish(opname, xp, Bitmap(w, wp), shape, dtype, Vector, out, mask, accum, replace)
+
+
+def _allowed(xp, mask):
+    """The dense bool array of the positions ``mask`` allows; a structural mask on a
+    sparse vector on the CPU is one fill and one scatter of its indices."""
+    c = mask.container
+    if xp is np and mask.structural and isinstance(c, Vector) and c.format == "sparse":
+        allowed = np.full(c.size, mask.complement, dtype=bool)
+        allowed[access.indices(c)] = not mask.complement
+        return allowed
+    return mask.allowed(xp)

@@ -308,9 +308,7 @@ def _bool_closure_rows(indptr, indices, n, out=None, reflexive=False):
     used = idx[: int(ptr[-1])] if n else idx[:0]
     if used.size and (int(used.min()) < 0 or int(used.max()) >= n):
         raise IndexError(f"bool_closure_rows: a column index is out of range for {n} vertices")
-    if out is None:
-        out = np.empty((n, n), dtype=np.bool_)
-    elif not (
+    if out is not None and not (
         isinstance(out, np.ndarray)
         and out.shape == (n, n)
         and out.dtype == np.bool_
@@ -318,10 +316,12 @@ def _bool_closure_rows(indptr, indices, n, out=None, reflexive=False):
     ):
         raise InvalidValue(f"bool_closure_rows: out must be a writable ({n}, {n}) bool array")
     if n == 0:
-        return out
+        return np.empty((0, 0), dtype=np.bool_) if out is None else out
     adj = _pack_csr(ptr, idx, n, _words(n))
     reach, comp = _closure_bits(adj, n)
-    del adj
+    del adj  # before the result is made: the peak is the result and the component rows
+    if out is None:
+        out = np.empty((n, n), dtype=np.bool_)
     _unpack(reach, comp, out, bool(reflexive))
     return out
 
