@@ -207,6 +207,7 @@ def test_rmat_triangles_against_cupyx():
 def test_expansion_refused_before_allocation(monkeypatch):
     rng = np.random.default_rng(2)
     A = _random(rng, 200, 200, 0.1, np.float64).to("gpu")
+    monkeypatch.setattr(cuda, "mxm_sparse", None)  # the expansion product, not the hash one
     monkeypatch.setattr(multiply, "gpu_memory_free", lambda: 1000)
     with pytest.raises(OutOfMemory, match="bytes"):
         kleene.mxm(A, A, "plus_times")

@@ -39,6 +39,7 @@ _HOME = {
     "mxv_pull": "sparse",
     "vxm_push": "sparse",
     "mxm_masked": "spgemm",
+    "mxm_sparse": "spgemm",
     "bfs_levels": "frontier",
     "bellman_ford": "frontier",
     "bfs_multi": "multi_frontier",

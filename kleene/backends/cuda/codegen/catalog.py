@@ -14,6 +14,7 @@ from .multi_frontier import multi_frontier_spec
 from .reduce import segment_reduce_spec
 from .sources import sources_spec
 from .sparse import mxv_spec, vxm_spec
+from .spgemm import dot3_spec, hash_spec
 from .structure import structure_spec
 
 
@@ -21,7 +22,8 @@ def builtin_specs() -> list[Spec]:
     """Every specialisation the built-in algebra can ask for, one of each.
 
     Semirings x their dtypes (A, B/u and the result of one dtype, as the
-    operations use them) for mxm/mxv/vxm, both flips, the int32 fast paths;
+    operations use them) for mxm/mxv/vxm, both flips, the int32 fast paths, the
+    sparse products (masked by dot products, unmasked by hash accumulators);
     monoids x dtypes for reductions; operators x dtypes for elementwise kernels.
     """
     from kleene.semiring import SEMIRINGS, SUPPORTED_DTYPES
@@ -36,6 +38,7 @@ def builtin_specs() -> list[Spec]:
             if fast:
                 specs.append(mxm_spec(sr, d, d, c, fast))
             specs += closure_primitive_specs(sr, d)
+            specs += [dot3_spec(sr, d, d, c), hash_spec(sr, d, d, c)]
             for flip in (False, True):
                 specs.append(mxv_spec(sr, d, d, c, flip))
                 specs.append(vxm_spec(sr, d, d, c, flip))
