@@ -12,7 +12,8 @@ have not reached it yet and are still alive; one host read of the alive searches
 ends the pass), then a backward pass from the deepest level up (``kl_bc_backward``:
 each vertex pulls the coefficients ``(1 + δ) / σ`` of its out-neighbours one level
 down, adds its δ over the searches into bc and, for the edge form, each arc's share
-into ebc). σ and the coefficient of (vertex, search) share one n × 64 float64 array.
+into ebc; the edge form runs the sources' level too, for their arcs). σ and the
+coefficient of (vertex, search) share one n × 64 float64 array.
 
 A warp owns a vertex; a vertex with more than ``_CHUNK`` arcs is cut into chunks of
 ``_CHUNK``, one warp each, whose partial rows a second launch adds in chunk order.
@@ -57,11 +58,13 @@ def _function(name: str):
 class _Items:
     """The work items of one CSR: a vertex per item, or a chunk of a hub's arcs."""
 
-    def __init__(self, indptr, indices, n: int):
+    def __init__(self, indptr, indices, n: int, also=None):
+        """``also``: vertices that get an item without arcs (None: only those with arcs)."""
         self.indices = jit.contiguous(indices, np.int32)
         ptr = jit.contiguous(indptr, np.int64)
         deg = ptr[1:] - ptr[:-1]
-        light = cupy.flatnonzero((deg > 0) & (deg <= _CHUNK)).astype(np.int32)
+        some = deg > 0 if also is None else (deg > 0) | also
+        light = cupy.flatnonzero(some & (deg <= _CHUNK)).astype(np.int32)
         hubs = cupy.flatnonzero(deg > _CHUNK)
         hub_host = cupy.asnumpy(hubs)
         deg_host = cupy.asnumpy(deg[hubs])
@@ -98,8 +101,12 @@ def _plan(indptr, indices, in_indptr, in_indices, n: int):
     for k, p in _plans:
         if all(a is b for a, b in zip(k, key, strict=True)):
             return p
-    out = _Items(indptr, indices, n)
-    inn = out if in_indptr is None else _Items(in_indptr, in_indices, n)
+    if in_indptr is None:  # symmetric: a vertex with an in-arc has an out-arc
+        inn = out = _Items(indptr, indices, n)
+    else:  # a sink's backward item writes its coefficient 1 / σ
+        inn = _Items(in_indptr, in_indices, n)
+        has_in = jit.contiguous(in_indptr, np.int64)
+        out = _Items(indptr, indices, n, also=has_in[1:] > has_in[:-1])
     plan = (inn, out)
     _plans.insert(0, (key, plan))  # the arrays are held: their ids stay theirs
     del _plans[4:]
@@ -190,14 +197,17 @@ def _batch(batch, n, inn, out, sc, partial, pmask, bc, ebc, endpoints) -> None:
             break
         levels.append(cur)
     nothing = cupy.zeros(n, dtype=np.uint64)
-    flags = (np.int32(ebc is not None), np.int32(bool(endpoints)))
-    sums = (bc, ebc if ebc is not None else bc)
-    for d in range(len(levels) - 1, 0, -1):
+    edges = ebc is not None
+    sums = (bc, ebc if edges else bc)
+    ends = np.int32(bool(endpoints))
+    # level 0 (the sources) only for the edge form: their arcs, not their δ
+    for d in range(len(levels) - 1, -1 if edges else 0, -1):
         here = levels[d]
         below = levels[d + 1] if d + 1 < len(levels) else nothing
+        count = np.int32(d > 0)
         bwd = (out.v, out.p0, out.p1, out.slot, out.indices, here, below, sc, partial)
-        _launch("kl_bc_backward", out.count, (*bwd, *sums, *flags))
-        hubs = (out.hub_v, out.hub_s0, out.hub_s1, partial, here, sc, bc, flags[1])
+        _launch("kl_bc_backward", out.count, (*bwd, *sums, np.int32(edges), count, ends))
+        hubs = (out.hub_v, out.hub_s0, out.hub_s1, partial, here, sc, bc, count, ends)
         _launch("kl_bc_backward_combine", out.hub_v.size, hubs)
     if endpoints:  # each source: the vertices its search reached, itself excluded
         one = np.uint64(1)

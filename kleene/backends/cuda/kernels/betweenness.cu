@@ -16,7 +16,9 @@
 // searches with a parent there reach v at level d. Backward, level d (pull along
 // out-arcs): v on level d in search s gathers Σ coef(w) over out-neighbours w on level
 // d + 1 in s; δ(v) = σ(v) Σ, coef(v) = (1 + δ(v)) / σ(v), and bc[v] += Σ_s δ(v); an arc
-// v → w gets σ(v) coef(w) summed over the searches (the edge form).
+// v → w gets σ(v) coef(w) summed over the searches (the edge form, which runs level 0,
+// the sources, too, without adding to bc). Every vertex with an in-arc has a work item
+// here, out-arcs or not: a sink's coefficient 1 / σ is read one level up.
 //
 // Determinism: every sum runs in a fixed order (in-arcs in CSR order within a warp,
 // chunks in their order, the searches of a warp by a fixed butterfly, levels and
@@ -152,7 +154,8 @@ kl_bc_forward_combine(long long heavy, const int* __restrict__ heavy_v,
 // Backward result of v on level d (searches `mine`): δ, the coefficient, bc[v].
 __device__ __forceinline__ void kl_bc_backward_write(int v, kl_bits mine, double a0, double a1,
                                                      int lane, double* __restrict__ sc,
-                                                     double* __restrict__ bc, int endpoints) {
+                                                     double* __restrict__ bc, int count,
+                                                     int endpoints) {
   const unsigned two = (unsigned)(mine >> (2 * lane)) & 3u;
   double* row = sc + (long long)v * 64 + 2 * lane;
   double d0 = 0.0, d1 = 0.0;
@@ -166,6 +169,7 @@ __device__ __forceinline__ void kl_bc_backward_write(int v, kl_bits mine, double
     d1 = s * a1;
     row[1] = (1.0 + d1) / s;
   }
+  if (!count) return;  // the sources' own level: their arcs only (the edge form)
   const double t = kl_bc_warp_sum(d0 + d1);
   if (lane == 0) bc[v] += endpoints ? t + (double)__popcll(mine) : t;
 }
@@ -176,7 +180,8 @@ kl_bc_backward(long long items, const int* __restrict__ item_v,
                const int* __restrict__ item_slot, const int* __restrict__ idx,
                const kl_bits* __restrict__ here, const kl_bits* __restrict__ next,
                double* __restrict__ sc, double* __restrict__ partial,
-               double* __restrict__ bc, double* __restrict__ ebc, int edges, int endpoints) {
+               double* __restrict__ bc, double* __restrict__ ebc, int edges, int count,
+               int endpoints) {
   const int lane = threadIdx.x & 31;
   const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
   const double2* sc2 = reinterpret_cast<const double2*>(sc);
@@ -230,7 +235,7 @@ kl_bc_backward(long long items, const int* __restrict__ item_v,
       }
     }
     if (slot < 0) {
-      if (mine) kl_bc_backward_write(v, mine, a0, a1, lane, sc, bc, endpoints);
+      if (mine) kl_bc_backward_write(v, mine, a0, a1, lane, sc, bc, count, endpoints);
     } else {
       reinterpret_cast<double2*>(partial)[(long long)slot * 32 + lane] = make_double2(a0, a1);
     }
@@ -241,7 +246,8 @@ extern "C" __global__ void __launch_bounds__(KL_BC_T)
 kl_bc_backward_combine(long long heavy, const int* __restrict__ heavy_v,
                        const int* __restrict__ heavy_s0, const int* __restrict__ heavy_s1,
                        const double* __restrict__ partial, const kl_bits* __restrict__ here,
-                       double* __restrict__ sc, double* __restrict__ bc, int endpoints) {
+                       double* __restrict__ sc, double* __restrict__ bc, int count,
+                       int endpoints) {
   const int lane = threadIdx.x & 31;
   const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
   const double2* p2 = reinterpret_cast<const double2*>(partial);
@@ -256,6 +262,6 @@ kl_bc_backward_combine(long long heavy, const int* __restrict__ heavy_v,
       a0 += x.x;
       a1 += x.y;
     }
-    kl_bc_backward_write(v, mine, a0, a1, lane, sc, bc, endpoints);
+    kl_bc_backward_write(v, mine, a0, a1, lane, sc, bc, count, endpoints);
   }
 }
