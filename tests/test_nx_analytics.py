@@ -163,11 +163,12 @@ def test_component_errors_are_networkx_errors():
 
 # -- betweenness ---------------------------------------------------------------------
 @settings(max_examples=60, deadline=None)
-@given(graphs(), st.data())
+@given(graphs(weighted=True), st.data())
 def test_betweenness_matches_networkx(G, data):
     kw = {
         "normalized": data.draw(st.booleans()),
         "endpoints": data.draw(st.booleans()),
+        "weight": data.draw(st.sampled_from([None, "weight"])),
     }
     if data.draw(st.booleans()):
         kw["k"] = data.draw(st.integers(1, len(G)))
@@ -181,13 +182,43 @@ def test_betweenness_matches_networkx(G, data):
     close(got, want, 1e-9)
 
 
-def test_weighted_betweenness_is_declined():
+@settings(max_examples=60, deadline=None)
+@given(graphs(kinds=("Graph", "DiGraph"), weighted=True), st.data())
+def test_edge_betweenness_matches_networkx(G, data):
+    kw = {
+        "normalized": data.draw(st.booleans()),
+        "weight": data.draw(st.sampled_from([None, "weight"])),
+    }
+    if data.draw(st.booleans()):
+        kw["k"] = data.draw(st.integers(1, len(G)))
+        seed = data.draw(st.integers(0, 2**16))
+        got = kl("edge_betweenness_centrality", G, seed=random.Random(seed), **kw)
+        want = ref("edge_betweenness_centrality", G, seed=seed, **kw)
+    else:
+        got = kl("edge_betweenness_centrality", G, **kw)
+        want = ref("edge_betweenness_centrality", G, **kw)
+    assert all(type(x) is float for x in got.values())
+    close(got, want, 1e-9)  # the same keys, in G.edges() order
+
+
+def test_betweenness_weights_kleene_declines():
+    """Negative or infinite weights (no defined answer in NetworkX's Dijkstra) and
+    a multigraph's edge betweenness (split among its parallel edges) are NetworkX's."""
     G = nx.path_graph(4)
-    why = backend_interface.can_run("betweenness_centrality", (G,), {"weight": "weight"})
-    assert isinstance(why, str) and "weighted betweenness" in why
-    assert backend_interface.can_run("betweenness_centrality", (G,), {"k": 2}) is True
-    with pytest.raises(NotImplementedError, match="kleene"):
-        nx.betweenness_centrality(G, weight="weight", backend="kleene")
+    assert backend_interface.can_run("betweenness_centrality", (G,), {"weight": "weight"}) is True
+    assert backend_interface.can_run("edge_betweenness_centrality", (G,), {"k": 2}) is True
+    why = backend_interface.can_run("edge_betweenness_centrality", (nx.MultiGraph(G),), {})
+    assert isinstance(why, str) and "multigraphs" in why
+    for w in (-1.0, math.inf):
+        H = nx.path_graph(4)
+        H[1][2]["weight"] = w
+        with pytest.raises(NotImplementedError, match="kleene"):
+            kl("betweenness_centrality", H, weight="weight")
+        with pytest.raises(NotImplementedError, match="kleene"):
+            kl("edge_betweenness_centrality", H, weight="weight")
+    with pytest.raises(NotImplementedError, match="multigraph"):
+        kl("edge_betweenness_centrality", nx.MultiGraph(G))
+    assert kl("edge_betweenness_centrality", nx.Graph()) == {}
 
 
 # -- triangles, clustering, transitivity ---------------------------------------------
@@ -258,17 +289,21 @@ def test_what_kleene_declines_runs_in_networkx_with_fallback():
     G = nx.path_graph(3)
     assert backend_interface.can_run("clustering", (G,), {"weight": "weight"}) is True
     assert backend_interface.can_run("transitivity", (nx.DiGraph(G),), {}) is True
-    why = backend_interface.can_run("betweenness_centrality", (G,), {"weight": "w"})
-    assert isinstance(why, str) and "weighted betweenness" in why
+    why = backend_interface.can_run("edge_betweenness_centrality", (nx.MultiGraph(G),), {})
+    assert isinstance(why, str) and "multigraphs" in why
     # a kleene graph: with fallback on, NetworkX converts it back and computes the call
-    KG = convert_from_nx(nx.complete_graph(3), edge_attrs={"weight": 1})
+    # (a negative weight: kleene's call raises NotImplementedError and NetworkX runs it)
+    P = nx.path_graph(4)
+    P[1][2]["weight"] = -1.0
+    KP = convert_from_nx(P, edge_attrs={"weight": 1})
     before = nx.config.fallback_to_nx
     try:
         nx.config.fallback_to_nx = True
-        got = nx.betweenness_centrality(KG, weight="weight")
+        got = nx.betweenness_centrality(KP, weight="weight")
     finally:
         nx.config.fallback_to_nx = before
-    assert got == {0: 0.0, 1: 0.0, 2: 0.0}
+    assert got == nx.betweenness_centrality(P, weight="weight")
+    KG = convert_from_nx(nx.complete_graph(3), edge_attrs={"weight": 1})
     assert nx.clustering(KG) == {0: 1.0, 1: 1.0, 2: 1.0}  # kleene's
 
 
@@ -283,6 +318,10 @@ def test_dispatch_with_backend_kleene_returns_networkx_types():
     close(pr, nx.pagerank(G, tol=1e-12), 1e-9)
     bc = nx.betweenness_centrality(G, k=5, seed=3, backend="kleene")
     close(bc, nx.betweenness_centrality(G, k=5, seed=3), 1e-12)
+    bc = nx.betweenness_centrality(G, weight="weight", backend="kleene")
+    close(bc, nx.betweenness_centrality(G, weight="weight"), 1e-12)
+    ebc = nx.edge_betweenness_centrality(G, k=5, seed=3, weight="weight", backend="kleene")
+    close(ebc, nx.edge_betweenness_centrality(G, k=5, seed=3, weight="weight"), 1e-12)
 
 
 def test_signatures_are_networkx_signatures():

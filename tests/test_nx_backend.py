@@ -53,6 +53,7 @@ ANALYTICS = (
     "strongly_connected_components",
     "weakly_connected_components",
     "betweenness_centrality",
+    "edge_betweenness_centrality",
     "triangles",
     "clustering",
     "average_clustering",
@@ -170,8 +171,9 @@ def test_can_run_and_should_run():
     assert isinstance(why, str) and "sort_neighbors" in why
     assert isinstance(backend_interface.can_run("hits", (G,), {}), str)
     assert backend_interface.can_run("pagerank", (G,), {}) is True
-    why = backend_interface.can_run("betweenness_centrality", (G,), {"weight": "weight"})
-    assert isinstance(why, str) and "weighted betweenness" in why
+    assert backend_interface.can_run("betweenness_centrality", (G,), {"weight": "weight"}) is True
+    why = backend_interface.can_run("edge_betweenness_centrality", (nx.MultiGraph(G),), {})
+    assert isinstance(why, str) and "multigraphs" in why
     small = backend_interface.should_run("shortest_path", (G, 0), {})
     assert isinstance(small, str) and "too small" in small
     big = nx.path_graph(20_000)

@@ -50,7 +50,7 @@ def _weighted(what):
 
 # Per function: (parameter, the values it does take, why not).
 _UNSUPPORTED_BY = {
-    "betweenness_centrality": {"weight": _weighted("betweenness centrality")},
+    "edge_betweenness_centrality": {"G": (lambda G: not G.is_multigraph(), "multigraphs")},
     "pagerank": {
         "G": (
             lambda G: not (isinstance(G, KleeneGraph) and G.multigraph and G.edges is None),

@@ -15,24 +15,9 @@ NetworkX computes those calls and the test passes, so they are marked only when
 
 XFAIL: dict[str, str] = {}
 
-_WEIGHTED_BC = "weighted betweenness: kleene's betweenness counts edges (weight=None)"
-
 XFAIL_WITHOUT_FALLBACK: dict[str, str] = {
-    **{
-        f"test_betweenness_centrality.py::TestWeightedBetweennessCentrality::{t}": _WEIGHTED_BC
-        for t in (
-            "test_K5",
-            "test_P3_normalized",
-            "test_P3",
-            "test_krackhardt_kite_graph",
-            "test_krackhardt_kite_graph_normalized",
-            "test_florentine_families_graph",
-            "test_les_miserables_graph",
-            "test_ladder_graph",
-            "test_G",
-            "test_G2",
-            "test_G3",
-            "test_G4",
-        )
-    },
+    f"test_betweenness_centrality.py::TestWeightedEdgeBetweennessCentrality::{t}": (
+        "edge betweenness of a multigraph: NetworkX splits it among the parallel edges"
+    )
+    for t in ("test_weighted_multigraph", "test_normalized_weighted_multigraph")
 }
