@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import scipy
 import scipy.sparse as sp
+from graph_data import load_scipy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import connected_components as scipy_cc
@@ -54,6 +55,11 @@ def test_matches_scipy(G):
         assert _same_partition(labels2, labels)
         if SCIPY_STRONG_LABELS or not (directed and connection == "strong"):
             np.testing.assert_array_equal(labels2, labels)
+        k4, labels4 = kleene.connected_components(  # a Matrix: the general path
+            kleene.Matrix.from_scipy(G), directed=directed, connection=connection
+        )
+        assert k4 == k
+        np.testing.assert_array_equal(labels4, labels2)
         k3, labels3 = kleene.connected_components(
             G, directed=directed, connection=connection, fused=False
         )
@@ -135,3 +141,79 @@ def test_strong_composed_on_a_chain_of_cycles():
     assert labels.tolist() == [0, 0, 0, 1, 1, 2]  # composed: numbered by smallest vertex
     G2 = G + sp.csr_matrix(([1.0], ([5], [0])), shape=(6, 6))
     assert kleene.connected_components(G2, connection="strong", fused=False)[0] == 1
+
+
+def test_fast_path_keeps_the_graph_rules():
+    # a SciPy CSR is read as it is only when its values are finite: +inf is no edge
+    # (the general path drops it), NaN is an edge, -inf is refused
+    G = sp.csr_matrix(([1.0, np.inf, 2.0], ([0, 1, 3], [1, 2, 4])), shape=(5, 5))
+    k, labels = kleene.connected_components(G, directed=False)
+    assert (k, labels.tolist()) == (3, [0, 0, 1, 2, 2])
+    G.data[1] = np.nan
+    assert kleene.connected_components(G, directed=False)[0] == 2
+    G.data[1] = -np.inf
+    with pytest.raises(ValueError, match="-inf"):
+        kleene.connected_components(G, directed=False)
+    # duplicates and unsorted rows change nothing
+    D = sp.csr_matrix((np.ones(4), np.array([3, 1, 3, 0]), np.array([0, 3, 4, 4, 4])), shape=(4, 4))
+    assert not D.has_canonical_format
+    k, labels = kleene.connected_components(D, directed=False)
+    want = scipy_cc(D, directed=False)
+    assert k == want[0]
+    np.testing.assert_array_equal(labels, want[1])
+
+
+def _rmat_scipy(scale, edge_factor, seed, undirected):
+    src, dst = kleene.generators.rmat(scale, edge_factor, seed=seed, undirected=undirected)
+    n = 1 << scale
+    return sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
+
+
+def _gpu_graphs():
+    yield "rmat12-sym", _rmat_scipy(12, 4, 1, True)
+    yield "rmat11-dir", _rmat_scipy(11, 2, 2, False)
+    yield "sparse-many", sp.random(3000, 3000, density=0.0004, random_state=5, format="csr")
+    yield "p2p-dir", load_scipy("p2p-Gnutella08.txt")
+    yield "road-sym", load_scipy("rome99.gr", symmetric=True)
+    # a long path (many rounds of hooking) and its reverse order
+    n = 5000
+    path = sp.csr_matrix((np.ones(n - 1), (np.arange(n - 1), np.arange(1, n))), shape=(n, n))
+    yield "path", path
+    yield "path-reversed", path.T.tocsr()
+    # hubs: rows of thousands of entries go by segments; two stars, the smaller one
+    # outside the giant component, one pointing out and one in
+    src = np.r_[np.zeros(6000, int), np.arange(7000, 12000)]
+    dst = np.r_[np.arange(1, 6001), np.full(5000, 12500)]
+    yield "stars", sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(13000, 13000))
+    stars = sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(13000, 13000))
+    yield "stars-sym", (stars + stars.T).tocsr()
+
+
+@pytest.mark.gpu
+def test_gpu_weak_components_are_scipys_and_repeat_bit_for_bit():
+    cupy = pytest.importorskip("cupy")
+    if not kleene.gpu_available():
+        pytest.skip("no GPU")
+    for name, G in _gpu_graphs():
+        A = kleene.Matrix.from_scipy(G).to("gpu")
+        for directed in (False, True):
+            want = scipy_cc(G, directed=directed, connection="weak")
+            k, labels = kleene.connected_components(A, directed=directed)
+            assert isinstance(labels, cupy.ndarray) and labels.dtype == np.int32, name
+            assert k == want[0], name
+            np.testing.assert_array_equal(labels.get(), want[1], err_msg=name)
+            k2, labels2 = kleene.connected_components(A, directed=directed, fused=False)
+            assert k2 == k, name
+            np.testing.assert_array_equal(labels2.get(), want[1], err_msg=name)
+        first = kleene.connected_components(A, directed=False)[1].get()
+        for _ in range(10):  # atomics must not make the labels depend on scheduling
+            again = kleene.connected_components(A, directed=False)[1].get()
+            assert np.array_equal(first, again), name
+    # the kernel itself on a directed pattern (no giant-component skip) and on none
+    cuda = kleene.backends.backend(cupy)
+    G = _rmat_scipy(10, 3, 7, False)
+    k, labels = cuda.components_weak(cupy.asarray(G.indptr), cupy.asarray(G.indices), G.shape[0])
+    want = scipy_cc(G, directed=True, connection="weak")
+    assert k == want[0]
+    np.testing.assert_array_equal(labels.get(), want[1])
+    assert cuda.components_weak(cupy.zeros(1, dtype=np.int64), cupy.zeros(0, np.int32), 0)[0] == 0

@@ -1,4 +1,6 @@
-"""Connected components as min-label products (FastSV) and reachability sweeps."""
+"""Connected components: the back ends' compiled kernels (union-find, Afforest on the
+GPU, Pearce's search), or composed as min-label products (FastSV) and reachability
+sweeps."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import numpy as np
 from kleene.backends import backend
 from kleene.core import Matrix, Vector
 from kleene.errors import InvalidValue
-from kleene.ops import ewise_add, ewise_mult, extract, mxv, select, vxm
+from kleene.ops import ewise_add, ewise_mult, extract, is_symmetric, mxv, select, vxm
 from kleene.semiring import Semiring, binary, monoid
 
 from ..graph_input import as_graph
@@ -56,11 +58,13 @@ def connected_components(
     return_labels : bool
     fused : bool or None
         None runs the back end's compiled kernel where there is one (the CPU's
-        union-find and Pearce's algorithm, ``kleene.backends.cpu.components``; strong
-        components of a GPU graph run it on a host copy of the pattern, so their
-        labels are SciPy's too), False the composed form above (its strong labels
-        number the components by their smallest vertex; the partition is the same),
-        True requires the compiled kernel.
+        union-find and Pearce's algorithm, ``kleene.backends.cpu.components``, which
+        read a SciPy CSR matrix with finite values as it is; the GPU's Afforest,
+        ``kleene.backends.cuda.analytics.components``, for weak components; strong
+        components of a GPU graph run Pearce's algorithm on a host copy of the
+        pattern, so their labels are SciPy's too), False the composed form above
+        (its strong labels number the components by their smallest vertex; the
+        partition is the same), True requires the compiled kernel.
 
     Returns
     -------
@@ -82,24 +86,54 @@ def connected_components(
     if fused not in (None, True, False):
         raise InvalidValue(f"fused must be None, True or False, got {fused!r}")
     strong = bool(directed) and connection.lower() == "strong"
+    name = "components_strong" if strong else "components_weak"
+    host = backend(np)
+    quick = _host_pattern(G) if fused is not False else None
+    if quick is not None and getattr(host, name, None) is not None:
+        count, labels = getattr(host, name)(*quick)  # a SciPy CSR's arrays, as they are
+        return (count, labels) if return_labels else count
     A = as_graph(G, directed=True, pattern=True, check_nan=False)
     xp = A.xp
     n = A.nrows
-    name = "components_strong" if strong else "components_weak"
-    host = backend(np)
     kernel = getattr(host if strong else backend(xp), name, None)
     if fused is True and kernel is None:
         raise InvalidValue(f"connected_components: this back end has no compiled {name}")
     if n == 0:
         count, labels = 0, xp.zeros(0, dtype=np.int32)
     elif kernel is not None and fused is not False:
-        s = A.to_scipy()  # a host CSR: the kernels read its pattern
-        count, labels = kernel(s.indptr, s.indices, n)
-        labels = labels if xp is np else xp.asarray(labels)
+        if xp is np or strong:
+            s = A.to_scipy()  # a host CSR: the kernels read its pattern
+            count, labels = kernel(s.indptr, s.indices, n)
+            labels = labels if xp is np else xp.asarray(labels)
+        else:  # weak components on the GPU, with the pattern on the device
+            indptr, indices = _device_pattern(A)
+            count, labels = kernel(indptr, indices, n, symmetric=is_symmetric(A, values=False))
     else:
         root = _strong_roots(A) if strong else _fastsv(A)
         count, labels = _numbered(xp, root)
     return (count, labels) if return_labels else count
+
+
+def _host_pattern(G):
+    """(indptr, indices, n) of a square SciPy CSR matrix of real values none of which is
+    infinite or NaN (one sum of squares decides), else None: such a matrix's pattern is its graph
+    (an infinite weight would be no edge, and as_graph reads every other form)."""
+    if getattr(G, "format", None) != "csr" or not type(G).__module__.startswith("scipy.sparse"):
+        return None
+    n, ncols = G.shape
+    data = G.data
+    if n != ncols or n == 0 or data.dtype.kind not in "biuf":
+        return None
+    if data.dtype.kind == "f" and not np.isfinite(np.dot(data, data)):
+        return None  # (a sum of squares: finite unless a value is not, or is huge)
+    return G.indptr, G.indices, n
+
+
+def _device_pattern(A: Matrix):
+    """(indptr, indices) of a CSR Matrix on its device, from its row-major entries."""
+    rows, cols, _ = A.to_coo()
+    indptr = A.xp.searchsorted(rows, A.xp.arange(A.nrows + 1, dtype=rows.dtype))
+    return indptr, cols
 
 
 def _numbered(xp, root):

@@ -1,12 +1,24 @@
-"""PageRank by power iteration: one plus_times product per step (NetworkX's semantics)."""
+"""PageRank by power iteration (NetworkX's semantics): the back end's fused iteration,
+or one plus_times product per step composed of kleene operations."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from kleene.backends import backend
 from kleene.core import Matrix, Vector
 from kleene.errors import DimensionMismatch, InvalidValue, KleeneError
-from kleene.ops import apply, ewise_add, ewise_mult, mxv, stored_min, vxm
+from kleene.ops import (
+    apply,
+    ewise_add,
+    ewise_mult,
+    is_symmetric,
+    mxv,
+    reduce,
+    stored_min,
+    transpose,
+    vxm,
+)
 
 from ..graph_input import as_graph
 
@@ -32,6 +44,7 @@ def pagerank(
     nstart=None,
     dangling=None,
     weight: bool = True,
+    fused: bool | None = None,
 ):
     """PageRank of every vertex, as ``networkx.pagerank`` computes it.
 
@@ -44,8 +57,16 @@ def pagerank(
     and one ``plus_times`` product (:func:`kleene.vxm`), d the indicator of
     the dangling vertices (no out-edges, or out-weights summing to zero), w the
     dangling distribution and p the personalization, until the L1 change is below
-    ``n * tol``. Every step is kleene operations, so it runs on the CPU and the GPU
-    alike.
+    ``n * tol``; the answer is the vector of the first step below it.
+
+    The back ends run the whole iteration as one fused primitive, ``pagerank``
+    (``kleene.backends.cpu.pagerank``: Numba, scattering from A's rows on one thread
+    or pulling over Aᵀ's rows on all of them for large graphs;
+    ``kleene.backends.cuda.analytics.pagerank``: one pull over Aᵀ's rows, A's own
+    when A is symmetric, fused with the update and the L1 change, the convergence
+    read back once every few steps while the steps past the converged one do
+    nothing). ``fused=False`` runs the composed form, every step kleene operations.
+    A SciPy CSR matrix in canonical form with finite weights is read as it is.
 
     Parameters
     ----------
@@ -68,6 +89,9 @@ def pagerank(
     weight : bool
         True uses the stored values as edge weights (non-negative), False counts
         every edge as 1.
+    fused : bool or None
+        None runs the back end's fused iteration where there is one, False the
+        composed form (the same answer to rounding), True requires the fused one.
 
     Returns
     -------
@@ -100,22 +124,109 @@ def pagerank(
         raise InvalidValue(f"pagerank: max_iter must be positive, got {max_iter}")
     if not float(tol) >= 0.0:
         raise InvalidValue(f"pagerank: tol must be non-negative, got {tol}")
+    if fused not in (None, True, False):
+        raise InvalidValue(f"fused must be None, True or False, got {fused!r}")
+    max_iter, tol = int(max_iter), float(tol)
+    quick = _host_graph(G, weight) if fused is not False else None
+    if quick is not None and backend(np).pagerank is not None:
+        indptr, indices, values, n = quick
+        x, p, w = _vectors(np, n, nstart, personalization, dangling)
+        x, k = backend(np).pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter)
+        return _converged(x, k, max_iter)
     A = as_graph(G, directed=True)
     xp, n = A.xp, A.nrows
     if n == 0:
         return xp.zeros(0, dtype=np.float64)
-    A, scale, is_dangling = _transition(A, weight)
+    pattern = not weight or A.dtype == np.bool_
+    if not pattern and A.nvals:
+        least = stored_min(A)
+        if least < 0:
+            raise InvalidValue("pagerank: edge weights must be non-negative")
+        # one positive weight on every edge divides out: P is the pattern over the degrees
+        pattern = bool(least > 0 and reduce(A, "max") == least)
+    x, p, w = _vectors(xp, n, nstart, personalization, dangling)
+    kernel = getattr(backend(xp), "pagerank", None)
+    if fused is True and kernel is None:
+        raise InvalidValue("pagerank: this back end has no compiled pagerank")
+    if kernel is not None and fused is not False:
+        if xp is np:
+            s = A.to_scipy()
+            values = None if pattern else s.data
+            x, k = kernel(s.indptr, s.indices, values, n, x, p, w, alpha, tol, max_iter)
+        else:  # Aᵀ's rows on the device: A's own when A equals its transpose
+            AT = A if is_symmetric(A, values=not pattern) else _transposed(A)
+            tptr, tidx, tval = _device_csr(AT)
+            ptr, idx, val = (tptr, tidx, tval) if AT is A else _device_csr(A)
+            values, tval = (None, None) if pattern else (val, tval)
+            x, k = kernel(
+                ptr, idx, values, n, x, p, w, alpha, tol, max_iter, transposed=(tptr, tidx, tval)
+            )
+        return _converged(x, k, max_iter)
+    return _composed(A, pattern, x, p, w, alpha, tol, max_iter)
+
+
+def _converged(x, k: int, max_iter: int):
+    """``x``, the vector of step k; PowerIterationFailedConvergence when k is 0."""
+    if k == 0:
+        raise PowerIterationFailedConvergence(max_iter)
+    return x
+
+
+def _vectors(xp, n: int, nstart, personalization, dangling):
+    """(x, p, w): the start, personalization and dangling distributions as float64."""
     uniform = xp.full(n, 1.0 / n)
     x = _distribution(xp, nstart, n, "nstart", uniform, negative_ok=True)
     p = _distribution(xp, personalization, n, "personalization", uniform)
     w = _distribution(xp, dangling, n, "dangling", p)
+    return x, p, w
+
+
+def _host_graph(G, weight: bool):
+    """(indptr, indices, values or None, n) of a square SciPy CSR matrix in canonical
+    form (sorted, no duplicates) whose values are finite and non-negative, else None
+    (as_graph reads the rest: duplicates keep the least weight, +inf is no edge, and
+    the errors). ``values`` None: every edge weighs 1 (``weight=False``, bool values,
+    or one positive weight on every edge, which divides out)."""
+    if getattr(G, "format", None) != "csr" or not type(G).__module__.startswith("scipy.sparse"):
+        return None
+    n, ncols = G.shape
+    data = G.data
+    if n != ncols or n == 0 or data.dtype.kind not in "biuf" or not G.has_canonical_format:
+        return None
+    if not weight or data.dtype.kind == "b" or not data.size:
+        return G.indptr, G.indices, None, n
+    least, greatest = data.min(), data.max()
+    if not (least >= 0 and greatest < np.inf):  # (NaN fails both)
+        return None
+    if least == greatest and least > 0:  # one weight: P is the pattern over the degrees
+        return G.indptr, G.indices, None, n
+    return G.indptr, G.indices, data, n
+
+
+def _transposed(A: Matrix) -> Matrix:
+    """Aᵀ, kept on A until its next write (another call on A reuses it)."""
+    return A.cached("pagerank_transpose", lambda: transpose(A))
+
+
+def _device_csr(A: Matrix):
+    """(indptr, indices, values) of a CSR Matrix on its device, from its row-major
+    entries."""
+    rows, cols, vals = A.to_coo()
+    indptr = A.xp.searchsorted(rows, A.xp.arange(A.nrows + 1, dtype=rows.dtype))
+    return indptr, cols, vals
+
+
+def _composed(A: Matrix, pattern: bool, x, p, w, alpha: float, tol: float, max_iter: int):
+    """The iteration as kleene operations (the twin of the back ends' kernels)."""
+    xp, n = A.xp, A.nrows
+    A, scale, is_dangling = _transition(A, pattern)
     x, p, w = (Vector.from_dense(v, missing=None) for v in (x, p, w))
     teleport = apply(p, "times", right=1.0 - alpha)
     # the two sums of a step (x · d and the L1 change) as products with a column:
     # a plus_times vxm, the same compiled product as x P
     ones = xp.ones(n)
     column = Matrix.from_edges(xp.arange(n), xp.zeros(n, dtype=np.int64), ones, n, ncols=1)
-    for _ in range(int(max_iter)):
+    for _ in range(max_iter):
         last = x
         lost = _total(vxm(x, is_dangling, "plus_times"))  # x · d
         xP = vxm(ewise_mult(x, scale, "times"), A, "plus_times")  # x P = (x ∘ s) A
@@ -124,19 +235,17 @@ def pagerank(
         change = apply(ewise_add(x, apply(last, "ainv"), "plus"), "abs")
         if _total(vxm(change, column, "plus_times")) < n * tol:
             return x.to_dense(missing=0.0)
-    raise PowerIterationFailedConvergence(int(max_iter))
+    raise PowerIterationFailedConvergence(max_iter)
 
 
-def _transition(A: Matrix, weight: bool):
+def _transition(A: Matrix, pattern: bool):
     """(A as float64 weights, s: the inverse out-weights (0 at a dangling vertex),
     d: an n × 1 column of ones at the dangling vertices)."""
     xp, n = A.xp, A.nrows
-    if not weight or A.dtype == np.bool_:
+    if pattern:
         A = apply(A, "one").astype(np.float64)
     else:
         A = A.astype(np.float64) if A.dtype != np.float64 else A
-        if A.nvals and stored_min(A) < 0:
-            raise InvalidValue("pagerank: edge weights must be non-negative")
     ones = Vector.from_dense(xp.ones(n), missing=None)
     out = mxv(A, ones, "plus_times", method="pull").to_dense(missing=0.0)  # out-weights
     has_out = out != 0

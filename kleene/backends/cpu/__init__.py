@@ -56,7 +56,7 @@ if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
     tight_tree = tight_parents = None
     bool_closure_rows = closure_dense = mxm_dense_acc = mxm_sparse = mxm_masked = None
     mxm_sparse_csr = None
-    components_weak = components_strong = None
+    components_weak = components_strong = pagerank = None
     triangle_count = triangle_vertices = None
 else:
     from .bfs_rows import bfs_multi
@@ -67,6 +67,7 @@ else:
     from .components import components_strong, components_weak
     from .delta import delta_stepping
     from .frontier import bellman_ford, bfs_levels
+    from .pagerank import pagerank
     from .sources import dijkstra_rows as sssp_rows
     from .tree import tight_parents, tight_tree
     from .triangles import triangle_count, triangle_vertices
@@ -96,6 +97,7 @@ __all__ = [
     "mxm_sparse",
     "mxm_sparse_csr",
     "mxv_pull",
+    "pagerank",
     "reduce_all",
     "segment_reduce",
     "sssp_rows",

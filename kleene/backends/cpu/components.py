@@ -1,14 +1,15 @@
 """Connected components of a CSR graph on the CPU, compiled with Numba.
 
-Two optional fused primitives (``kleene/ops/primitives.md``), each returning
+Two optional fused primitives (``kleene/engine/primitives.md``), each returning
 ``(number of components, int32 label of each vertex)`` with the labels numbered as
 ``scipy.sparse.csgraph.connected_components`` numbers them:
 
-- ``components_weak(indptr, indices, n)``: the components of the graph with every
-  edge taken both ways. Union-find over the stored edges (union by the smaller root,
-  path halving), then one pass over the vertices in increasing order gives each
-  root the next label when its component is first met, so a component's label is
-  the rank of its smallest vertex (SciPy's depth-first labelling gives the same).
+- ``components_weak(indptr, indices, n, *, symmetric=False)``: the components of the
+  graph with every edge taken both ways. Union-find over the stored edges (union by
+  the smaller root, path halving; a neighbour already under the row's root costs one
+  read), then one pass over the vertices in increasing order gives each root the
+  next label when its component is first met, so a component's label is the rank of
+  its smallest vertex (SciPy's depth-first labelling gives the same).
 - ``components_strong(indptr, indices, n)``: strongly connected components by
   Pearce's iterative variant of Tarjan's algorithm, step for step the one SciPy
   runs (successors pushed on a doubly linked depth-first stack, a vertex met again
@@ -34,32 +35,47 @@ except ImportError:  # pragma: no cover - exercised only without numba
 HAVE_NUMBA = numba is not None
 
 
-def _find(parent, v):
-    while parent[v] != v:
-        parent[v] = parent[parent[v]]  # path halving
-        v = parent[v]
-    return v
-
-
 def _weak(indptr, indices, n):
-    parent = np.arange(n, dtype=np.int64)
+    # parent[v] <= v always (a root goes under the smaller root; v under its root), so
+    # a root is its tree's smallest vertex, and in increasing order a vertex's parent
+    # is labelled before it. Indices are read unsigned: no negative-index wraparound.
+    parent = np.empty(n, dtype=indices.dtype)  # (int32 indices: n fits int32)
+    for v in range(n):
+        parent[v] = v
     for u in range(n):
-        for j in range(indptr[u], indptr[u + 1]):
-            ru = _find(parent, u)
-            rv = _find(parent, indices[j])
-            if ru < rv:
-                parent[rv] = ru
-            elif rv < ru:
+        ru = u
+        while parent[ru] != ru:
+            ru = parent[ru]
+        lo, hi = np.uint64(indptr[u]), np.uint64(indptr[u + 1])
+        if hi - lo >= 8:  # a long row: first count, in a loop that vectorises, the
+            away = 0  # neighbours not yet under u's root; often there are none
+            for j in range(lo, hi):
+                away += parent[np.uint64(indices[j])] != ru
+            if away == 0:
+                continue
+        for j in range(lo, hi):
+            v = np.uint64(indices[j])
+            rv = parent[v]
+            if rv == ru:  # the common case: v already hangs under u's root
+                continue
+            while parent[rv] != rv:
+                parent[rv] = parent[parent[rv]]  # path halving
+                rv = parent[rv]
+            if rv < ru:
                 parent[ru] = rv
+                ru = rv
+            elif ru < rv:
+                parent[rv] = ru
+            parent[v] = ru
     labels = np.empty(n, dtype=np.int32)
     count = 0
     for v in range(n):
-        r = _find(parent, v)
-        if r == v:  # the smallest vertex of its component: roots are always the minimum
+        p = parent[v]
+        if p == v:  # the smallest vertex of its component
             labels[v] = count
             count += 1
         else:
-            labels[v] = labels[r]
+            labels[v] = labels[p]
     return count, labels
 
 
@@ -130,12 +146,13 @@ def _strong(indptr, indices, n):
 
 if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _jit = numba.njit(cache=True, nogil=True)
-    _find = _jit(_find)
     _weak, _strong = _jit(_weak), _jit(_strong)
 
 
-def components_weak(indptr, indices, n: int):
-    """(count, int32 labels) of the weakly connected components of a CSR pattern."""
+def components_weak(indptr, indices, n: int, *, symmetric: bool = False):
+    """(count, int32 labels) of the weakly connected components of a CSR pattern
+    (``symmetric``, whether every edge is stored both ways, changes nothing here:
+    union-find reads each edge once either way)."""
     count, labels = _weak(np.asarray(indptr), np.asarray(indices), int(n))
     return int(count), labels
 

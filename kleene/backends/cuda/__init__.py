@@ -59,6 +59,8 @@ _HOME = {
     "pinned_empty": "tile_stream",
     "is_pinned": "tile_stream",
     "gather_square": "gather",
+    "components_weak": "analytics.components",
+    "pagerank": "analytics.pagerank",
 }
 # Whole modules the engine drives: CUDA-graph capture and replay (engine/replayable.py)
 # and the cuBLAS int8 Boolean product whose scratch a replay reserves.

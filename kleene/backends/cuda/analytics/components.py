@@ -1,0 +1,128 @@
+"""Weak connected components on the GPU: Afforest (kernels/components.cu).
+
+``components_weak(indptr, indices, n, *, symmetric=False)`` is the CPU primitive's
+name and answer (``kleene.backends.cpu.components``): ``(number of components, int32
+label of each vertex)`` numbered as ``scipy.sparse.csgraph.connected_components``
+numbers weak components, by their smallest vertex, here as a CuPy array.
+
+Afforest (Sutton, Ben-Nun and Barak): union-find over the pattern, trees hooked by
+atomicCAS under their smaller root and compressed by pointer jumping; two rounds
+link every vertex to one neighbour each, a sample of 1024 parents names the most
+frequent root (the giant component), and only the vertices outside it link the rest
+of their neighbours (a row longer than 2048 entries in segments, a block each, so a
+hub does not hold one group of threads for the whole kernel). That skip needs every
+edge on both of its rows:
+``symmetric=True`` says the pattern is symmetric, otherwise every vertex links all
+its neighbours (union-find over every stored edge, the weak components of a
+directed pattern). Every tree's root is its smallest vertex, so after the last
+compression each vertex holds the smallest vertex of its component whatever order
+the atomics took: the labels (each root's rank among the roots) are the same bits on
+every run.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import cupy
+import numpy as np
+
+from kleene.errors import InvalidValue
+
+from .. import jit
+
+_THREADS = 256
+_SAMPLE_ROUNDS = 2  # neighbours linked per vertex before the giant component is sampled
+_SAMPLES = 1024  # kernels/components.cu: KL_CC_SAMPLES
+_LIMIT = 2048  # rows longer than this are linked in segments, a block each
+_SEGMENT = 2048
+_INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+
+
+@cache
+def _module(device: int, index: str, lanes: int):
+    names = (
+        "kl_cc_init",
+        "kl_cc_compress",
+        "kl_cc_frequent",
+        f"kl_cc_sample<{index}>",
+        f"kl_cc_finish<{index}, {lanes}>",
+        f"kl_cc_segments<{index}>",
+    )
+    code = (Path(__file__).parent.parent / "kernels" / "components.cu").read_text()
+    mod = cupy.RawModule(code=code, options=jit.OPTIONS, name_expressions=list(names))
+    return tuple(mod.get_function(name) for name in names)
+
+
+def long_rows(ptr, limit: int, segment: int):
+    """(rows, starts, seg_row, segments) of the rows of a CSR longer than ``limit``,
+    cut in segments of ``segment`` entries: row k of ``rows`` has segments starts[k]
+    .. starts[k + 1] - 1, segment b belongs to row seg_row[b]; None when there is no
+    such row. (The hubs of a skewed graph, given a block per segment rather than one
+    group of lanes for a whole row.)"""
+    lengths = ptr[1:] - ptr[:-1]
+    rows = cupy.flatnonzero(lengths > limit)
+    if rows.size == 0:
+        return None
+    counts = (lengths[rows] + segment - 1) // segment
+    starts = cupy.zeros(rows.size + 1, dtype=np.int64)
+    cupy.cumsum(counts, out=starts[1:])
+    total = int(starts[-1])
+    seg_row = cupy.searchsorted(starts[1:], cupy.arange(total, dtype=np.int64), side="right")
+    return rows.astype(np.int64), starts, seg_row, total
+
+
+def lanes_for(nnz: int, n: int) -> int:
+    """Threads given to a vertex's row: about its mean length, 4 to 32."""
+    mean = nnz / max(n, 1)
+    for lanes in (4, 8, 16):
+        if mean <= lanes:
+            return lanes
+    return 32
+
+
+def components_weak(indptr, indices, n: int, *, symmetric: bool = False):
+    """(count, int32 labels on the GPU) of the weakly connected components of a CSR
+    pattern (int64 ``indptr``, int32 or int64 ``indices``, every entry in range)."""
+    n = int(n)
+    if n == 0:
+        return 0, cupy.zeros(0, dtype=np.int32)
+    if n >= 2**31 - 1:
+        raise InvalidValue(f"components_weak: {n} vertices do not fit int32 labels")
+    ptr = jit.contiguous(indptr, np.int64)
+    idx = jit.contiguous(indices)
+    if idx.dtype not in _INDEX_TYPES:
+        idx = idx.astype(np.int64)
+    lanes = lanes_for(int(idx.size), n)
+    init, compress, frequent, sample, finish, segments = _module(
+        jit.device_id(), _INDEX_TYPES[idx.dtype], lanes
+    )
+    cap = jit.sm_count(jit.device_id()) * 16
+    grid = (jit.blocks_for(n, _THREADS, cap=cap),)
+    block = (_THREADS,)
+    hubs = long_rows(ptr, _LIMIT, _SEGMENT)  # (its host reads wait for no kernel yet)
+    comp = cupy.empty(n, dtype=np.int32)
+    giant = cupy.zeros(1, dtype=np.int32)
+    n64 = np.int64(n)
+    init(grid, block, (comp, n64))
+    for r in range(_SAMPLE_ROUNDS):
+        sample(grid, block, (ptr, idx, n64, comp, np.int32(r), np.int32(1)))
+        compress(grid, block, (comp, n64))
+    if symmetric:
+        frequent((1,), (_SAMPLES,), (comp, n64, giant))
+    fgrid = (jit.blocks_for(n * lanes, _THREADS, cap=cap),)
+    skip = np.int32(1 if symmetric else 0)
+    limit = np.int64(_LIMIT)
+    finish(fgrid, block, (ptr, idx, n64, comp, giant, skip, np.int32(_SAMPLE_ROUNDS), limit))
+    if hubs is not None:
+        rows, starts, seg_row, total = hubs
+        args = (ptr, idx, comp, giant, skip, rows, starts, seg_row, np.int64(_SEGMENT))
+        segments((total,), block, args)
+    compress(grid, block, (comp, n64))
+    # comp[v] is the smallest vertex of v's component: number the roots in order
+    is_root = comp == cupy.arange(n, dtype=np.int32)
+    rank = cupy.cumsum(is_root, dtype=np.int32)
+    labels = rank[comp]
+    labels -= 1
+    return int(rank[-1]), labels

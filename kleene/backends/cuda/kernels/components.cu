@@ -1,0 +1,131 @@
+// Weak connected components (kleene.backends.cuda.analytics.components): Afforest
+// (Sutton, Ben-Nun and Barak, 2018) over a CSR pattern, with union-find hooking by
+// atomicCAS and pointer jumping.
+//
+// comp[v] is v's parent; a parent is never larger than its child (a root is hooked
+// under the smaller of two roots, pointer jumping only moves a parent up its tree),
+// so the root of every tree is its smallest vertex and, once every edge is linked and
+// the trees compressed, comp[v] is the smallest vertex of v's component: the same
+// array whatever order the atomics landed in.
+//
+// Rounds: link every vertex to its r-th neighbour (r = 0, 1) and compress; sample the
+// parents to find the most frequent root (the giant component); then only the
+// vertices outside it link their remaining neighbours (every vertex when the pattern
+// is not symmetric: an edge then shows on one side only); compress.
+//
+// Parents are read volatile: another thread's hook must be seen by the next read in a
+// loop, not a value the compiler kept in a register.
+
+#define KL_CC_SAMPLES 1024
+
+// Join the trees of u and v (GAP's Link): hook the larger root under the smaller one.
+__device__ __forceinline__ void kl_cc_link(int u, int v, int* comp) {
+  volatile int* c = comp;
+  int p1 = c[u], p2 = c[v];
+  while (p1 != p2) {
+    const int high = p1 > p2 ? p1 : p2;
+    const int low = p1 + (p2 - high);  // (no overflow)
+    const int p_high = c[high];
+    if (p_high == low) break;  // already hooked there
+    if (p_high == high && atomicCAS(comp + high, high, low) == high) break;
+    p1 = c[c[high]];
+    p2 = c[low];
+  }
+}
+
+// comp[v] = v for every v.
+__global__ void kl_cc_init(int* __restrict__ comp, long long n) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride)
+    comp[v] = (int)v;
+}
+
+// Link every vertex with its neighbours r = first .. first + rounds - 1 (those it has).
+template <typename I>
+__global__ void kl_cc_sample(const long long* __restrict__ indptr, const I* __restrict__ indices,
+                             long long n, int* comp, int first, int rounds) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long u = (long long)blockIdx.x * blockDim.x + threadIdx.x; u < n; u += stride) {
+    const long long lo = indptr[u] + first, hi = indptr[u + 1];
+    for (long long e = lo; e < hi && e < lo + rounds; ++e) kl_cc_link((int)u, (int)indices[e], comp);
+  }
+}
+
+// Pointer jumping until every parent is a root.
+__global__ void kl_cc_compress(int* comp, long long n) {
+  volatile int* c = comp;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+    int p = c[v];
+    int pp = c[p];
+    while (p != pp) {
+      c[v] = pp;
+      p = pp;
+      pp = c[p];
+    }
+  }
+}
+
+// out[0] = the most frequent parent among KL_CC_SAMPLES vertices picked by a fixed
+// hash (ties: the smallest); one block of KL_CC_SAMPLES threads. Only the speed of the
+// last round depends on it, never the answer.
+__global__ void __launch_bounds__(KL_CC_SAMPLES)
+kl_cc_frequent(const int* __restrict__ comp, long long n, int* __restrict__ out) {
+  __shared__ int seen[KL_CC_SAMPLES];
+  __shared__ unsigned long long best;
+  const int t = threadIdx.x;
+  unsigned long long h = (unsigned long long)(t + 1) * 0x9e3779b97f4a7c15ull;
+  h ^= h >> 31;
+  const int mine = comp[(long long)(h % (unsigned long long)n)];
+  seen[t] = mine;
+  if (t == 0) best = 0;
+  __syncthreads();
+  unsigned int count = 0;
+  for (int k = 0; k < KL_CC_SAMPLES; ++k) count += seen[k] == mine;
+  // larger count first, then smaller id: (count, ~id) as one key
+  const unsigned long long key = ((unsigned long long)count << 32) | (unsigned int)(~(unsigned int)mine);
+  atomicMax(&best, key);
+  __syncthreads();
+  if (t == 0) out[0] = (int)(~(unsigned int)(best & 0xffffffffull));
+}
+
+// Link the neighbours r >= first of every vertex (of every vertex whose parent is not
+// giant[0] when skip): LANES threads per vertex, grid-stride. Rows longer than limit
+// are left to kl_cc_segments.
+template <typename I, int LANES>
+__global__ void kl_cc_finish(const long long* __restrict__ indptr, const I* __restrict__ indices,
+                             long long n, int* comp, const int* __restrict__ giant, int skip,
+                             int first, long long limit) {
+  const int lane = threadIdx.x % LANES;
+  const long long groups = ((long long)gridDim.x * blockDim.x) / LANES;
+  const int c = skip ? giant[0] : -1;
+  volatile int* vc = comp;
+  for (long long u = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / LANES; u < n;
+       u += groups) {
+    if (skip && vc[u] == c) continue;
+    const long long lo = indptr[u], hi = indptr[u + 1];
+    if (hi - lo > limit) continue;
+    for (long long e = lo + first + lane; e < hi; e += LANES)
+      kl_cc_link((int)u, (int)indices[e], comp);
+  }
+}
+
+// The rows longer than limit, in segments of `segment` entries, a block each: segment b
+// of the long row rows[seg_row[b]] (whose first segment is starts[seg_row[b]]); the
+// whole row, its first neighbours linked again (a link to the same tree is a no-op).
+template <typename I>
+__global__ void kl_cc_segments(const long long* __restrict__ indptr,
+                               const I* __restrict__ indices, int* comp,
+                               const int* __restrict__ giant, int skip,
+                               const long long* __restrict__ rows,
+                               const long long* __restrict__ starts,
+                               const long long* __restrict__ seg_row, long long segment) {
+  const long long b = blockIdx.x;
+  const long long k = seg_row[b];
+  const int u = (int)rows[k];
+  if (skip && ((volatile int*)comp)[u] == giant[0]) return;
+  const long long lo = indptr[u] + (b - starts[k]) * segment;
+  const long long end = indptr[u + 1];
+  const long long hi = lo + segment < end ? lo + segment : end;
+  for (long long e = lo + threadIdx.x; e < hi; e += blockDim.x) kl_cc_link(u, (int)indices[e], comp);
+}
