@@ -314,6 +314,34 @@ def test_mxv_full_u_pulls(monkeypatch, name):
     assert not calls, "vxm without Aᵀ at hand scatters"
 
 
+@pytest.mark.parametrize("name", ["any_pair", "min_plus", "plus_times", "lor_land"])
+def test_masked_vxm_pulls_few_allowed_outputs(monkeypatch, name):
+    # A large frontier and a complemented mask leaving few outputs (a middle BFS
+    # level): auto pulls over Aᵀ, built and cached on A, with push's entries; a
+    # small frontier scatters.
+    sr = SEMIRINGS[name]
+    dtype = np.dtype(bool) if name == "lor_land" else np.dtype(np.float64)
+    rng = np.random.default_rng(12)
+    n = 400
+    ptr, idx, val = _random_csr(rng, n, n, 0.05, dtype, lo=1)
+    A = kleene.Matrix.from_csr(ptr, idx, val, (n, n))
+    front = np.sort(rng.choice(n, 250, replace=False))
+    q = kleene.Vector.from_coo(front, _vals(rng, front.size, dtype, lo=1), n)
+    seen = kleene.Vector.from_coo(np.arange(n - 30), np.ones(n - 30, bool), n)
+    calls = []
+    real = cpu.mxv_pull
+    monkeypatch.setattr(cpu, "mxv_pull", lambda *a, **k: calls.append(1) or real(*a, **k))
+    got = kleene.vxm(q, A, sr, mask=~seen.S)
+    assert calls and A.known("csr_T") is not None
+    want = kleene.vxm(q, A, sr, mask=~seen.S, method="push")
+    _container_equal(got, want, _exact(sr, dtype))
+    assert got.nvals > 0 and not got.to_dense(missing=0)[: n - 30].any()
+    calls.clear()
+    small = kleene.Vector.from_coo([3], _vals(rng, 1, dtype, lo=1), n)
+    kleene.vxm(small, A, sr, mask=~seen.S)
+    assert not calls
+
+
 # ---- user-defined semirings ------------------------------------------------------------
 
 _min_text = kleene.BinaryOp("mymin", np.fmin, "(x < y ? x : y)", scalar="y if y < x else x")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.backends.device import backend, gpu_memory_free
+from kleene.backends.direction import TO_PULL
 from kleene.core import access, layout
 from kleene.core.checks import as_container, as_mask, check_out, reject_nan, same_device
 from kleene.core.entries import Bitmap, Keys
@@ -329,7 +330,7 @@ def _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a):
         elif nvals == u.size and (not transpose_a or transpose_at_hand(A) is not None):
             method = "pull"
         else:
-            method = "push"
+            method = _cpu_direction(A, u, sr, allowed, transpose_a)
     if method == "pull":
         ptr, idx, val = transposed_csr(A) if transpose_a else access.csr(A)
         uv, up = access.bitmap(u)
@@ -337,6 +338,35 @@ def _matvec(opname, xp, A, u, sr, dtype, allowed, method, transpose_a):
     ptr, idx, val = access.csr(A) if transpose_a else transposed_csr(A)
     ui, uv = _vector_parts(xp, u)
     return be.vxm_push(sr, ptr, idx, val, ui, uv, allowed, nout, dtype, flip=not transpose_a)
+
+
+def _cpu_direction(A: Matrix, u: Vector, sr: Semiring, allowed, transpose_a: bool) -> str:
+    """Push or pull for a CPU product whose u is not full: pull where the mask leaves
+    few outputs to compute. A push reads the out-edges of u's entries (m_f) and
+    scatters each at a random position; a pull reads, for each allowed output, its
+    in-edges until one meets u (``any``: the first; a monoid with a terminal value:
+    that value; else all of them). The pull runs where its expected reads are under
+    half the push's. vxm's pull reads Aᵀ's rows: it builds Aᵀ (cached on A until a
+    write) only where Beamer's rule would pull (m_f · TO_PULL > the edges), as the
+    BFS engine does: a search asks for it again on its next levels."""
+    if allowed is None or u.nvals == 0 or A.nvals == 0:
+        return "push"
+    inner, nout = (A.nrows, A.ncols) if transpose_a else (A.ncols, A.nrows)
+    n_allowed = int(np.count_nonzero(allowed))
+    if transpose_a:  # vxm: the push reads A's own rows
+        ptr = access.csr(A)[0]
+        ui = _vector_parts(np, u)[0]
+        m_f = float((ptr[ui + 1] - ptr[ui]).sum())
+    else:
+        m_f = u.nvals * A.nvals / max(inner, 1)
+    per_row = A.nvals / max(nout, 1)  # in-edges an output reads
+    if sr.add.stops_at_first:  # until the first of u's entries: about inner / |u| reads
+        per_row = min(per_row, inner / u.nvals)
+    if 2 * n_allowed * (per_row + 1) >= m_f:
+        return "push"
+    if transpose_a and transpose_at_hand(A) is None and m_f * TO_PULL <= A.nvals:
+        return "push"
+    return "pull"
 
 
 def mxv(
