@@ -61,6 +61,8 @@ _HOME = {
     "gather_square": "gather",
     "components_weak": "analytics.components",
     "pagerank": "analytics.pagerank",
+    "triangle_count": "analytics.triangles",
+    "triangle_vertices": "analytics.triangles",
 }
 # Whole modules the engine drives: CUDA-graph capture and replay (engine/replayable.py)
 # and the cuBLAS int8 Boolean product whose scratch a replay reserves.
