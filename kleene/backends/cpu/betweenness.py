@@ -23,9 +23,9 @@ zero-weight arcs the order of settling breaks ties between equally long paths.
 
 Both passes read out-neighbours only: forward, a settled vertex pushes its path count
 σ to the vertices it reaches first; backward, in the reverse order of settling, a
-vertex pulls ``(1 + δ(w)) / σ(w)`` from its successors w on the shortest-path DAG,
-so ``δ(v) = σ(v) Σ_w (1 + δ(w)) / σ(w)`` and the arc v → w gets
-``σ(v) (1 + δ(w)) / σ(w)``.
+vertex pulls the coefficients ``(1 + δ(w)) / σ(w)`` of its successors w on the
+shortest-path DAG (one division per vertex, kept in an array, none per arc), so
+``δ(v) = σ(v) Σ_w (1 + δ(w)) / σ(w)`` and the arc v → w gets ``σ(v) (1 + δ(w)) / σ(w)``.
 
 Sources are shared among the threads with ``numba.prange`` in fixed groups (group g
 takes sources g, g + G, ...; G = min(sources, threads)), each group summing into its
@@ -48,7 +48,7 @@ except ImportError:  # pragma: no cover - exercised only without numba
 HAVE_NUMBA = numba is not None
 
 
-def _bfs_group(indptr, indices, srcs, n, endpoints, edges, bc, ebc, dist, sigma, delta, order):
+def _bfs_group(indptr, indices, srcs, n, endpoints, edges, bc, ebc, dist, sigma, coef, order):
     """Brandes by breadth-first search from each of ``srcs``, adding into bc (and ebc)."""
     for i in range(srcs.size):
         s = srcs[i]
@@ -64,12 +64,13 @@ def _bfs_group(indptr, indices, srcs, n, endpoints, edges, bc, ebc, dist, sigma,
             sv = sigma[v]
             for p in range(indptr[v], indptr[v + 1]):
                 w = indices[p]
-                if dist[w] < 0:
-                    dist[w] = dn
+                dw = dist[w]
+                if dw < 0:
+                    dist[w] = dw = dn
                     order[tail] = w
                     tail += 1
-                if dist[w] == dn:
-                    sigma[w] += sv
+                # branch-free: whether an arc is on a shortest path is unpredictable
+                sigma[w] += sv if dw == dn else 0.0
         for q in range(tail - 1, -1, -1):
             v = order[q]
             dn = dist[v] + 1
@@ -77,25 +78,24 @@ def _bfs_group(indptr, indices, srcs, n, endpoints, edges, bc, ebc, dist, sigma,
             acc = 0.0
             for p in range(indptr[v], indptr[v + 1]):
                 w = indices[p]
-                if dist[w] == dn:
-                    c = (1.0 + delta[w]) / sigma[w]
-                    acc += c
-                    if edges:
-                        ebc[p] += sv * c
-            delta[v] = sv * acc
+                c = coef[w] if dist[w] == dn else 0.0
+                acc += c
+                if edges:
+                    ebc[p] += sv * c
+            d = sv * acc
+            coef[v] = (1.0 + d) / sv
             if v != s:
-                bc[v] += delta[v] + 1.0 if endpoints else delta[v]
+                bc[v] += d + 1.0 if endpoints else d
         if endpoints:
             bc[s] += tail - 1
         for q in range(tail):
             v = order[q]
             dist[v] = -1
             sigma[v] = 0.0
-            delta[v] = 0.0
 
 
 def _dijkstra_group(
-    indptr, indices, weights, srcs, n, endpoints, edges, bc, ebc, dist, sigma, delta, order, pos
+    indptr, indices, weights, srcs, n, endpoints, edges, bc, ebc, dist, sigma, coef, order, pos
 ):
     """Brandes by Dijkstra's search from each of ``srcs``, adding into bc (and ebc)."""
     for i in range(srcs.size):
@@ -131,14 +131,14 @@ def _dijkstra_group(
             acc = 0.0
             for p in range(indptr[v], indptr[v + 1]):
                 w = indices[p]
-                if pos[w] > pv and dv + weights[p] == dist[w]:
-                    c = (1.0 + delta[w]) / sigma[w]
-                    acc += c
-                    if edges:
-                        ebc[p] += sv * c
-            delta[v] = sv * acc
+                c = coef[w] if (pos[w] > pv) & (dv + weights[p] == dist[w]) else 0.0
+                acc += c
+                if edges:
+                    ebc[p] += sv * c
+            d = sv * acc
+            coef[v] = (1.0 + d) / sv
             if v != s:
-                bc[v] += delta[v] + 1.0 if endpoints else delta[v]
+                bc[v] += d + 1.0 if endpoints else d
         if endpoints:
             bc[s] += settled - 1
         # every vertex given a distance is reset, reached or only relaxed (none is
@@ -147,7 +147,6 @@ def _dijkstra_group(
             v = order[q]
             dist[v] = np.inf
             sigma[v] = 0.0
-            delta[v] = 0.0
             pos[v] = -1
 
 
@@ -158,12 +157,12 @@ def _run(indptr, indices, weights, sources, n, endpoints, edges, groups, weighte
     for g in numba.prange(groups):
         srcs = sources[g::groups]
         sigma = np.zeros(n, dtype=np.float64)
-        delta = np.zeros(n, dtype=np.float64)
-        order = np.empty(n, dtype=np.int64)
+        coef = np.zeros(n, dtype=np.float64)  # (1 + δ) / σ of the vertices done
+        order = np.empty(n, dtype=np.int32)
         ebc = ebcs[g]
         if weighted:
             dist = np.full(n, np.inf)
-            pos = np.full(n, -1, dtype=np.int64)
+            pos = np.full(n, -1, dtype=np.int32)
             _dijkstra_group(
                 indptr,
                 indices,
@@ -176,14 +175,14 @@ def _run(indptr, indices, weights, sources, n, endpoints, edges, groups, weighte
                 ebc,
                 dist,
                 sigma,
-                delta,
+                coef,
                 order,
                 pos,
             )
         else:
-            hops = np.full(n, -1, dtype=np.int64)
+            hops = np.full(n, -1, dtype=np.int32)
             _bfs_group(
-                indptr, indices, srcs, n, endpoints, edges, bcs[g], ebc, hops, sigma, delta, order
+                indptr, indices, srcs, n, endpoints, edges, bcs[g], ebc, hops, sigma, coef, order
             )
     bc = bcs[0].copy() if groups else np.zeros(n, dtype=np.float64)
     for g in range(1, groups):  # fixed order: the same sums on every run
