@@ -151,16 +151,20 @@ def test_compiled_matches_composed_on_skewed_graphs(backend, scale, seed):
 
 
 @pytest.mark.skipif(not COMPILED, reason="the compiled CPU kernels are left out")
-def test_cpu_threads_give_the_same_answers(monkeypatch):
-    """All threads (PARALLEL_MIN lowered to 0) and one: the same integers."""
+@pytest.mark.parametrize("scale", [6, 10])
+def test_cpu_threads_and_orders_give_the_same_answers(monkeypatch, scale):
+    """All threads (PARALLEL_MIN lowered to 0) and one, out-lists in the (degree, id)
+    order and in the id order: the same integers."""
     from kleene.backends.cpu import triangles as cpu_triangles
 
-    A = _rmat(10, 3)
+    A = _rmat(scale, 3)
     count, per = _reference(A)
     for parallel_min in (0, 1 << 62):
-        monkeypatch.setattr(cpu_triangles, "PARALLEL_MIN", parallel_min)
-        assert kleene.triangle_count(A, fused=True) == count
-        np.testing.assert_array_equal(kleene.triangles(A, fused=True), per)
+        for id_order_max in (-1, 1 << 62):
+            monkeypatch.setattr(cpu_triangles, "PARALLEL_MIN", parallel_min)
+            monkeypatch.setattr(cpu_triangles, "ID_ORDER_MAX_DEGREE", id_order_max)
+            assert kleene.triangle_count(A, fused=True) == count
+            np.testing.assert_array_equal(kleene.triangles(A, fused=True), per)
 
 
 @pytest.mark.skipif(not COMPILED, reason="the compiled CPU kernels are left out")
