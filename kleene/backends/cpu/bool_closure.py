@@ -14,13 +14,14 @@ The method, and why: reachability rows are sets, packed 64 vertices per uint64 w
 (a row of n = 6,301 vertices is 99 words, 792 bytes). All vertices of a strongly
 connected component (SCC) reach the same vertices, so
 
-1. the adjacency is packed into bit rows (n²/8 bytes), in parallel over rows;
-2. Tarjan's algorithm (iterative, successors read off the bit rows with a
-   count-trailing-zeros scan) labels the SCCs in reverse topological order: an
-   edge between two components leads from a larger label to a smaller one;
-3. each component's row starts as the OR of its members' adjacency rows (in
-   parallel over components): its direct successors, and its own members exactly
-   when it has a cycle (size > 1, or a self loop);
+1. a dense input's adjacency is packed into bit rows (n²/8 bytes), in parallel
+   over rows; a CSR input is read as it is;
+2. Tarjan's algorithm (iterative; successors read off the CSR, or off the bit rows
+   with a count-trailing-zeros scan) labels the SCCs in reverse topological order:
+   an edge between two components leads from a larger label to a smaller one;
+3. each component's row starts as the OR of its members' adjacency (in parallel
+   over components): its direct successors, and its own members exactly when it
+   has a cycle (size > 1, or a self loop);
 4. in label order (sinks first) a component ORs in the rows of its successor
    components, taken in decreasing label order and skipped when already reached
    through an earlier one (that one's row holds the skipped row entirely); one
@@ -35,7 +36,8 @@ graphs condense to few components or have most successor rows skipped, so the sa
 method serves them. Step 4 is sequential (a component needs its successors'
 rows); it is cheap next to steps 1 and 5, which touch all n² entries and run on
 all cores (``numba.prange``). Peak memory past the input and the (n, n) result:
-two bit matrices (n²/4 bytes) and a few int64 arrays of n.
+the component rows (at most n²/8 bytes; a dense input's packed adjacency as much
+again) and a few int64 arrays of n.
 
 The result is the unique Boolean closure, so it equals the composed form
 (``closure_generic.closure_dense``: Floyd-Warshall with ``lor``/``land``) exactly,
@@ -76,16 +78,6 @@ def _words(n: int) -> int:
 
 
 # ---- the compiled loops ---------------------------------------------------------------
-
-
-def _pack_csr(indptr, indices, n, words):
-    """Bit rows of the CSR pattern: bit j of row i set for each stored (i, j)."""
-    adj = np.zeros((n, words), dtype=np.uint64)
-    for i in numba.prange(n):
-        for e in range(indptr[i], indptr[i + 1]):
-            j = np.uint64(indices[e])
-            adj[i, j >> np.uint64(6)] |= _ONE << (j & _LOW6)
-    return adj
 
 
 def _pack_dense(a, words):
@@ -179,6 +171,70 @@ def _tarjan(adj, n):
     return comp, ncomp
 
 
+def _tarjan_csr(ptr, idx, n):
+    """``_tarjan`` with the successors read off a CSR pattern (O(n + m), no bit rows)."""
+    index = np.full(n, -1, dtype=np.int64)
+    low = np.zeros(n, dtype=np.int64)
+    comp = np.full(n, -1, dtype=np.int64)
+    on_stack = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(n, dtype=np.int64)
+    calls = np.empty(n, dtype=np.int64)
+    at = np.zeros(n, dtype=np.int64)  # the next edge each open vertex scans
+    counter = 0
+    ncomp = 0
+    top = 0
+    for s in range(n):
+        if index[s] >= 0:
+            continue
+        index[s] = low[s] = counter
+        counter += 1
+        stack[top] = s
+        top += 1
+        on_stack[s] = True
+        at[s] = ptr[s]
+        calls[0] = s
+        depth = 1
+        while depth:
+            v = calls[depth - 1]
+            nxt = -1
+            end = ptr[v + 1]
+            e = at[v]
+            while e < end:
+                w = idx[e]
+                e += 1
+                if index[w] < 0:
+                    nxt = w
+                    break
+                if on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+            at[v] = e
+            if nxt >= 0:  # descend
+                index[nxt] = low[nxt] = counter
+                counter += 1
+                stack[top] = nxt
+                top += 1
+                on_stack[nxt] = True
+                at[nxt] = ptr[nxt]
+                calls[depth] = nxt
+                depth += 1
+                continue
+            depth -= 1  # v is finished
+            if low[v] == index[v]:  # v roots a component: pop it
+                while True:
+                    top -= 1
+                    x = stack[top]
+                    on_stack[x] = False
+                    comp[x] = ncomp
+                    if x == v:
+                        break
+                ncomp += 1
+            if depth:
+                u = calls[depth - 1]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+    return comp, ncomp
+
+
 def _members(comp, ncomp):
     """(vertices grouped by component, start of each group; ncomp + 1 offsets)."""
     n = comp.size
@@ -207,6 +263,28 @@ def _reach(adj, comp, ncomp):
             v = order[k]
             for w in range(words):
                 reach[c, w] |= adj[v, w]
+    _close(reach, comp, order, start)
+    return reach
+
+
+def _reach_csr(ptr, idx, comp, ncomp, words):
+    """``_reach`` with each component's first row set from its members' CSR edges."""
+    order, start = _members(comp, ncomp)
+    reach = np.zeros((ncomp, words), dtype=np.uint64)
+    for c in numba.prange(ncomp):  # direct successors (and members on a cycle)
+        for k in range(start[c], start[c + 1]):
+            v = order[k]
+            for e in range(ptr[v], ptr[v + 1]):
+                j = np.uint64(idx[e])
+                reach[c, j >> np.uint64(6)] |= _ONE << (j & _LOW6)
+    _close(reach, comp, order, start)
+    return reach
+
+
+def _close(reach, comp, order, start):
+    """Each component's row ORed with the rows of the components it reaches, sinks
+    first (labels in reverse topological order), in place."""
+    ncomp, words = reach.shape
     full = np.zeros(ncomp, dtype=np.bool_)  # does the component reach anything?
     labels = np.zeros((ncomp + 63) // 64, dtype=np.uint64)  # successor components, as bits
     acc = np.zeros(words, dtype=np.uint64)
@@ -242,7 +320,6 @@ def _reach(adj, comp, ncomp):
             any_bit |= x
             acc[w] = 0
         full[c] = any_bit != 0
-    return reach
 
 
 def _unpack(reach, comp, out, reflexive):
@@ -264,19 +341,30 @@ def _unpack(reach, comp, out, reflexive):
 if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _jit = numba.njit(cache=True, nogil=True)
     _par = numba.njit(cache=True, nogil=True, parallel=True)
-    _pack_csr, _pack_dense, _reach, _unpack = (
-        _par(_pack_csr),
+    _pack_dense, _reach, _reach_csr, _unpack = (
         _par(_pack_dense),
         _par(_reach),
+        _par(_reach_csr),
         _par(_unpack),
     )
-    _tarjan, _members = _jit(_tarjan), _jit(_members)
+    _tarjan, _tarjan_csr, _members, _close = (
+        _jit(_tarjan),
+        _jit(_tarjan_csr),
+        _jit(_members),
+        _jit(_close),
+    )
 
 
 def _closure_bits(adj, n):
     """(component rows, component of each vertex) of bit-packed adjacency rows."""
     comp, ncomp = _tarjan(adj, n)
     return _reach(adj, comp, ncomp), comp
+
+
+def _closure_csr(ptr, idx, n):
+    """(component rows, component of each vertex) of a CSR pattern, read as it is."""
+    comp, ncomp = _tarjan_csr(ptr, idx, n)
+    return _reach_csr(ptr, idx, comp, ncomp, _words(n)), comp
 
 
 # ---- the primitives -------------------------------------------------------------------
@@ -317,9 +405,9 @@ def _bool_closure_rows(indptr, indices, n, out=None, reflexive=False):
         raise InvalidValue(f"bool_closure_rows: out must be a writable ({n}, {n}) bool array")
     if n == 0:
         return np.empty((0, 0), dtype=np.bool_) if out is None else out
-    adj = _pack_csr(ptr, idx, n, _words(n))
-    reach, comp = _closure_bits(adj, n)
-    del adj  # before the result is made: the peak is the result and the component rows
+    # Tarjan and the components' first rows read the CSR itself: no n×n/8 bit rows of
+    # the adjacency, so the peak is the result and the component rows
+    reach, comp = _closure_csr(ptr, idx, n)
     if out is None:
         out = np.empty((n, n), dtype=np.bool_)
     _unpack(reach, comp, out, bool(reflexive))

@@ -88,7 +88,7 @@ except ImportError:  # pragma: no cover - exercised only without numba
 HAVE_NUMBA = numba is not None
 
 _MIN_THREADED = 1 << 17  # stored entries (or products) below which one thread runs
-_CHUNKS_PER_THREAD = 2  # ranges per thread (balance on a busy machine)
+_CHUNKS_PER_THREAD = 4  # ranges per thread, taken in turn (balance on a busy machine)
 _NO_BOOL = np.zeros(1, dtype=bool)
 
 # ---- the kernel templates (appended to scalar_ops.prelude) ------------------------------
@@ -443,12 +443,22 @@ def _run(spec, kernel, head, ranges, tail) -> bool:
     try:
         if len(ranges) == 1:
             kernel(*head, *ranges[0], *tail)
-        else:  # the calling thread takes the last range (the kernels release the GIL)
+        else:
+            # The calling thread and threads - 1 pool workers take the ranges in
+            # turn from one iterator (its next() is atomic under the GIL; the kernels
+            # release it): a worker the machine holds back takes fewer.
             from .closure import _pool
 
-            jobs = [_pool().submit(kernel, *head, r0, r1, *tail) for r0, r1 in ranges[:-1]]
+            todo = iter(ranges)
+
+            def work():
+                for r0, r1 in todo:
+                    kernel(*head, r0, r1, *tail)
+
+            helpers = min(_threads(), len(ranges)) - 1
+            jobs = [_pool().submit(work) for _ in range(helpers)]
             try:
-                kernel(*head, *ranges[-1], *tail)
+                work()
             finally:
                 for job in jobs:
                     job.result()
@@ -468,8 +478,7 @@ def _threads() -> int:
 
 def _split(cum, work: int, n: int, per_thread: int = _CHUNKS_PER_THREAD) -> list[tuple[int, int]]:
     """Ranges of [0, n) with about equal work; ``cum`` (length n + 1) is the running
-    work, so range (r0, r1) costs cum[r1] - cum[r0]. ``per_thread``: ranges a thread
-    (more balance on a busy machine; one where a call is short and its rows even)."""
+    work, so range (r0, r1) costs cum[r1] - cum[r0]; ``per_thread`` ranges a thread."""
     threads = _threads() if work >= _MIN_THREADED else 1
     parts = min(n, threads * per_thread if threads > 1 else 1)
     if parts <= 1:
@@ -502,7 +511,7 @@ def mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,
     spec, mod = _specialised(semiring, x, y, out_dtype, flip)
     if mod is not None:
         nrows = indptr.size - 1
-        ranges = _split(indptr, int(indptr[-1]) if nrows else 0, nrows, per_thread=1)
+        ranges = _split(indptr, int(indptr[-1]) if nrows else 0, nrows)
         u = np.ascontiguousarray(u)
         if u_present is None and allowed is None:  # the dense product: no flags
             w = np.empty(nrows, dtype=out_dtype)
