@@ -181,6 +181,19 @@ def test_cpu_kernels_read_either_index_width():
     assert host.triangle_vertices(np.zeros(1, np.int64), np.zeros(0, np.int32), 0).size == 0
 
 
+def test_unsorted_rows_and_duplicates(backend):
+    """A SciPy CSR with unsorted rows and a duplicate entry: the kernels read the
+    canonical pattern the reader makes of it."""
+    indptr = [0, 4, 7, 10, 13]
+    indices = [3, 1, 2, 1, 2, 0, 3, 3, 1, 0, 2, 0, 1]  # K4, row 0 unsorted with (0, 1) twice
+    A = sp.csr_matrix((np.ones(13), indices, indptr), shape=(4, 4))
+    assert not A.has_canonical_format
+    G = A if backend == "cpu" else _on(A, "gpu")
+    for fused in (None, False):
+        assert kleene.triangle_count(G, fused=fused) == 4
+        assert _host(kleene.triangles(G, fused=fused)).tolist() == [3] * 4
+
+
 def test_empty_and_loop_only_graphs(backend):
     for A in (sp.csr_matrix((0, 0)), sp.csr_matrix((5, 5)), sp.identity(4, format="csr")):
         M = _on(sp.csr_matrix(A), backend)

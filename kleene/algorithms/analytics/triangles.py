@@ -14,7 +14,9 @@ Where the back end has them, ``fused=None`` runs its compiled kernels instead
 CUDA on the GPU), which orient each edge from the lower to the higher end in the
 order (degree, id) and intersect out-lists: every triangle is found once, at its
 lowest vertex, and no list is longer than ``sqrt(2 m)``, where the products above
-merge a hub's whole row for every one of its edges.
+merge a hub's whole row for every one of its edges (the CPU takes the id order
+where every degree is small). They read the canonical CSR of the pattern (rows
+sorted, no duplicates), which every kleene Matrix keeps; no product is built.
 """
 
 from __future__ import annotations
