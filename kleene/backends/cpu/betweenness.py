@@ -28,10 +28,10 @@ shortest-path DAG (one division per vertex, kept in an array, none per arc), so
 ``δ(v) = σ(v) Σ_w (1 + δ(w)) / σ(w)`` and the arc v → w gets ``σ(v) (1 + δ(w)) / σ(w)``.
 
 Sources are shared among the threads with ``numba.prange`` in fixed groups (group g
-takes sources g, g + G, ...; G = min(sources, threads)), each group summing into its
-own arrays, and the groups are added in their order at the end: no two threads write
-the same place, and the sums do not depend on the scheduling (the same thread count
-gives the same bits on every run).
+takes sources g, g + G, ...; G from the thread count and n: a few groups a thread,
+handed out one at a time), each group summing into its own arrays, and the groups are
+added in their order at the end: no two threads write the same place, and the sums do
+not depend on the scheduling (the same thread count gives the same bits on every run).
 """
 
 from __future__ import annotations
@@ -150,6 +150,168 @@ def _dijkstra_group(
             pos[v] = -1
 
 
+def _lanes_batch(indptr, indices, srcs, n, endpoints, edges, bc, ebc, sig, coef, fv, fw):
+    """Brandes by breadth-first search from up to 64 sources at once, adding into bc
+    (and ebc): bit i of a vertex's word is search i, one pass over a frontier
+    vertex's arcs serves every search that has it on that level (MS-BFS), and the
+    path counts and coefficients of (vertex, search) are rows of 64 in ``sig`` and
+    ``coef``. The levels are kept as (vertex, word) lists in ``fv``/``fw``."""
+    one = np.uint64(1)
+    zero = np.uint64(0)
+    visited = np.zeros(n, dtype=np.uint64)
+    word = np.zeros(n, dtype=np.uint64)  # scratch: the words of the level being built
+    acc = np.zeros(64, dtype=np.float64)
+    starts = [0]
+    tail = 0
+    for i in range(srcs.size):
+        s = srcs[i]
+        if word[s] == zero:
+            fv[tail] = s
+            tail += 1
+        word[s] |= one << np.uint64(i)
+        sig[s, i] = 1.0
+    for q in range(tail):
+        v = fv[q]
+        fw[q] = word[v]
+        visited[v] = word[v]
+        word[v] = zero
+    starts.append(tail)
+    while True:  # forward: level d + 1 from level d, pushed
+        for q in range(starts[-2], starts[-1]):
+            u = fv[q]
+            wu = fw[q]
+            for p in range(indptr[u], indptr[u + 1]):
+                v = indices[p]
+                m = wu & ~visited[v]
+                if m:
+                    if word[v] == zero:
+                        fv[tail] = v
+                        tail += 1
+                    word[v] |= m
+                    while m:
+                        lane = _cttz(m)
+                        m &= m - one
+                        sig[v, lane] += sig[u, lane]
+        if tail == starts[-1]:
+            break
+        for q in range(starts[-1], tail):
+            v = fv[q]
+            fw[q] = word[v]
+            visited[v] |= word[v]
+            word[v] = zero
+        starts.append(tail)
+    depth = len(starts) - 1  # levels 0 .. depth - 1
+    last = 0 if edges else 1  # level 0: the sources' arcs only (the edge form)
+    for d in range(depth - 1, last - 1, -1):
+        if d + 1 < depth:  # the words of level d + 1, dense
+            for q in range(starts[d + 1], starts[d + 2]):
+                word[fv[q]] = fw[q]
+        for q in range(starts[d], starts[d + 1]):
+            v = fv[q]
+            wv = fw[q]
+            m = wv
+            while m:
+                lane = _cttz(m)
+                m &= m - one
+                acc[lane] = 0.0
+            for p in range(indptr[v], indptr[v + 1]):
+                m = word[indices[p]] & wv
+                if m:
+                    w = indices[p]
+                    e = 0.0
+                    while m:
+                        lane = _cttz(m)
+                        m &= m - one
+                        acc[lane] += coef[w, lane]
+                        if edges:
+                            e += sig[v, lane] * coef[w, lane]
+                    if edges:
+                        ebc[p] += e
+            total = 0.0
+            m = wv
+            while m:
+                lane = _cttz(m)
+                m &= m - one
+                dl = sig[v, lane] * acc[lane]
+                coef[v, lane] = (1.0 + dl) / sig[v, lane]
+                total += dl
+            if d > 0:
+                bc[v] += total + _ctpop(wv) if endpoints else total
+        if d + 1 < depth:
+            for q in range(starts[d + 1], starts[d + 2]):
+                word[fv[q]] = zero
+    if endpoints:  # a source: the vertices its search reached, itself excluded
+        for q in range(starts[1], tail):
+            m = fw[q]
+            while m:
+                lane = _cttz(m)
+                m &= m - one
+                bc[srcs[lane]] += 1.0
+    # the rows used are cleared for the next batch (a vertex's lanes: its words)
+    for q in range(tail):
+        v = fv[q]
+        m = fw[q]
+        while m:
+            lane = _cttz(m)
+            m &= m - one
+            sig[v, lane] = 0.0
+
+
+def _depth(indptr, indices, s, n):
+    """How many levels the breadth-first search from s has."""
+    dist = np.full(n, -1, dtype=np.int32)
+    order = np.empty(n, dtype=np.int32)
+    dist[s] = 0
+    order[0] = s
+    head, tail = 0, 1
+    while head < tail:
+        v = order[head]
+        head += 1
+        for p in range(indptr[v], indptr[v + 1]):
+            w = indices[p]
+            if dist[w] < 0:
+                dist[w] = dist[v] + 1
+                order[tail] = w
+                tail += 1
+    return dist[order[tail - 1]] + 1
+
+
+def _run_lanes(indptr, indices, sources, n, endpoints, edges, batches):
+    """``_lanes_batch`` over ``batches`` batches of at most 64 sources (batch g:
+    sources g, g + B, ...), shared among the threads, summed in batch order."""
+    m = indices.size
+    bcs = np.zeros((batches, n), dtype=np.float64)
+    ebcs = np.zeros((batches, m if edges else 0), dtype=np.float64)
+    for g in numba.prange(batches):
+        srcs = sources[g::batches]
+        sig = np.zeros((n, 64), dtype=np.float64)
+        coef = np.empty((n, 64), dtype=np.float64)
+        fv = np.empty(n * 64, dtype=np.int32)  # every (vertex, level) at most once a search
+        fw = np.empty(n * 64, dtype=np.uint64)
+        for b0 in range(0, srcs.size, 64):
+            _lanes_batch(
+                indptr,
+                indices,
+                srcs[b0 : b0 + 64],
+                n,
+                endpoints,
+                edges,
+                bcs[g],
+                ebcs[g],
+                sig,
+                coef,
+                fv,
+                fw,
+            )
+    bc = bcs[0].copy()
+    for g in range(1, batches):  # fixed order: the same sums on every run
+        bc += bcs[g]
+    ebc = ebcs[0].copy()
+    for g in range(1, batches):
+        ebc += ebcs[g]
+    return bc, ebc
+
+
 def _run(indptr, indices, weights, sources, n, endpoints, edges, groups, weighted):
     m = indices.size
     bcs = np.zeros((groups, n), dtype=np.float64)
@@ -195,10 +357,67 @@ def _run(indptr, indices, weights, sources, n, endpoints, edges, groups, weighte
 
 
 if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
+    from llvmlite import ir as _ir
+    from numba.core import cgutils as _cgutils
+    from numba.extending import intrinsic as _intrinsic
+
+    def _bit_intrinsic(name: str, flag: bool):
+        """An int64 from LLVM's ``name`` on a uint64 (cttz: the lowest set bit's index,
+        ctpop: the set bits)."""
+
+        @_intrinsic
+        def bits(typingctx, x):
+            def codegen(context, builder, signature, args):
+                i64 = _ir.IntType(64)
+                params = [i64, _ir.IntType(1)] if flag else [i64]
+                fnty = _ir.FunctionType(i64, params)
+                fn = _cgutils.get_or_insert_function(builder.module, fnty, f"llvm.{name}.i64")
+                extra = [_ir.Constant(_ir.IntType(1), 0)] if flag else []
+                return builder.call(fn, [args[0], *extra])
+
+            return numba.types.int64(x), codegen
+
+        return bits
+
+    _cttz = _bit_intrinsic("cttz", True)
+    _ctpop = _bit_intrinsic("ctpop", False)
     _seq = numba.njit(cache=True, nogil=True)
     _bfs_group = _seq(_bfs_group)
     _dijkstra_group = _seq(_dijkstra_group)
+    _lanes_batch = _seq(_lanes_batch)
+    _depth = _seq(_depth)
     _run = numba.njit(cache=True, nogil=True, parallel=True)(_run)
+    _run_lanes = numba.njit(cache=True, nogil=True, parallel=True)(_run_lanes)
+
+
+# Groups of sources per thread: more groups than threads, handed out one at a time,
+# keep both cores busy when one is slowed by other work; each group sums into its own
+# n floats, so their number is also bounded by memory.
+_GROUPS_PER_THREAD = 4
+_GROUP_BYTES = 1 << 29
+
+
+def _groups(sources: int, n: int) -> int:
+    """How many groups the sources go in: fixed by the thread count and n alone, so
+    the sums (added in group order) are the same on every run."""
+    threads = numba.get_num_threads()
+    fit = max(threads, _GROUP_BYTES // max(8 * n, 1))
+    return max(0, min(sources, _GROUPS_PER_THREAD * threads, fit))
+
+
+# The 64-search batches pay off where searches are shallow (a small-world graph: one
+# pass over a vertex's arcs serves the searches that reach it on the same level) and
+# cost a row of 64 path counts and coefficients per vertex: they run when the search
+# from the first source has at most this many levels and those rows fit this budget.
+_LANES_DEPTH = 32
+_LANES_BYTES = 1 << 31
+
+
+def _lanes_fit(indptr, indices, sources, n: int) -> bool:
+    threads = numba.get_num_threads()
+    if n == 0 or threads * n * (64 * 8 * 2 + 64 * 12) > _LANES_BYTES:
+        return False
+    return int(_depth(indptr, indices, int(sources[0]), n)) <= _LANES_DEPTH
 
 
 def brandes(
@@ -223,8 +442,15 @@ def brandes(
     sources = np.ascontiguousarray(sources, dtype=np.int64)
     weighted = weights is not None
     w = np.ascontiguousarray(weights, dtype=np.float64) if weighted else np.zeros(1)
-    groups = max(0, min(int(sources.size), numba.get_num_threads()))
-    bc, ebc = _run(
-        indptr, indices, w, sources, int(n), bool(endpoints), bool(edges), groups, weighted
-    )
+    if not weighted and sources.size and _lanes_fit(indptr, indices, sources, int(n)):
+        batches = -(-int(sources.size) // 64)  # full words: one arc pass serves 64
+        bc, ebc = _run_lanes(
+            indptr, indices, sources, int(n), bool(endpoints), bool(edges), batches
+        )
+        return bc, (ebc if edges else None)
+    groups = _groups(int(sources.size), int(n))
+    with numba.parallel_chunksize(1):  # a group at a time to whichever thread is free
+        bc, ebc = _run(
+            indptr, indices, w, sources, int(n), bool(endpoints), bool(edges), groups, weighted
+        )
     return bc, (ebc if edges else None)
