@@ -90,8 +90,11 @@ def connected_components(
     host = backend(np)
     quick = _host_pattern(G) if fused is not False else None
     if quick is not None and getattr(host, name, None) is not None:
-        count, labels = getattr(host, name)(*quick)  # a SciPy CSR's arrays, as they are
-        return (count, labels) if return_labels else count
+        indptr, indices, n, values = quick  # a SciPy CSR's arrays, as they are
+        found = getattr(host, name)(indptr, indices, n, values=values)
+        if found is not None:  # (None: a value is not finite; the general path reads it)
+            count, labels = found
+            return (count, labels) if return_labels else count
     A = as_graph(G, directed=True, pattern=True, check_nan=False)
     xp = A.xp
     n = A.nrows
@@ -115,18 +118,17 @@ def connected_components(
 
 
 def _host_pattern(G):
-    """(indptr, indices, n) of a square SciPy CSR matrix of real values none of which is
-    infinite or NaN (one sum of squares decides), else None: such a matrix's pattern is its graph
-    (an infinite weight would be no edge, and as_graph reads every other form)."""
+    """(indptr, indices, n, values) of a square SciPy CSR matrix of real values, else
+    None; ``values`` (float values only, else None) for the kernel to check finite: a
+    matrix with none infinite or NaN is its pattern as it is (an infinite weight would
+    be no edge, and as_graph reads every other form)."""
     if getattr(G, "format", None) != "csr" or not type(G).__module__.startswith("scipy.sparse"):
         return None
     n, ncols = G.shape
     data = G.data
     if n != ncols or n == 0 or data.dtype.kind not in "biuf":
         return None
-    if data.dtype.kind == "f" and not np.isfinite(np.dot(data, data)):
-        return None  # (a sum of squares: finite unless a value is not, or is huge)
-    return G.indptr, G.indices, n
+    return G.indptr, G.indices, n, data if data.dtype.kind == "f" else None
 
 
 def _device_pattern(A: Matrix):

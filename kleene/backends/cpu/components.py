@@ -4,13 +4,13 @@ Two optional fused primitives (``kleene/engine/primitives.md``), each returning
 ``(number of components, int32 label of each vertex)`` with the labels numbered as
 ``scipy.sparse.csgraph.connected_components`` numbers them:
 
-- ``components_weak(indptr, indices, n, *, symmetric=False)``: the components of the
+- ``components_weak(indptr, indices, n, *, symmetric=False, values=None)``: the components of the
   graph with every edge taken both ways. Union-find over the stored edges (union by
   the smaller root, path halving; a neighbour already under the row's root costs one
   read), then one pass over the vertices in increasing order gives each root the
   next label when its component is first met, so a component's label is the rank of
   its smallest vertex (SciPy's depth-first labelling gives the same).
-- ``components_strong(indptr, indices, n)``: strongly connected components by
+- ``components_strong(indptr, indices, n, *, values=None)``: strongly connected components by
   Pearce's iterative variant of Tarjan's algorithm, step for step the one SciPy
   runs (successors pushed on a doubly linked depth-first stack, a vertex met again
   moved to the top; components labelled in the order they complete), so the
@@ -77,6 +77,16 @@ def _weak(indptr, indices, n):
         else:
             labels[v] = labels[p]
     return count, labels
+
+
+def _finite(values):
+    """Whether every value is finite (NaN and ±inf are not); no early exit, so the
+    loop vectorises."""
+    bad = False
+    for i in range(values.size):
+        x = values[i]
+        bad |= (x - x) != 0.0
+    return not bad
 
 
 def _strong(indptr, indices, n):
@@ -146,18 +156,25 @@ def _strong(indptr, indices, n):
 
 if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _jit = numba.njit(cache=True, nogil=True)
-    _weak, _strong = _jit(_weak), _jit(_strong)
+    _weak, _strong, _finite = _jit(_weak), _jit(_strong), _jit(_finite)
 
 
-def components_weak(indptr, indices, n: int, *, symmetric: bool = False):
+def components_weak(indptr, indices, n: int, *, symmetric: bool = False, values=None):
     """(count, int32 labels) of the weakly connected components of a CSR pattern
     (``symmetric``, whether every edge is stored both ways, changes nothing here:
-    union-find reads each edge once either way)."""
+    union-find reads each edge once either way). ``values``: the stored values of a
+    float CSR, checked first: None is returned when one is not finite (an infinite
+    weight is no edge, which the caller's general path handles)."""
+    if values is not None and not _finite(np.asarray(values)):
+        return None
     count, labels = _weak(np.asarray(indptr), np.asarray(indices), int(n))
     return int(count), labels
 
 
-def components_strong(indptr, indices, n: int):
-    """(count, int32 labels) of the strongly connected components, SciPy's numbering."""
+def components_strong(indptr, indices, n: int, *, values=None):
+    """(count, int32 labels) of the strongly connected components, SciPy's numbering;
+    ``values`` as for :func:`components_weak`."""
+    if values is not None and not _finite(np.asarray(values)):
+        return None
     count, labels = _strong(np.asarray(indptr), np.asarray(indices), int(n))
     return int(count), labels

@@ -82,9 +82,12 @@ def lanes_for(nnz: int, n: int) -> int:
     return 32
 
 
-def components_weak(indptr, indices, n: int, *, symmetric: bool = False):
+def components_weak(indptr, indices, n: int, *, symmetric: bool = False, values=None):
     """(count, int32 labels on the GPU) of the weakly connected components of a CSR
-    pattern (int64 ``indptr``, int32 or int64 ``indices``, every entry in range)."""
+    pattern (int64 ``indptr``, int32 or int64 ``indices``, every entry in range).
+    ``values``, as on the CPU: None is returned when one of them is not finite."""
+    if values is not None and not bool(cupy.isfinite(values).all()):
+        return None
     n = int(n)
     if n == 0:
         return 0, cupy.zeros(0, dtype=np.int32)
