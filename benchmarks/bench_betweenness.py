@@ -33,9 +33,10 @@ import scipy.sparse as sp
 K = 64
 
 
-def _best(f, repeat: int, sync=lambda: None, stat=min) -> float:
-    f()
-    sync()
+def _best(f, repeat: int, sync=lambda: None, stat=min, warm: bool = True) -> float:
+    if warm:
+        f()
+        sync()
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
