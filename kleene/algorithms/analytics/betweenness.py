@@ -3,8 +3,9 @@
 Three routes, one answer (tests/test_betweenness.py runs them against each other and
 NetworkX):
 
-- the back end's compiled ``brandes`` (``backend(xp).brandes``): on the CPU one
-  search per source, sources over the cores (Numba, breadth-first or Dijkstra);
+- the back end's compiled ``brandes`` (``backend(xp).brandes``): on the CPU
+  (Numba) 64 breadth-first searches a pass on shallow graphs, else one breadth-first
+  or Dijkstra search per source, sources over the cores;
   on the GPU 64 sources at once, unweighted (a weighted graph's search runs the
   CPU kernel on a host copy);
 - the composed twin of an unweighted vertex betweenness, LAGraph's batches (below);

@@ -12,8 +12,10 @@ tests/test_betweenness.py runs the two against each other and NetworkX:
   ``edges``, those of every arc (float64, one per CSR position; else None).
 
 The graph is the CSR of its arcs (out-neighbours; an undirected graph has each edge
-both ways), each row's entries distinct. ``weights=None`` counts edges: one
-breadth-first search per source. Otherwise ``weights`` (float64, one per CSR
+both ways), each row's entries distinct. ``weights=None`` counts edges: on a shallow
+graph (``_lanes_fit``) 64 breadth-first searches at once (``_lanes_batch``: a bit per
+search in a word per vertex and level), else one breadth-first search per source.
+Otherwise ``weights`` (float64, one per CSR
 position, non-negative, checked by the caller) are lengths: one Dijkstra search per
 source (a binary heap with lazy deletion), as NetworkX's
 ``_single_source_dijkstra_path_basic``: a vertex's shortest paths come from the
