@@ -252,21 +252,27 @@ def test_counting_pass_same_bits(monkeypatch, sr, dtype, shape, path):
 
 
 def test_short_memory_counts_first(monkeypatch):
-    """A budget that holds the result but not the one-pass bound (twice the products)
-    picks the counting pass; one that holds the bound does not."""
+    """A budget that holds the result (and the caller's build of its CSR) but not the
+    one-pass bound picks the counting pass; one that holds the bound does not."""
     A, B = _pair("small", np.float64, seed=11)
     Ag, Bg = A.to("gpu"), B.to("gpu")
     base = kleene.mxm(Ag, Bg, "plus_times")
-    flops = int((np.diff(B.to_scipy().indptr)[A.to_scipy().indices]).sum())
-    assert _entries_bytes(base) + 20_000 < 2 * flops * 16  # many products per entry
+    a, b = A.to_scipy(), B.to_scipy()
+    cum = np.concatenate([[0], np.cumsum(np.diff(b.indptr)[a.indices])])
+    terms = cum[a.indptr[1:]] - cum[a.indptr[:-1]]  # products per row
+    bound = int(np.minimum(terms, b.shape[1]).sum())  # the one-pass scratch's entries
+    per = 16 + spgemm.BUILD_BYTES
+    two_pass = base.nvals * per + 64 * a.shape[0]  # with the item arrays
+    one_pass = max(2 * bound * 16, bound * per)
+    assert two_pass < one_pass  # several products per entry: the two differ
     passes = _spy_passes(monkeypatch)
-    monkeypatch.setattr(spgemm, "MEMORY_BUDGET", _entries_bytes(base) + 20_000)
+    monkeypatch.setattr(spgemm, "MEMORY_BUDGET", two_pass)
     got = kleene.mxm(Ag, Bg, "plus_times")
     assert passes == [True, False]
     for x, y in zip(_bits(base), _bits(got), strict=True):
         assert np.array_equal(x, y)
     passes.clear()
-    monkeypatch.setattr(spgemm, "MEMORY_BUDGET", 2 * flops * 16 + (1 << 20))
+    monkeypatch.setattr(spgemm, "MEMORY_BUDGET", one_pass + (1 << 20))
     kleene.mxm(Ag, Bg, "plus_times")
     assert passes == [False]
 

@@ -102,6 +102,11 @@ HEAVY_WARPS_PER_SM = 16
 # Bytes the product may use; None: the free GPU memory. Tests set a small number to
 # force the counting pass or the refusal.
 MEMORY_BUDGET: int | None = None
+# Bytes per entry the caller needs beside the (keys, values) it gets, to build the
+# result's CSR from them (ops/write.py: the row of each key, int64, a temporary of as
+# many, the column): a product whose result cannot also be built is refused here, by
+# its bytes, before the GPU is filled.
+BUILD_BYTES = 24
 # False: always count first (tests run the counting pass on small products with it).
 ONE_PASS = True
 # The smallest table (a warp's width).
@@ -241,6 +246,7 @@ class _Product:
         per_entry = 8 + vs
         small = 40 * n_items  # item arrays, offsets and counts
         one_pass = small + pool_blocks * HEAVY_WARPS * warp_pool + 2 * total * per_entry
+        one_pass = max(one_pass, total * (per_entry + BUILD_BYTES))
         counts = cupy.zeros(n_items, dtype=np.int64)
         if ONE_PASS and one_pass <= budget:
             self._pool(pool_blocks, hmax, values=True)
@@ -266,11 +272,12 @@ class _Product:
         self._launch(True, unplaced, counts, *_dummies(tc))
         dst, nnz = self._offsets(counts)
         need = nnz * per_entry
-        if need + pool + small > budget:
+        if max(need + pool + small, need + nnz * BUILD_BYTES) > budget:
             raise OutOfMemory(
                 f"mxm: the sparse product has {nnz:,} entries, {need:,} bytes of GPU memory "
-                f"for its keys and values; {budget:,} bytes are free (a mask that keeps "
-                f"few entries computes only those)"
+                f"for its keys and values and {nnz * BUILD_BYTES:,} more to build its CSR; "
+                f"{budget:,} bytes are free (a mask that keeps few entries computes only "
+                f"those)"
             )
         keys, vals = cupy.empty(nnz, dtype=np.int64), cupy.empty(nnz, dtype=tc)
         self._pool(pool_blocks, hmax, values=True)
