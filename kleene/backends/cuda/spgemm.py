@@ -84,8 +84,8 @@ def mxm_masked(
 # (binned by size); column ranges of one warp's table each for heavy rows; a global
 # table per warp (a pool) for heavy rows whose ranges would cost more binary searches
 # than the row has terms. One pass where the product's upper bound fits the memory
-# (entries land at their row's bound, then are moved into place); else a counting pass
-# first, then the entries are written in place.
+# (entries land in their row's region of min(terms, ncols) places, then are moved into
+# place); else a counting pass first, then the entries are written in place.
 
 # Shared memory one warp's table may take: slots · (4 + value size) plus a stage of 32
 # values. Its largest power of two of slots is the light rows' biggest table and the
