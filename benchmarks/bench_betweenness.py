@@ -13,7 +13,8 @@ kleene on a ``kleene.Matrix``, igraph ``Graph.betweenness(sources=...)`` (the sa
 sources), NetworKit ``EstimateBetweenness(G, 64, parallel=True)`` (64 sources of its
 own sampling: the same work), NetworkX ``betweenness_centrality(k=64, seed=1)``.
 graphblas-algorithms has no betweenness. Every peer's graph is built before the
-clock; a CPU time is the best of ``--repeat`` calls after one warm-up, all in one process.
+clock; a CPU time is the best of ``--repeat`` calls after one warm-up, all in one process,
+the tools taking turns.
 kleene's answers are checked against igraph's (same sources, 1e-9 relative).
 """
 
@@ -128,46 +129,51 @@ def _cpu_row(name: str, M, weighted: bool, repeat: int) -> dict:
     n = S.shape[0]
     A = kleene.Matrix.from_scipy(S)
     weight = True if weighted else None
+    wi = "weight" if weighted else None
     sources = random.Random(1).sample(range(n), K)
     row = {"graph": name, "n": n, "edges": S.nnz // 2, "threads": os.cpu_count()}
-    f = lambda: kleene.betweenness_centrality(  # noqa: E731
-        A, k=K, seed=1, directed=False, normalized=False, weight=weight
-    )
-    got = f()
-    row["kleene ms"] = round(_best(f, repeat), 2)
     coo = sp.triu(S).tocoo()
     g = igraph.Graph(n=n, edges=np.c_[coo.row, coo.col].tolist(), directed=False)
-    g.es["weight"] = coo.data.tolist()
-    wi = "weight" if weighted else None
-    ref = np.asarray(g.betweenness(directed=False, sources=sources, weights=wi))
-    # kleene rescales the sampled sums by n / k (NetworkX's rule; the sources apart),
-    # igraph sums them (both halve an undirected graph's)
-    other = np.ones(n, dtype=bool)
-    other[sources] = False
-    row["kleene = igraph"] = bool(np.allclose(got[other], ref[other] * n / K, rtol=1e-9, atol=1e-9))
-    row["igraph ms"] = round(
-        _best(lambda: g.betweenness(directed=False, sources=sources, weights=wi), repeat), 2
-    )
+    g.es["weight"] = coo.data.astype(np.float64).tolist()
     G = nk.Graph(n, weighted=weighted, directed=False)
     for u, v, w in zip(coo.row.tolist(), coo.col.tolist(), coo.data.tolist(), strict=True):
         if weighted:
-            G.addEdge(u, v, w)
+            G.addEdge(u, v, float(w))
         else:
             G.addEdge(u, v)
     nk.setNumberOfThreads(os.cpu_count() or 1)
-    row["NetworKit ms"] = round(
-        _best(lambda: nk.centrality.EstimateBetweenness(G, K, False, True).run(), repeat), 2
-    )
+    tools = {
+        "kleene": lambda: kleene.betweenness_centrality(
+            A, k=K, seed=1, directed=False, normalized=False, weight=weight
+        ),
+        "igraph": lambda: g.betweenness(directed=False, sources=sources, weights=wi),
+        "NetworKit": lambda: nk.centrality.EstimateBetweenness(G, K, False, True).run(),
+    }
+    got = tools["kleene"]()
+    ref = np.asarray(tools["igraph"]())
+    # kleene rescales the sampled sums by (n - 1) / k (NetworkX's rule without the end
+    # vertices; the sources apart), igraph sums them; both halve an undirected graph's
+    other = np.ones(n, dtype=bool)
+    other[sources] = False
+    want = ref[other] * (n - 1) / K
+    row["kleene = igraph"] = bool(np.allclose(got[other], want, rtol=1e-9, atol=1e-9))
+    for f in tools.values():
+        f()  # warm-up
+    times = {t: [] for t in tools}
+    for _ in range(repeat):  # interleaved: a load that comes and goes hits every tool
+        for t, f in tools.items():
+            times[t].append(_best(f, 1, warm=False))
+    for t in tools:
+        row[f"{t} ms"] = round(min(times[t]), 2)
     if n <= 10_000 or not weighted:
         H = nx.Graph()
         H.add_nodes_from(range(n))
         H.add_weighted_edges_from(
             zip(coo.row.tolist(), coo.col.tolist(), coo.data.tolist(), strict=True)
         )
-        wn = "weight" if weighted else None
         row["NetworkX ms"] = round(
             _best(  # pure Python: one call, no warm-up
-                lambda: nx.betweenness_centrality(H, k=K, seed=1, weight=wn, normalized=False),
+                lambda: nx.betweenness_centrality(H, k=K, seed=1, weight=wi, normalized=False),
                 1,
                 warm=False,
             ),

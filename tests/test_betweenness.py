@@ -330,3 +330,36 @@ def test_small_graphs_on_each_backend_match_networkx(backend):
             np.testing.assert_allclose(got, _nx(H, k=12, seed=4), atol=1e-9)
             E = kleene.edge_betweenness_centrality(A, directed=directed, fused=fused)
             _check_edges(E.to("cpu"), H, _nx_edges(H))
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_deep_graphs_take_one_search_per_source(directed):
+    # a long grid: the search from the first source (a corner) is deeper than the
+    # 64-search batches take, so the compiled kernel runs one search per source
+    G = nx.convert_node_labels_to_integers(nx.grid_2d_graph(4, 40))
+    if directed:
+        G = nx.DiGraph(G)
+        G.remove_edges_from([(u, v) for u, v in list(G.edges) if (u * 7 + v) % 5 == 0])
+    A = _csr(G)
+    sources = [0, *range(5, 160, 3)]
+    for endpoints in (False, True):
+        got = kleene.betweenness_centrality(
+            A, sources=sources, endpoints=endpoints, directed=directed, normalized=False
+        )
+        nodes = [int(s) for s in sources]
+        want = _nx(G, k=len(nodes), seed=_Fixed(nodes), endpoints=endpoints, normalized=False)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+    E = kleene.edge_betweenness_centrality(A, sources=sources, directed=directed)
+    _check_edges(E, G, _nx_edges(G, k=len(sources), seed=_Fixed(sources)))
+
+
+class _Fixed(random.Random):
+    """A generator whose sample is the given sources (NetworkX samples its k sources
+    with ``seed.sample(list(G), k)``)."""
+
+    def __init__(self, picks):
+        super().__init__(0)
+        self.picks = list(picks)
+
+    def sample(self, population, k):
+        return list(self.picks)
