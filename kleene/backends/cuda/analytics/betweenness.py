@@ -36,9 +36,11 @@ from ..codegen.common import Prelude, Spec
 
 _THREADS = 256  # KL_BC_T
 _LANES = 64  # searches per batch: one bit of a word
-# Arcs a warp scans for one vertex before the vertex is cut into chunks (a hub's
-# arcs spread over warps instead of one warp scanning them all).
-_CHUNK = 2048
+# Arcs a warp scans for one vertex before the vertex is cut into chunks: a warp takes
+# the arcs that carry paths one after the other, so a long row would keep one warp
+# busy after the rest of a level is done; chunks spread it over warps (a row of 64
+# partial sums each, added by the combine launch).
+_CHUNK = 256
 _NAMES = ("kl_bc_forward", "kl_bc_forward_combine", "kl_bc_backward", "kl_bc_backward_combine")
 
 
