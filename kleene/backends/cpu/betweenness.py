@@ -17,7 +17,7 @@ graph (``_lanes_fit``) 64 breadth-first searches at once (``_lanes_batch``: a bi
 search in a word per vertex and level), else one breadth-first search per source.
 Otherwise ``weights`` (float64, one per CSR
 position, non-negative, checked by the caller) are lengths: one Dijkstra search per
-source (a binary heap with lazy deletion), as NetworkX's
+source (an indexed binary heap), as NetworkX's
 ``_single_source_dijkstra_path_basic``: a vertex's shortest paths come from the
 vertices settled before it whose distance plus the arc's weight equals its own
 (the same float sum NetworkX compares), so ties count as equal paths. With
@@ -37,8 +37,6 @@ not depend on the scheduling (the same thread count gives the same bits on every
 """
 
 from __future__ import annotations
-
-import heapq
 
 import numpy as np
 
@@ -96,23 +94,71 @@ def _bfs_group(indptr, indices, srcs, n, endpoints, edges, bc, ebc, dist, sigma,
             sigma[v] = 0.0
 
 
+def _sift_up(heap, where, key, i):
+    """Moves heap[i] up to its place (a binary min-heap of vertices keyed by key[v])."""
+    v = heap[i]
+    kv = key[v]
+    while i > 0:
+        parent = (i - 1) >> 1
+        u = heap[parent]
+        if key[u] <= kv:
+            break
+        heap[i] = u
+        where[u] = i
+        i = parent
+    heap[i] = v
+    where[v] = i
+
+
+def _pop_min(heap, where, key, size):
+    """Removes and returns the root; the heap then holds size - 1 vertices."""
+    top = heap[0]
+    where[top] = -1
+    size -= 1
+    if size == 0:
+        return top
+    v = heap[size]
+    kv = key[v]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and key[heap[c + 1]] < key[heap[c]]:
+            c += 1
+        if key[heap[c]] >= kv:
+            break
+        heap[i] = heap[c]
+        where[heap[i]] = i
+        i = c
+    heap[i] = v
+    where[v] = i
+    return top
+
+
 def _dijkstra_group(
     indptr, indices, weights, srcs, n, endpoints, edges, bc, ebc, dist, sigma, coef, order, pos
 ):
-    """Brandes by Dijkstra's search from each of ``srcs``, adding into bc (and ebc)."""
+    """Brandes by Dijkstra's search from each of ``srcs``, adding into bc (and ebc).
+    An indexed binary heap (a vertex's place kept in ``where``: decrease-key in place,
+    no stale entries)."""
+    heap = np.empty(n, dtype=np.int32)
+    where = np.full(n, -1, dtype=np.int32)
     for i in range(srcs.size):
         s = srcs[i]
         dist[s] = 0.0
         sigma[s] = 1.0
-        heap = [(0.0, s)]
+        heap[0] = s
+        where[s] = 0
+        size = 1
         settled = 0
-        while heap:
-            d, v = heapq.heappop(heap)
-            if pos[v] >= 0 or d > dist[v]:
-                continue  # settled already, or a stale entry
+        while size > 0:
+            v = _pop_min(heap, where, dist, size)
+            size -= 1
             pos[v] = settled
             order[settled] = v
             settled += 1
+            d = dist[v]
             sv = sigma[v]
             for p in range(indptr[v], indptr[v + 1]):
                 w = indices[p]
@@ -122,7 +168,12 @@ def _dijkstra_group(
                 if nd < dist[w]:
                     dist[w] = nd
                     sigma[w] = sv
-                    heapq.heappush(heap, (nd, np.int64(w)))
+                    at = where[w]
+                    if at < 0:
+                        at = size
+                        heap[at] = w
+                        size += 1
+                    _sift_up(heap, where, dist, at)
                 elif nd == dist[w]:
                     sigma[w] += sv
         for q in range(settled - 1, -1, -1):
@@ -385,9 +436,12 @@ if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _ctpop = _bit_intrinsic("ctpop", False)
     _seq = numba.njit(cache=True, nogil=True)
     _bfs_group = _seq(_bfs_group)
+    _sift_up = numba.njit(cache=True, nogil=True, inline="always")(_sift_up)
+    _pop_min = numba.njit(cache=True, nogil=True, inline="always")(_pop_min)
     _dijkstra_group = _seq(_dijkstra_group)
     _lanes_batch = _seq(_lanes_batch)
     _depth = _seq(_depth)
+    _run_serial = numba.njit(cache=True, nogil=True)(_run)  # prange runs as range
     _run = numba.njit(cache=True, nogil=True, parallel=True)(_run)
     _run_lanes = numba.njit(cache=True, nogil=True, parallel=True)(_run_lanes)
 
@@ -397,6 +451,12 @@ if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
 # n floats, so their number is also bounded by memory.
 _GROUPS_PER_THREAD = 4
 _GROUP_BYTES = 1 << 29
+
+
+# Below this much work (sources x (vertices + arcs)) the searches run on one thread: a
+# parallel region waits for every thread at its end, and on a busy machine a thread
+# that has been descheduled costs more than the searches themselves.
+_PARALLEL_WORK = 1 << 22
 
 
 def _groups(sources: int, n: int) -> int:
@@ -451,8 +511,9 @@ def brandes(
         )
         return bc, (ebc if edges else None)
     groups = _groups(int(sources.size), int(n))
+    run = _run if int(sources.size) * (int(n) + indices.size) >= _PARALLEL_WORK else _run_serial
     with numba.parallel_chunksize(1):  # a group at a time to whichever thread is free
-        bc, ebc = _run(
+        bc, ebc = run(
             indptr, indices, w, sources, int(n), bool(endpoints), bool(edges), groups, weighted
         )
     return bc, (ebc if edges else None)
