@@ -443,6 +443,7 @@ if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _depth = _seq(_depth)
     _run_serial = numba.njit(cache=True, nogil=True)(_run)  # prange runs as range
     _run = numba.njit(cache=True, nogil=True, parallel=True)(_run)
+    _run_lanes_serial = numba.njit(cache=True, nogil=True)(_run_lanes)
     _run_lanes = numba.njit(cache=True, nogil=True, parallel=True)(_run_lanes)
 
 
@@ -506,9 +507,8 @@ def brandes(
     w = np.ascontiguousarray(weights, dtype=np.float64) if weighted else np.zeros(1)
     if not weighted and sources.size and _lanes_fit(indptr, indices, sources, int(n)):
         batches = -(-int(sources.size) // 64)  # full words: one arc pass serves 64
-        bc, ebc = _run_lanes(
-            indptr, indices, sources, int(n), bool(endpoints), bool(edges), batches
-        )
+        run = _run_lanes if batches > 1 else _run_lanes_serial
+        bc, ebc = run(indptr, indices, sources, int(n), bool(endpoints), bool(edges), batches)
         return bc, (ebc if edges else None)
     groups = _groups(int(sources.size), int(n))
     run = _run if int(sources.size) * (int(n) + indices.size) >= _PARALLEL_WORK else _run_serial
