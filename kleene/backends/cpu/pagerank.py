@@ -126,10 +126,9 @@ def _push(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, pattern):
     s = np.empty(n, dtype=np.float64)
     xa = x.copy()
     xb = np.empty(n, dtype=np.float64)
+    acc = np.zeros(n, dtype=np.float64)  # the scatter's sums, zeroed again as they are read
     keep = 1.0 - alpha
     for it in range(1, max_iter + 1):
-        for j in range(n):
-            xb[j] = 0.0
         lost = 0.0
         for i in range(n):
             lo, hi = np.uint64(indptr[i]), np.uint64(indptr[i + 1])
@@ -148,13 +147,14 @@ def _push(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, pattern):
             yi = xa[i] * si
             if pattern:
                 for e in range(lo, hi):
-                    xb[np.uint64(indices[e])] += yi
+                    acc[np.uint64(indices[e])] += yi
             else:
                 for e in range(lo, hi):
-                    xb[np.uint64(indices[e])] += values[e] * yi
+                    acc[np.uint64(indices[e])] += values[e] * yi
         err = 0.0
         for j in range(n):
-            v = alpha * (xb[j] + lost * w[j]) + keep * p[j]
+            v = alpha * (acc[j] + lost * w[j]) + keep * p[j]
+            acc[j] = 0.0
             xb[j] = v
             err += abs(v - xa[j])
         xa, xb = xb, xa
