@@ -3,7 +3,7 @@
 A graph on the GPU must give CuPy results equal to the CPU's and to the references:
 PageRank within 1e-9 in L1 of the CPU answer (the same operations; sums may run in
 another order), with personalization and dangling vectors given as CuPy arrays;
-weak components (the composed FastSV, the GPU has no compiled kernel) with SciPy's
+weak components (the compiled Afforest kernel, and the composed FastSV) with SciPy's
 labels; strong components with SciPy's labels (the compiled search on a host copy of
 the pattern) and, composed (``fused=False``), SciPy's partition. Skipped without
 CuPy or a GPU.
@@ -35,7 +35,6 @@ from scipy.sparse.csgraph import connected_components as scipy_cc  # noqa: E402
 SCIPY_1_17 = tuple(int(x) for x in scipy.__version__.split(".")[:2]) < (1, 18)
 
 import kleene  # noqa: E402
-from kleene.errors import InvalidValue  # noqa: E402
 
 
 @st.composite
@@ -110,9 +109,9 @@ def test_components_agree(G):
         assert _same_partition(cupy.asnumpy(labels3), labels)
 
 
-def test_weak_has_no_compiled_gpu_kernel():
+def test_weak_and_strong_compiled_on_gpu_graphs():
     A = _gpu(sp.csr_matrix(np.eye(3)))
-    with pytest.raises(InvalidValue, match="no compiled"):
-        kleene.connected_components(A, fused=True)
+    k, labels = kleene.connected_components(A, fused=True)  # Afforest (cuda/analytics)
+    assert k == 3 and cupy.asnumpy(labels).tolist() == [0, 1, 2]
     k, labels = kleene.connected_components(A, connection="strong", fused=True)
     assert k == 3 and cupy.asnumpy(labels).tolist() == [0, 1, 2]
