@@ -38,7 +38,7 @@ def is_symmetric(A: Matrix, *, values: bool = True) -> bool:
         return False
     if A.dtype.kind == "b":
         values = False  # a Boolean matrix's stored values are its pattern
-    if values and not is_symmetric(A, values=False):
+    if values and A.known("pattern_symmetric") is False:
         return False
     key = "symmetric" if values else "pattern_symmetric"
     return bool(A.cached(key, lambda: _decide(A, values)))
@@ -53,9 +53,13 @@ def _decide(A: Matrix, values: bool) -> bool:
     if sums is not None:
         try:
             pattern, weighted = sums(ptr, idx, val if values else None, SYMMETRY_SALT)[:2]
-            return pattern == 0 and weighted == 0
         except TypeError:  # a value type without a kernel: compare with the transpose
             pass
+        else:
+            A.cached("pattern_symmetric", lambda: pattern == 0)  # the same pass decided it
+            return pattern == 0 and weighted == 0
+    if values and not is_symmetric(A, values=False):
+        return False
     from .multiply import transposed_csr  # here: multiply asks this module too
 
     tptr, tidx, tval = transposed_csr(A, build=True)
