@@ -57,10 +57,10 @@ if _os.environ.get("KLEENE_CPU", "").lower() == "numpy":
     bool_closure_rows = closure_dense = mxm_dense_acc = mxm_sparse = mxm_masked = None
     mxm_sparse_csr = None
     components_weak = components_strong = pagerank = None
-    triangle_count = triangle_vertices = None
+    triangle_count = triangle_vertices = brandes = None
 else:
-    from .bfs_rows import bfs_multi
     from .betweenness import brandes  # absent under KLEENE_CPU=numpy: the composed form
+    from .bfs_rows import bfs_multi
     from .bool_closure import bool_closure_rows, closure_dense  # bit-packed for lor_land
     from .closure import mxm_dense_acc
     from .compiled import HAVE_NUMBA as _HAVE_NUMBA
@@ -83,6 +83,7 @@ __all__ = [
     "bfs_multi",
     "binary",
     "bool_closure_rows",
+    "brandes",
     "closure_dense",
     "components_strong",
     "components_weak",
