@@ -265,3 +265,5 @@ kl_bc_backward_combine(long long heavy, const int* __restrict__ heavy_v,
     kl_bc_backward_write(v, mine, a0, a1, lane, sc, bc, count, endpoints);
   }
 }
+
+#undef KL_BC_T

@@ -129,3 +129,5 @@ __global__ void kl_cc_segments(const long long* __restrict__ indptr,
   const long long hi = lo + segment < end ? lo + segment : end;
   for (long long e = lo + threadIdx.x; e < hi; e += blockDim.x) kl_cc_link(u, (int)indices[e], comp);
 }
+
+#undef KL_CC_SAMPLES

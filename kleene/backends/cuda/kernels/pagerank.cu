@@ -227,3 +227,6 @@ kl_pr_long_update(const long long* __restrict__ rows, const long long* __restric
     err_long[k] = fabs(v - xold[j]);
   }
 }
+
+#undef KL_PR_SEGMENT
+#undef KL_PR_THREADS
