@@ -121,11 +121,11 @@ def weights(A: Matrix, sr: Semiring) -> Matrix:
         want = A.dtype
     else:
         want = np.dtype(np.float64)
-    if A.dtype == want:
+    if A.dtype == want and (want != np.bool_ or bool(reduce(A, "land"))):
         return A
     if want != np.bool_:
         return A.astype(want)
-    rows, cols, vals = A.to_coo()  # reachability: every stored entry is an edge, zero too
+    rows, cols, vals = A.to_coo()  # reachability: every stored entry is an edge, False too
     return Matrix.from_edges(rows, cols, A.xp.ones(vals.shape, dtype=bool), A.nrows, ncols=A.ncols)
 
 
