@@ -71,7 +71,7 @@ def device_of(xp: ModuleType) -> str:
 
 
 def backend(xp: ModuleType):
-    """The kernel-primitive module for arrays of ``xp`` (see ops/primitives.md)."""
+    """The kernel-primitive module for arrays of ``xp`` (see engine/primitives.md)."""
     if xp is np:
         from . import cpu
 

@@ -1,8 +1,8 @@
 """Triangles, clustering and transitivity with NetworkX's semantics.
 
 Undirected and unweighted, every answer comes from the per-vertex triangle counts
-of ``kleene.triangles`` (masked ``plus_pair`` products on the degree-ordered lower
-triangle) on the graph without its self-loops (NetworkX ignores them), and the
+of ``kleene.triangles`` (the back end's degree-ordered count, or masked ``plus_pair``
+products where it has none) on the graph without its self-loops (NetworkX ignores them), and the
 degrees there: a vertex's clustering is ``2 T / (d (d - 1))`` and the transitivity
 ``sum(2 T) / sum(d (d - 1))``, NetworkX's formulas, in exact integers until the one
 division. NetworkX's other forms are one masked product each, ``t = diag(S^3)`` as

@@ -1,6 +1,7 @@
 """Connected, weakly and strongly connected components with NetworkX's semantics.
 
-The labels come from ``kleene.connected_components`` (weak: min-label products;
+The labels come from ``kleene.connected_components`` (weak: the back end's
+union-find or Afforest kernel, FastSV's min-label products where it has none;
 strong: for directed graphs); this module turns them into NetworkX's answers:
 sets of nodes, generated one component at a time. Connected and weakly connected
 components come in the order of their first node in ``G`` (NetworkX's order);

@@ -1,6 +1,6 @@
 """The CPU back end: NumPy implementations of the kernel primitives.
 
-Both back ends expose the same primitives (see ``kleene/ops/primitives.md``). The
+Both back ends expose the same primitives (see ``kleene/engine/primitives.md``). The
 operations that compose them live in the operation layer, one file per kind:
 ``kleene.ops.elementwise``, ``multiply`` and ``structure`` (the GraphBLAS
 operations, all ending in the output rule of ``write``), ``closure`` and

@@ -1,6 +1,6 @@
 """Boolean transitive closure on the CPU over bit-packed rows, compiled with Numba.
 
-Two primitives (``kleene/ops/primitives.md``):
+Two primitives (``kleene/engine/primitives.md``):
 
 - ``bool_closure_rows(indptr, indices, n, out=None, reflexive=False)``: the (n, n)
   bool reachability of a graph given as CSR;

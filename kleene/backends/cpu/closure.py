@@ -1,7 +1,7 @@
 """Fused dense closure primitives on the CPU, compiled with Numba.
 
 The CPU twins of ``kleene/backends/cuda/dense.py`` and ``cuda/closure.py``, with the
-signatures of ``kleene/ops/primitives.md``:
+signatures of ``kleene/engine/primitives.md``:
 
 - ``mxm_dense_acc(semiring, a, b, c, pb=None, pc=None)``: C ⊕= A ⊗ B in place;
 - ``closure_dense(semiring, a, one, pred=None)``: A ← A* in place.

@@ -1,6 +1,6 @@
 """Triangles of an undirected graph on the CPU, compiled with Numba, rows over the cores.
 
-Two optional fused primitives (``kleene/ops/primitives.md``) behind
+Two optional fused primitives (``kleene/engine/primitives.md``) behind
 ``kleene.triangle_count`` and ``kleene.triangles``, whose composed twins (masked
 ``plus_times`` products, ``kleene.algorithms.analytics.triangles``) define the
 answers; tests/test_triangles.py runs the two against each other and NetworkX:

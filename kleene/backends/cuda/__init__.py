@@ -1,7 +1,7 @@
 """The CUDA back end: CuPy implementations of the kernel primitives.
 
 Every primitive of :mod:`kleene.backends.cpu`, with the same names, signatures and
-semantics (see ``kleene/ops/primitives.md``), on CuPy arrays, plus the fused ones
+semantics (see ``kleene/engine/primitives.md``), on CuPy arrays, plus the fused ones
 that the op layer uses when a back end has them (and composes from the primitives
 otherwise): ``mxm_dense_acc``, ``closure_dense`` and ``closure_base_block`` (used by
 :mod:`kleene.engine.closure`),
