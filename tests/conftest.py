@@ -14,6 +14,8 @@ Two more steps of ``.ci/run`` select tests by marker:
 
 ``bench``      tests of the scripts in ``benchmarks/`` (not of the library): left out
                of a run unless its ``-m`` expression names them; ``-m bench`` runs them.
+``nvcc``       the nvcc compile of every built-in kernel specialisation (minutes of
+               both cores): left out the same way; ``-m nvcc`` runs it.
 ``numpy_path`` the suites of ``NUMPY_PATH_SUITES``, which the NumPy-path step runs
                again with ``KLEENE_CPU=numpy`` (read when ``kleene.backends.cpu`` is
                imported, so in a process of its own): ``-m "numpy_path and not gpu"``.
@@ -68,6 +70,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU (cupy)")
     config.addinivalue_line("markers", "bench: tests a benchmarks/ script (run with -m bench)")
     config.addinivalue_line("markers", "numpy_path: rerun with KLEENE_CPU=numpy (CI step)")
+    config.addinivalue_line("markers", "nvcc: compiles every built-in kernel (run with -m nvcc)")
+
+
+# Markers of suites CI runs in steps of their own, left out of a run whose -m
+# expression does not name them: the default suite stays about the library and short.
+APART = ("bench", "nvcc")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects: numpy_path must be on the items
@@ -75,12 +83,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.name in NUMPY_PATH_SUITES:
             item.add_marker(pytest.mark.numpy_path)
-    if "bench" in (config.getoption("markexpr") or ""):
-        return  # the -m expression decides (`-m bench`: the benchmark-script step)
-    bench = [item for item in items if item.get_closest_marker("bench")]
-    if bench:  # the default suite is about the library: benchmark scripts run apart
-        config.hook.pytest_deselected(items=bench)
-        items[:] = [item for item in items if not item.get_closest_marker("bench")]
+    expr = config.getoption("markexpr") or ""
+    apart = [m for m in APART if m not in expr]  # a named one: the -m expression decides
+    drop = [item for item in items if any(item.get_closest_marker(m) for m in apart)]
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        kept = set(map(id, drop))
+        items[:] = [item for item in items if id(item) not in kept]
 
 
 def _gpu_ready() -> tuple[bool, str]:

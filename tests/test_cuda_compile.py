@@ -138,6 +138,7 @@ def _thinned(specs: list[codegen.Spec]) -> list[codegen.Spec]:
     return out
 
 
+@pytest.mark.nvcc  # CI's step of its own (tests/conftest.py: APART)
 @needs_nvcc
 def test_every_builtin_specialisation_compiles(tmp_path: Path) -> None:
     specs = _thinned(codegen.builtin_specs())
