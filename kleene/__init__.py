@@ -124,7 +124,7 @@ __all__ = [
 
 # Submodules with optional dependencies (kleene.testing needs hypothesis) or a
 # cost at import load on first use: ``kleene.testing.check_semiring`` just works.
-_LAZY = ("testing", "generators", "progress", "cli", "datasets")
+_LAZY = ("testing", "generators", "progress", "cli", "datasets", "csgraph")
 
 
 def _load_distributed() -> None:

@@ -47,6 +47,7 @@ RANK = {
     "datasets": 8,
     "testing": 8,
     "nx": 8,
+    "csgraph": 8,  # SciPy's csgraph names over the facade, beside nx
     "distributed": 8,
     "cli": 8,
     "demo": 9,  # runs datasets and the facade

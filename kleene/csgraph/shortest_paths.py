@@ -1,0 +1,287 @@
+"""SciPy's shortest-path entry points over kleene's ``sssp``, ``apsp`` and ``bfs``.
+
+Every distance comes from kleene's algorithms: all pairs from ``kleene.apsp`` (its
+cost models pick the dense closure, repeated SSSP or Johnson), chosen sources from
+``kleene.sssp`` (delta-stepping, Bellman-Ford, batched sources), hop counts
+(``unweighted=True``) from ``kleene.bfs``. This layer adds SciPy's conventions:
+``indices`` of any shape, ``limit``, ``min_only``, int32 predecessors with -9999.
+SciPy's ``method`` names the algorithm; here it names the checks (negative weights
+for Dijkstra, no ``indices`` for Floyd-Warshall): the answer is the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import kleene
+from kleene.core import Matrix
+from kleene.ops import symmetrize
+
+from .errors import scipy_cycles
+from .ties import settled_first
+from .validation import Graph, InvalidValue, check_indices, scipy_predecessors, validate
+
+METHODS = ("auto", "FW", "D", "BF", "J")
+
+
+@scipy_cycles
+def shortest_path(
+    csgraph,
+    method="auto",
+    directed=True,
+    return_predecessors=False,
+    unweighted=False,
+    overwrite=False,
+    indices=None,
+):
+    """Shortest-path distances, as ``scipy.sparse.csgraph.shortest_path``.
+
+    ``method`` is one of "auto", "FW", "D", "BF", "J" (ValueError otherwise; "FW"
+    takes no ``indices``). Dense input: 0, NaN and inf entries are no edge; a masked
+    entry is no edge; a sparse matrix's stored entries are edges (zeros too).
+    Predecessors are int32, -9999 where there is none. Raises ``NegativeCycleError``.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> from kleene import csgraph
+    >>> G = np.array([[0, 1, 4], [0, 0, 2], [0, 0, 0]], dtype=float)
+    >>> csgraph.shortest_path(G, indices=0).tolist()
+    [0.0, 1.0, 3.0]
+    >>> d, p = csgraph.shortest_path(G, return_predecessors=True)
+    >>> p[0].tolist()
+    [-9999, 0, 1]
+    """
+    if method not in METHODS:
+        raise InvalidValue(f"unrecognized method '{method}'")
+    if method == "FW":
+        if indices is not None:
+            raise InvalidValue("Cannot specify indices with method == 'FW'.")
+        return floyd_warshall(csgraph, directed, return_predecessors, unweighted, overwrite)
+    if method == "D":
+        return dijkstra(csgraph, directed, indices, return_predecessors, unweighted)
+    if method == "BF":
+        return bellman_ford(csgraph, directed, indices, return_predecessors, unweighted)
+    if method == "J":
+        return johnson(csgraph, directed, indices, return_predecessors, unweighted)
+    if indices is None:
+        return _all_pairs(csgraph, "auto", directed, return_predecessors, unweighted, overwrite)
+    return _some(csgraph, "auto", directed, indices, return_predecessors, unweighted)
+
+
+@scipy_cycles
+def floyd_warshall(
+    csgraph, directed=True, return_predecessors=False, unweighted=False, overwrite=False
+):
+    """All-pairs distances, as ``scipy.sparse.csgraph.floyd_warshall``: the closure
+    of ``kleene.apsp`` (whose cost model may take repeated SSSP on a sparse graph:
+    same distances). ``overwrite=True`` writes them into a dense float64 C-ordered
+    input and returns it.
+
+    Example
+    -------
+    >>> from kleene import csgraph
+    >>> csgraph.floyd_warshall([[0, 2, 0], [0, 0, 3], [1, 0, 0]]).tolist()
+    [[0.0, 2.0, 5.0], [4.0, 0.0, 3.0], [1.0, 3.0, 0.0]]
+    """
+    return _all_pairs(csgraph, "auto", directed, return_predecessors, unweighted, overwrite)
+
+
+@scipy_cycles
+def johnson(csgraph, directed=True, indices=None, return_predecessors=False, unweighted=False):
+    """Distances by Johnson's reweighting, as ``scipy.sparse.csgraph.johnson``
+    (``kleene.apsp(method="johnson")`` for all pairs, ``kleene.sssp`` for ``indices``).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> from kleene import csgraph
+    >>> G = np.array([[0, 0, 0], [-1, 0, 0], [0, -1, 0]], dtype=float)
+    >>> csgraph.johnson(G).tolist()
+    [[0.0, inf, inf], [-1.0, 0.0, inf], [-2.0, -1.0, 0.0]]
+    """
+    if indices is None:
+        return _all_pairs(csgraph, "johnson", directed, return_predecessors, unweighted, False)
+    return _some(csgraph, "auto", directed, indices, return_predecessors, unweighted)
+
+
+@scipy_cycles
+def bellman_ford(csgraph, directed=True, indices=None, return_predecessors=False, unweighted=False):
+    """Distances by Bellman-Ford, as ``scipy.sparse.csgraph.bellman_ford``
+    (``kleene.sssp(method="bellman-ford")``; ``NegativeCycleError`` on a cycle).
+
+    Example
+    -------
+    >>> from kleene import csgraph
+    >>> csgraph.bellman_ford([[0, 1, 0], [0, 0, -3], [0, 0, 0]], indices=0).tolist()
+    [0.0, 1.0, -2.0]
+    """
+    return _some(csgraph, "bellman-ford", directed, indices, return_predecessors, unweighted)
+
+
+@scipy_cycles
+def dijkstra(
+    csgraph,
+    directed=True,
+    indices=None,
+    return_predecessors=False,
+    unweighted=False,
+    limit=np.inf,
+    min_only=False,
+):
+    """Distances by Dijkstra's rule, as ``scipy.sparse.csgraph.dijkstra``.
+
+    ``kleene.sssp`` computes them (delta-stepping; several sources batched).
+    ``limit``: distances beyond it are inf (their predecessors -9999).
+    ``min_only=True``: one row, each vertex's distance to its nearest source in
+    ``indices``; with ``return_predecessors`` also the predecessors and ``sources``
+    (the nearest source, -9999 if none), from one SSSP out of a virtual vertex joined
+    to every source by a zero-weight edge. Negative weights, which SciPy's Dijkstra
+    gets wrong, take kleene's Bellman-Ford (exact; ``NegativeCycleError`` on a cycle).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> from kleene import csgraph
+    >>> G = np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [0, 0, 0, 0]])
+    >>> csgraph.dijkstra(G, indices=0, limit=2).tolist()
+    [0.0, 1.0, 2.0, inf]
+    >>> d, p, s = csgraph.dijkstra(G, indices=[0, 2], min_only=True, return_predecessors=True)
+    >>> d.tolist(), s.tolist()
+    ([0.0, 1.0, 0.0, 1.0], [0, 0, 2, 2])
+    """
+    limit = float(limit)
+    if not limit >= 0:
+        raise InvalidValue("limit must be >= 0")
+    if min_only:
+        return _nearest(csgraph, directed, indices, return_predecessors, unweighted, limit)
+    return _some(csgraph, "auto", directed, indices, return_predecessors, unweighted, limit)
+
+
+def _all_pairs(csgraph, method, directed, preds, unweighted, overwrite):
+    """(n, n) distances [and predecessors] of every pair by ``kleene.apsp``."""
+    g = validate(csgraph, directed, unweighted=unweighted)
+    if unweighted:
+        out = _hops(g, np.arange(g.n), directed, preds)
+    else:
+        out = kleene.apsp(g.data, method=method, directed=directed, return_predecessors=preds)
+    dist, pred = out if preds else (out, None)
+    if preds:
+        pred = _scipy_ties(g, directed, dist, pred)
+    if overwrite and _writable(csgraph):
+        csgraph[...] = dist
+        dist = csgraph
+    return (dist, scipy_predecessors(pred, g.xp)) if preds else dist
+
+
+def _scipy_ties(g: Graph, directed, dist, pred):
+    """SciPy's parent among equally short paths (``ties.py``); on the host only."""
+    if g.xp is not np or pred.size == 0:
+        return pred
+    if g.sparse:
+        A = Matrix.from_scipy(g.data, copy=False)
+    else:
+        A = Matrix.from_dense(g.data, missing=np.inf, copy=False)
+    S = (A if directed else symmetrize(A)).to_scipy()
+    flat = settled_first(S, dist.reshape(-1, g.n), pred.reshape(-1, g.n))
+    return flat.reshape(pred.shape)
+
+
+def _writable(a) -> bool:
+    return (
+        type(a) is np.ndarray
+        and a.dtype == np.float64
+        and a.flags.c_contiguous
+        and a.flags.writeable
+    )
+
+
+def _some(csgraph, method, directed, indices, preds, unweighted, limit=np.inf):
+    """Distances from ``indices`` (any shape; None: all) by ``kleene.sssp``."""
+    g = validate(csgraph, directed, unweighted=unweighted, dense=False)
+    idx, shape = check_indices(indices, g.n)
+    if unweighted:
+        out = _hops(g, idx, directed, preds)
+    elif idx.size == 0:
+        z = g.xp.zeros((0, g.n))
+        out = (z, z.astype(np.int64)) if preds else z
+    else:
+        out = kleene.sssp(
+            g.data, idx.tolist(), method=method, directed=directed, return_predecessors=preds
+        )
+    dist, pred = out if preds else (out, None)
+    if preds:
+        pred = _scipy_ties(g, directed, dist, pred)
+    if limit != np.inf:
+        far = dist > limit
+        dist[far] = np.inf
+        if preds:
+            pred[far] = -1
+    dist = dist.reshape(shape + (g.n,))
+    if not preds:
+        return dist
+    return dist, scipy_predecessors(pred, g.xp).reshape(shape + (g.n,))
+
+
+def _hops(g: Graph, idx, directed, preds):
+    """Hop counts (float, inf unreachable) from ``idx`` by ``kleene.bfs``."""
+    xp = g.xp
+    out = kleene.bfs(g.data, idx.tolist(), directed=directed, return_predecessors=preds)
+    lv, pred = out if preds else (out, None)
+    dist = xp.where(lv < 0, xp.inf, lv.astype(np.float64))
+    return (dist, pred) if preds else dist
+
+
+def _nearest(csgraph, directed, indices, preds, unweighted, limit):
+    """``min_only``: one SSSP from a virtual vertex n with a zero-weight edge to each
+    source; the source of a vertex is the root of its branch in the predecessor tree."""
+    g = validate(csgraph, directed, unweighted=unweighted, dense=False)
+    xp, n = g.xp, g.n
+    idx, _ = check_indices(indices, n)
+    idx = np.unique(idx)
+    if idx.size == 0:
+        dist = xp.full(n, np.inf)
+        none = xp.full(n, -9999, dtype=np.int32)
+        return (dist, none, none.copy()) if preds else dist
+    M = _with_virtual_source(g, idx, directed)
+    out = kleene.sssp(M, n, return_predecessors=preds)
+    dist, pred = out if preds else (out, None)
+    dist = xp.ascontiguousarray(dist[:n])
+    if limit != np.inf:
+        dist[dist > limit] = np.inf
+    if not preds:
+        return dist
+    pred = pred[:n].copy()
+    pred[(pred == n) | ~xp.isfinite(dist)] = -1
+    root = xp.where(pred >= 0, pred, xp.arange(n, dtype=pred.dtype))
+    while True:  # pointer doubling: every vertex climbs to the source of its branch
+        up = root[root]
+        if bool((up == root).all()):
+            break
+        root = up
+    sources = xp.where(xp.isfinite(dist), root, -9999).astype(np.int32)
+    return dist, scipy_predecessors(pred, xp), sources
+
+
+def _with_virtual_source(g: Graph, idx, directed) -> Matrix:
+    """The (n+1)-vertex graph: ``g`` (both directions if undirected) and vertex n with a
+    zero-weight edge to each of ``idx``."""
+    xp, n = g.xp, g.n
+    if xp is np:  # the CSR arrays extended by one row, no sort
+        A = Matrix.from_scipy(g.data, copy=False)
+        S = (A if directed else symmetrize(A)).to_scipy()
+        nnz = S.indptr[-1]
+        indptr = np.append(S.indptr.astype(np.int64), nnz + idx.size)
+        indices = np.concatenate([S.indices.astype(np.int64), idx])
+        data = np.concatenate([S.data.astype(np.float64), np.zeros(idx.size)])
+        ext = type(S)((data, indices, indptr), shape=(n + 1, n + 1))
+        return Matrix.from_scipy(ext, copy=False)
+    coo = g.data.tocoo()  # on the device: an edge list, both ways if undirected
+    r, c, w = coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data.astype(np.float64)
+    if not directed:
+        r, c, w = xp.concatenate([r, c]), xp.concatenate([c, r]), xp.concatenate([w, w])
+    at = xp.asarray(idx)
+    rows = xp.concatenate([r, xp.full(idx.size, n, dtype=np.int64)])
+    cols = xp.concatenate([c, at])
+    vals = xp.concatenate([w, xp.zeros(idx.size)])
+    return Matrix.from_edges(rows, cols, vals, n + 1)
