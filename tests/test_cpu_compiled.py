@@ -314,6 +314,30 @@ def test_mxv_full_u_pulls(monkeypatch, name):
     assert not calls, "vxm without Aᵀ at hand scatters"
 
 
+@pytest.mark.parametrize("name", ["plus_times", "min_plus", "any_pair", "max_times"])
+@pytest.mark.parametrize("threads", [2, 3])
+def test_full_pull_same_bits_on_threads(monkeypatch, name, threads):
+    # the dense pull split over Numba's threads sums each row in its stored order on
+    # one thread: the same bits as one range on the calling thread (float plus too)
+    sr = SEMIRINGS[name]
+    rng = np.random.default_rng(9)
+    ptr, idx, _ = _random_csr(rng, 700, 500, 0.05, np.float64, lo=1)
+    val = rng.standard_normal(idx.size) * 1e3
+    u = rng.standard_normal(500)
+    odt = np.dtype(np.float64)
+    one = compiled.mxv_pull(sr, ptr, idx, val, u, None, None, odt)
+    monkeypatch.setattr(compiled, "_MIN_THREADED", 0)
+    monkeypatch.setattr(compiled, "_threads", lambda: threads)
+    calls = []
+    spec, mod = compiled._specialised(sr, val.dtype, u.dtype, odt, False)
+    real = mod.pull_full_par
+    monkeypatch.setattr(mod, "pull_full_par", lambda *a: calls.append(a[4]) or real(*a))
+    split = compiled.mxv_pull(sr, ptr, idx, val, u, None, None, odt)
+    assert len(calls) == 1 and calls[0].size == threads + 1, "split over the threads"
+    assert np.array_equal(one[1], split[1])
+    assert np.array_equal(one[0][one[1]].view(np.int64), split[0][split[1]].view(np.int64))
+
+
 @pytest.mark.parametrize("name", ["any_pair", "min_plus", "plus_times", "lor_land"])
 def test_masked_vxm_pulls_few_allowed_outputs(monkeypatch, name):
     # A large frontier and a complemented mask leaving few outputs (a middle BFS

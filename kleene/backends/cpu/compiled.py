@@ -31,10 +31,15 @@ We generate text rather than closing over jitted scalar functions because Numba'
 disk cache keys a closure by pickling its cells, and a pickled dispatcher carries a
 per-process uuid: a closure over one never hits the cache.
 
-The kernels (all ``nogil``; Python threads over ranges, as ``cpu/closure.py``):
+The kernels (all ``nogil``; Python threads over ranges, as ``cpu/closure.py``, except
+``pull_full_par``):
 
 - ``pull_full``: ``pull`` where every u(k) is present and every row allowed (the
-  dense product): no flags per entry, unsigned positions, one range per thread.
+  dense product): no flags per entry, unsigned positions. ``pull_full_par`` runs it
+  over one range of rows per thread on Numba's threading layer (``numba.prange``),
+  whose workers stay at hand between calls: a product this short would otherwise
+  wait on a pool worker's wake-up as long as its own work. A row is still summed
+  in its stored order by one thread, so the split does not change a bit.
 - ``pull``: row-parallel masked SpMV, w(i) = ⊕_k A(i,k) ⊗ u(k) for allowed rows
   only, rows split by stored entries. The first product starts the sum (the identity
   is never folded in, as in ``segment_reduce``); a row stops at the monoid's
@@ -149,6 +154,13 @@ def pull_full(indptr, indices, avals, u, r0, r1, w, wp):
                 p += _U1
         w[i] = acc
         wp[i] = True
+
+
+@numba.njit(cache=CACHE, nogil=True, parallel=True)
+def pull_full_par(indptr, indices, avals, u, bounds, w, wp):
+    # pull_full over the row ranges [bounds[t], bounds[t + 1]) on Numba's threads
+    for t in numba.prange(bounds.size - 1):
+        pull_full(indptr, indices, avals, u, bounds[t], bounds[t + 1], w, wp)
 
 
 @numba.njit(cache=CACHE, nogil=True)
@@ -516,7 +528,7 @@ def mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,
         if u_present is None and allowed is None:  # the dense product: no flags
             w = np.empty(nrows, dtype=out_dtype)
             wp = np.empty(nrows, dtype=bool)
-            if _run(spec, mod.pull_full, (indptr, indices, avals, u), ranges, (w, wp)):
+            if _pull_full(spec, mod, (indptr, indices, avals, u), ranges, (w, wp)):
                 return w, wp
         else:
             w = np.full(nrows, spec.identity, dtype=out_dtype)
@@ -527,6 +539,27 @@ def mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,
             if _run(spec, mod.pull, head, ranges, (w, wp)):
                 return w, wp
     return _ref.mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype, flip)
+
+
+def _pull_full(spec, mod, head, ranges, tail) -> bool:
+    """The dense pull over ``ranges``: split over threads, one range a thread, on
+    Numba's threading layer (its workers are at hand between calls, where a pool
+    worker must be woken for each: a product this short is no longer than the wake);
+    one range runs on the calling thread."""
+    if len(ranges) == 1:
+        return _run(spec, mod.pull_full, head, ranges, tail)
+    indptr = head[0]
+    nrows = indptr.size - 1
+    cut = _cut(indptr, int(indptr[-1]), nrows, _threads())
+    bounds = np.asarray([0] + [r1 for _, r1 in cut], dtype=np.int64)
+    try:
+        mod.pull_full_par(*head, bounds, *tail)
+    except NumbaError:
+        if not spec.user:
+            raise
+        _FAILED.add(spec)
+        return False
+    return True
 
 
 def vxm_push(
