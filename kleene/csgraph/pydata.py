@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from kleene.errors import InvalidValue
-
 
 def is_pydata(G) -> bool:
     """A pydata ``sparse`` array (recognised by its module, so ``sparse`` never imports)."""
@@ -15,15 +13,16 @@ def is_pydata(G) -> bool:
 def from_pydata(G, *accept):
     """(a SciPy sparse matrix, the pydata class) for a pydata array, else (G, None).
 
-    Its fill value must be one SciPy reads as "no edge" (``accept``, plus 0, inf, NaN).
+    Its fill value must be one SciPy reads as "no edge": 0, inf, NaN (and ``accept``).
     """
     if not is_pydata(G):
         return G, None
-    fill = G.fill_value
-    ok = [0, np.inf, np.nan, *accept]
-    if not any(fill == v or (np.isnan(v) and np.isnan(fill)) for v in ok):
-        raise InvalidValue(f"pydata sparse fill_value {fill!r} is not a no-edge value")
-    return G.to_scipy_sparse().asformat("csc"), type(G)
+    fills = [0, np.inf, np.nan, *accept]
+    try:  # (``accept_fv`` is new in pydata sparse 0.15.4)
+        S = G.to_scipy_sparse(accept_fv=fills)
+    except TypeError:
+        S = G.to_scipy_sparse()
+    return (S if S.format in ("csc", "csr") else S.tocsc()), type(G)
 
 
 def to_pydata(result, cls):
