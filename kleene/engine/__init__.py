@@ -20,6 +20,7 @@ from .frontier import (
     relax,
 )
 from .lanes import Lanes
+from .power import has_power_iteration, power_iteration
 from .replayable import (
     product_scratch,
     release_replays,
@@ -41,6 +42,8 @@ __all__ = [
     "frontier_bfs_multi",
     "frontier_delta_stepping",
     "Lanes",
+    "has_power_iteration",
+    "power_iteration",
     "multi_source_sssp",
     "mxm_accumulate",
     "pinned_empty",

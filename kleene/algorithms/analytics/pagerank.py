@@ -7,16 +7,15 @@ import numpy as np
 
 from kleene.backends import backend
 from kleene.core import Matrix, Vector
+from kleene.engine import has_power_iteration, power_iteration
 from kleene.errors import DimensionMismatch, InvalidValue, KleeneError
 from kleene.ops import (
     apply,
     ewise_add,
     ewise_mult,
-    is_symmetric,
     mxv,
     reduce,
     stored_min,
-    transpose,
     vxm,
 )
 
@@ -145,22 +144,11 @@ def pagerank(
         # one positive weight on every edge divides out: P is the pattern over the degrees
         pattern = bool(least > 0 and reduce(A, "max") == least)
     x, p, w = _vectors(xp, n, nstart, personalization, dangling)
-    kernel = getattr(backend(xp), "pagerank", None)
-    if fused is True and kernel is None:
+    fast = has_power_iteration(xp)
+    if fused is True and not fast:
         raise InvalidValue("pagerank: this back end has no compiled pagerank")
-    if kernel is not None and fused is not False:
-        if xp is np:
-            s = A.to_scipy()
-            values = None if pattern else s.data
-            x, k = kernel(s.indptr, s.indices, values, n, x, p, w, alpha, tol, max_iter)
-        else:  # Aᵀ's rows on the device: A's own when A equals its transpose
-            AT = A if is_symmetric(A, values=not pattern) else _transposed(A)
-            tptr, tidx, tval = _device_csr(AT)
-            ptr, idx, val = (tptr, tidx, tval) if AT is A else _device_csr(A)
-            values, tval = (None, None) if pattern else (val, tval)
-            x, k = kernel(
-                ptr, idx, values, n, x, p, w, alpha, tol, max_iter, transposed=(tptr, tidx, tval)
-            )
+    if fast and fused is not False:
+        x, k = power_iteration(A, x, p, w, alpha, tol, max_iter, pattern=pattern)
         return _converged(x, k, max_iter)
     return _composed(A, pattern, x, p, w, alpha, tol, max_iter)
 
@@ -201,19 +189,6 @@ def _host_graph(G, weight: bool):
     if least == greatest and least > 0:  # one weight: P is the pattern over the degrees
         return G.indptr, G.indices, None, n
     return G.indptr, G.indices, data, n
-
-
-def _transposed(A: Matrix) -> Matrix:
-    """Aᵀ, kept on A until its next write (another call on A reuses it)."""
-    return A.cached("pagerank_transpose", lambda: transpose(A))
-
-
-def _device_csr(A: Matrix):
-    """(indptr, indices, values) of a CSR Matrix on its device, from its row-major
-    entries."""
-    rows, cols, vals = A.to_coo()
-    indptr = A.xp.searchsorted(rows, A.xp.arange(A.nrows + 1, dtype=rows.dtype))
-    return indptr, cols, vals
 
 
 def _composed(A: Matrix, pattern: bool, x, p, w, alpha: float, tol: float, max_iter: int):

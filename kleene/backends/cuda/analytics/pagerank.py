@@ -9,10 +9,13 @@ steps without. ``indptr, indices, values`` are A's CSR (``values`` None: unit
 weights; only the row sums are read), ``transposed`` Aᵀ's CSR, which the GPU needs
 (A's own arrays when A equals its transpose): InvalidValue without it.
 
-A step is three kernels: ``y = x ∘ s`` with the dangling sum's block partials, one
-pull over Aᵀ's rows fused with the update and the L1 change's block partials, and a
-one-warp check that marks the first step below ``n * tol`` done (every kernel
-returns at once after that). The host launches 1, 2, 4, ... steps between reads of
+A step is four kernels: ``y = x ∘ s`` with the dangling sum's block partials, their
+total, one pull over Aᵀ's rows fused with the update and the L1 change's partials,
+and a one-block check that marks the first step below ``n * tol`` done (every kernel
+returns at once after that). The pull's blocks take chunks of about the same number
+of entries, not of rows: a skewed degree distribution leaves no block with far more
+work than the rest, and a block gathers its chunk's products with all its loads in
+flight before it sums the rows. The host launches 1, 2, 4, ... steps between reads of
 that state, so a run waits for the device a few times, not once a step; the steps
 launched past the converged one do nothing, and the vector kept is the converged
 step's. Every sum has a fixed order (fixed grids, fixed trees), so the result is the
@@ -34,8 +37,13 @@ from .components import lanes_for, long_rows
 
 _THREADS = 256  # kernels/pagerank.cu: KL_PR_THREADS
 _SEGMENT = 2048  # kernels/pagerank.cu: KL_PR_SEGMENT
-_LIMIT = 2048  # rows longer than this go by segments, a block each
+_LIMIT = 1024  # rows longer than this go by segments, a block each
 _MAX_CHUNK = 32  # most steps launched between two reads of the state
+# entries of Aᵀ a block of the pull takes (kl_pr_pull's CHUNK): at most _LIMIT, so only
+# a chunk's last row can outgrow it, and its products fit CHUNK + _LIMIT slots of
+# shared memory, small enough for eight blocks a multiprocessor
+_PULL_CHUNK = 1024
+_SHORT = 32  # rows of at most this many entries: a thread each; longer: a warp each
 _INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _VALUE_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 
@@ -82,11 +90,11 @@ def pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, *, trans
     if idx.dtype != tidx.dtype:
         idx = idx.astype(tidx.dtype)
     out_lanes = 1 if pattern else lanes_for(int(tidx.size), n)  # a pattern's sums are lengths
-    lanes = lanes_for(int(tidx.size), n)
     names = {
         "out": f"kl_pr_out<{vtype}, {flag}, {out_lanes}>",
         "scale": "kl_pr_scale",
-        "pull": f"kl_pr_pull<{itype}, {vtype}, {flag}, {lanes}>",
+        "total": "kl_pr_total",
+        "pull": f"kl_pr_pull<{itype}, {vtype}, {flag}, {_PULL_CHUNK}, {_LIMIT}, {_SHORT}>",
         "check": "kl_pr_check",
         "seg_pull": f"kl_pr_segments<{itype}, {vtype}, {flag}, true>",
         "seg_out": f"kl_pr_segments<{itype}, {vtype}, {flag}, false>",
@@ -114,9 +122,15 @@ def pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, *, trans
     long_t = long_a if (tptr is ptr and not pattern) else long_rows(tptr, _LIMIT, _SEGMENT)
     # fixed grids: the partial sums, and so the bits, are the same on every run
     scale_grid = jit.blocks_for(n, _THREADS, cap=sms * 4)
-    pull_grid = jit.blocks_for(n * lanes, _THREADS, cap=sms * 16)
+    # the pull's blocks: chunk b holds the rows of Aᵀ that start in its entries
+    nchunks = max(1, -(-int(tidx.size) // _PULL_CHUNK))
+    starts = cupy.empty(nchunks + 1, dtype=np.int64)
+    marks = cupy.arange(nchunks, dtype=np.int64) * _PULL_CHUNK
+    starts[:nchunks] = cupy.searchsorted(tptr, marks, side="left")
+    starts[nchunks] = n
     lost_parts = cupy.empty(scale_grid, dtype=np.float64)
-    err_parts = cupy.empty(pull_grid, dtype=np.float64)
+    lost = cupy.empty(1, dtype=np.float64)
+    err_parts = cupy.empty(nchunks, dtype=np.float64)
     y = cupy.empty(n, dtype=np.float64)
     bufs = (cupy.array(x, dtype=np.float64), cupy.empty(n, dtype=np.float64))
     p = jit.contiguous(p, np.float64)
@@ -133,9 +147,9 @@ def pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, *, trans
         long_grid = (jit.blocks_for(nlong, _THREADS),)
         seg_args = (tptr, tidx, tvals, y, t_rows, t_first, t_seg_row, t_parts, state)
     scale_args = [None, s, dangling, n64, y, lost_parts, state]
-    pull_args = [tptr, tidx, tvals, n64, limit, y, None, p, w, alpha, lost_parts]
-    pull_args += [np.int32(scale_grid), None, err_parts, state]
-    check_args = [err_parts, np.int32(pull_grid), err_long, np.int32(nlong), tol_limit, None]
+    total_args = (lost_parts, np.int64(scale_grid), lost, state)
+    pull_args = [tptr, tidx, tvals, starts, y, None, p, w, alpha, lost, None, err_parts, state]
+    check_args = [err_parts, np.int64(nchunks), err_long, np.int64(nlong), tol_limit, None]
     check_args.append(state)
     step, chunk, max_iter = 0, 1, int(max_iter)
     while step < max_iter:
@@ -146,14 +160,15 @@ def pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, *, trans
             k["scale"]((scale_grid,), block, tuple(scale_args))
             if nlong:
                 k["seg_pull"]((t_total,), block, seg_args)
-            pull_args[6], pull_args[12] = old, new
-            k["pull"]((pull_grid,), block, tuple(pull_args))
+            k["total"]((1,), block, total_args)
+            pull_args[5], pull_args[10] = old, new
+            k["pull"]((nchunks,), block, tuple(pull_args))
             if nlong:
                 update = (t_rows, t_first, np.int64(nlong), t_parts, old, p, w, alpha)
-                update += (lost_parts, np.int32(scale_grid), new, err_long, state)
+                update += (lost, new, err_long, state)
                 k["long_update"](long_grid, block, update)
             check_args[5] = np.int64(step)
-            k["check"]((1,), (32,), tuple(check_args))
+            k["check"]((1,), block, tuple(check_args))
         done, conv = (int(v) for v in state.get())
         if done:
             return bufs[conv % 2], conv

@@ -1,9 +1,10 @@
 // PageRank's power iteration (kleene.backends.cuda.analytics.pagerank): NetworkX's step
 //   x <- alpha (x P + (x . d) w) + (1 - alpha) p
-// as three kernels a step, none of which waits for the host:
+// as four kernels a step, none of which waits for the host:
 //   kl_pr_scale   y = x * s (s: inverse out-weights) and the dangling sum's block partials
-//   kl_pr_pull    one pull over A^T's rows fused with the update and the L1 change's
-//                 block partials
+//   kl_pr_total   the dangling sum
+//   kl_pr_pull    one pull over A^T's rows, in chunks of entries, fused with the update
+//                 and the L1 change's partials
 //   kl_pr_check   the L1 change against n * tol: the first step below it sets done and
 //                 records its number
 // Every kernel returns at once when done is set, so the host launches several steps
@@ -13,9 +14,9 @@
 // in a fixed order, a fixed tree per block, and the partials added in index order.
 // Row sums of a pull go lane-strided then by shuffles, in a fixed order too.
 //
-// Rows longer than `limit` (the hubs of a skewed graph) would hold one group of lanes
-// for the whole of a kernel: the row kernels skip them, and kl_pr_segments sums them
-// in segments of KL_PR_SEGMENT entries, a block each (kl_pr_long_out and
+// Rows longer than `limit` (the hubs of a skewed graph) would hold one block for the
+// whole of a kernel: the row kernels skip them, and kl_pr_segments sums them in
+// segments of KL_PR_SEGMENT entries, a block each (kl_pr_long_out and
 // kl_pr_long_update add each row's segments in order and finish it).
 
 #define KL_PR_SEGMENT 2048
@@ -34,15 +35,6 @@ __device__ __forceinline__ double kl_pr_block_sum(double v) {
     v = lane < (int)(blockDim.x >> 5) ? warp_sums[lane] : 0.0;
     for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
   }
-  return v;
-}
-
-// The sum of parts[0..count) in index order, by one warp, valid in its lane 0.
-__device__ __forceinline__ double kl_pr_warp_total(const double* __restrict__ parts, int count) {
-  const int lane = threadIdx.x & 31;
-  double v = 0.0;
-  for (int k = lane; k < count; k += 32) v += parts[k];
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
   return v;
 }
 
@@ -96,63 +88,101 @@ kl_pr_scale(const double* __restrict__ x, const double* __restrict__ s,
 }
 
 // xnew[j] = alpha (sum over A^T's row j of value * y[col] + lost w[j]) + (1 - alpha) p[j],
-// lost the sum of lost_parts; err_parts[block] = this block's share of |xnew - xold|.
-template <typename I, typename V, bool PATTERN, int LANES>
-__global__ void __launch_bounds__(KL_PR_THREADS)
+// in chunks of about CHUNK entries rather than rows: chunk b (a block) holds the rows of
+// A^T that start in [b CHUNK, (b + 1) CHUNK) (starts[b] .. starts[b + 1]), so every
+// block has about the same work whatever the degrees. All but the chunk's last row end
+// inside it (CHUNK <= LIMIT), so its entries (bar a last row longer than LIMIT, which
+// the segment kernels take) fit CHUNK + LIMIT slots: the block first gathers every product
+// into shared memory, all loads in flight at once, then a thread sums each row of at
+// most SHORT entries and a warp each longer one, by a fixed rule, so every sum has a
+// fixed order. err_parts[b] = the chunk's share of |xnew - xold|.
+// Eight blocks a multiprocessor: registers capped to fit them, so the gathers of eight
+// chunks are in flight at once.
+template <typename I, typename V, bool PATTERN, int CHUNK, int LIMIT, int SHORT>
+__global__ void __launch_bounds__(KL_PR_THREADS, 8)
 kl_pr_pull(const long long* __restrict__ tptr, const I* __restrict__ tidx,
-           const V* __restrict__ tval, long long n, long long limit, const double* __restrict__ y,
-           const double* __restrict__ xold, const double* __restrict__ p,
-           const double* __restrict__ w, double alpha, const double* __restrict__ lost_parts,
-           int nparts, double* __restrict__ xnew, double* __restrict__ err_parts,
-           const long long* __restrict__ state) {
+           const V* __restrict__ tval, const long long* __restrict__ starts,
+           const double* __restrict__ y, const double* __restrict__ xold,
+           const double* __restrict__ p, const double* __restrict__ w, double alpha,
+           const double* __restrict__ lost_total, double* __restrict__ xnew,
+           double* __restrict__ err_parts, const long long* __restrict__ state) {
   if (state[0]) return;
-  __shared__ double lost_shared;
-  if (threadIdx.x < 32) {
-    const double t = kl_pr_warp_total(lost_parts, nparts);
-    if (threadIdx.x == 0) lost_shared = t;
+  __shared__ double prod[CHUNK + LIMIT];
+  const long long r0 = starts[blockIdx.x], r1 = starts[blockIdx.x + 1];
+  if (r0 == r1) {
+    if (threadIdx.x == 0) err_parts[blockIdx.x] = 0.0;
+    return;
+  }
+  const long long lo = tptr[r0];
+  long long hi = tptr[r1];
+  if (hi - tptr[r1 - 1] > LIMIT) hi = tptr[r1 - 1];  // (by segments)
+#pragma unroll 8
+  for (long long e = lo + threadIdx.x; e < hi; e += KL_PR_THREADS) {
+    const double yi = y[tidx[e]];
+    prod[e - lo] = PATTERN ? yi : (double)tval[e] * yi;
   }
   __syncthreads();
-  const double lost = lost_shared;
+  const double lost = *lost_total;
   const double keep = 1.0 - alpha;
-  constexpr int PER_WARP = 32 / LANES;
   const int lane = threadIdx.x & 31;
-  const int sub = lane % LANES;
-  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
   double err = 0.0;
-  for (long long base = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * PER_WARP;
-       base < n; base += warps * PER_WARP) {
-    const long long j = base + lane / LANES;
+  for (long long j = r0 + threadIdx.x; j < r1; j += KL_PR_THREADS) {
+    const long long a = tptr[j] - lo, z = tptr[j + 1] - lo;
+    if (z - a > SHORT) continue;
     double acc = 0.0;
-    bool mine = j < n;
-    if (mine) {
-      const long long lo = tptr[j], hi = tptr[j + 1];
-      mine = hi - lo <= limit;  // (a longer row: kl_pr_segments, kl_pr_long_update)
-      if (mine) {
-        for (long long e = lo + sub; e < hi; e += LANES) {
-          const double yi = y[tidx[e]];
-          acc += PATTERN ? yi : (double)tval[e] * yi;
-        }
+    for (long long e = a; e < z; ++e) acc += prod[e];
+    const double v = alpha * (acc + lost * w[j]) + keep * p[j];
+    xnew[j] = v;
+    err += fabs(v - xold[j]);
+  }
+  // the longer rows: warp k looks at rows r0 + 32 (k + 8 m) + lane, a ballot says which
+  // are long, and the warp sums each of them in turn
+  for (long long g = r0 + 32LL * (threadIdx.x >> 5); g < r1; g += 32LL * (KL_PR_THREADS / 32)) {
+    const long long j = g + lane;
+    long long len = 0;
+    if (j < r1) len = tptr[j + 1] - tptr[j];
+    unsigned todo = __ballot_sync(0xffffffffu, len > SHORT && len <= LIMIT);
+    while (todo) {
+      const long long row = g + (__ffs(todo) - 1);
+      todo &= todo - 1;
+      const long long a = tptr[row] - lo, z = tptr[row + 1] - lo;
+      double acc = 0.0;
+      for (long long e = a + lane; e < z; e += 32) acc += prod[e];
+      for (int o = 16; o > 0; o >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, o);
+      if (lane == 0) {
+        const double v = alpha * (acc + lost * w[row]) + keep * p[row];
+        xnew[row] = v;
+        err += fabs(v - xold[row]);
       }
-    }
-    for (int o = LANES / 2; o > 0; o >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, o, LANES);
-    if (mine && sub == 0) {
-      const double v = alpha * (acc + lost * w[j]) + keep * p[j];
-      xnew[j] = v;
-      err += fabs(v - xold[j]);
     }
   }
   err = kl_pr_block_sum(err);
   if (threadIdx.x == 0) err_parts[blockIdx.x] = err;
 }
 
-// One warp: the step's L1 change (the row blocks' parts, then the long rows'); below
-// limit (n * tol), state = {1, step}.
-__global__ void kl_pr_check(const double* __restrict__ err_parts, int nparts,
-                            const double* __restrict__ err_long, int nlong, double limit,
-                            long long step, long long* __restrict__ state) {
+// One block: *total = the sum of parts[0..count) (the dangling mass the step moves).
+__global__ void __launch_bounds__(KL_PR_THREADS)
+kl_pr_total(const double* __restrict__ parts, long long count, double* __restrict__ total,
+            const long long* __restrict__ state) {
   if (state[0]) return;
-  const double err = kl_pr_warp_total(err_parts, nparts) + kl_pr_warp_total(err_long, nlong);
-  if (threadIdx.x == 0 && err < limit) {
+  double v = 0.0;
+  for (long long k = threadIdx.x; k < count; k += KL_PR_THREADS) v += parts[k];
+  v = kl_pr_block_sum(v);
+  if (threadIdx.x == 0) *total = v;
+}
+
+// One block: the step's L1 change (the chunks' parts, then the long rows'); below limit
+// (n * tol), state = {1, step}.
+__global__ void __launch_bounds__(KL_PR_THREADS)
+kl_pr_check(const double* __restrict__ err_parts, long long nparts,
+            const double* __restrict__ err_long, long long nlong, double limit, long long step,
+            long long* __restrict__ state) {
+  if (state[0]) return;
+  double v = 0.0;
+  for (long long k = threadIdx.x; k < nparts; k += KL_PR_THREADS) v += err_parts[k];
+  for (long long k = threadIdx.x; k < nlong; k += KL_PR_THREADS) v += err_long[k];
+  v = kl_pr_block_sum(v);
+  if (threadIdx.x == 0 && v < limit) {
     state[0] = 1;
     state[1] = step;
   }
@@ -206,17 +236,10 @@ kl_pr_long_update(const long long* __restrict__ rows, const long long* __restric
                   long long nlong, const double* __restrict__ parts,
                   const double* __restrict__ xold, const double* __restrict__ p,
                   const double* __restrict__ w, double alpha,
-                  const double* __restrict__ lost_parts, int nparts,
-                  double* __restrict__ xnew, double* __restrict__ err_long,
+                  const double* __restrict__ lost_total, double* __restrict__ xnew, double* __restrict__ err_long,
                   const long long* __restrict__ state) {
   if (state[0]) return;
-  __shared__ double lost_shared;
-  if (threadIdx.x < 32) {
-    const double t = kl_pr_warp_total(lost_parts, nparts);
-    if (threadIdx.x == 0) lost_shared = t;
-  }
-  __syncthreads();
-  const double lost = lost_shared;
+  const double lost = *lost_total;
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < nlong; k += stride) {
     double acc = 0.0;
