@@ -18,7 +18,7 @@ from kleene.core import Matrix
 from kleene.ops import symmetrize
 
 from .errors import scipy_cycles
-from .ties import settled_first
+from .ties import parents, settled_first
 from .validation import Graph, InvalidValue, check_indices, scipy_predecessors, validate
 
 METHODS = ("auto", "FW", "D", "BF", "J")
@@ -164,27 +164,12 @@ def _all_pairs(csgraph, method, directed, preds, unweighted, overwrite):
     if unweighted:
         out = _hops(g, np.arange(g.n), directed, preds)
     else:
-        out = kleene.apsp(g.data, method=method, directed=directed, return_predecessors=preds)
+        out = _solve(g, method, directed, None, preds)
     dist, pred = out if preds else (out, None)
-    if preds:
-        pred = _scipy_ties(g, directed, dist, pred)
     if overwrite and _writable(csgraph):
         csgraph[...] = dist
         dist = csgraph
     return (dist, scipy_predecessors(pred, g.xp)) if preds else dist
-
-
-def _scipy_ties(g: Graph, directed, dist, pred):
-    """SciPy's parent among equally short paths (``ties.py``); on the host only."""
-    if g.xp is not np or pred.size == 0:
-        return pred
-    if g.sparse:
-        A = Matrix.from_scipy(g.data, copy=False)
-    else:
-        A = Matrix.from_dense(g.data, missing=np.inf, copy=False)
-    S = (A if directed else symmetrize(A)).to_scipy()
-    flat = settled_first(S, dist.reshape(-1, g.n), pred.reshape(-1, g.n))
-    return flat.reshape(pred.shape)
 
 
 def _writable(a) -> bool:
@@ -206,12 +191,8 @@ def _some(csgraph, method, directed, indices, preds, unweighted, limit=np.inf):
         z = g.xp.zeros((0, g.n))
         out = (z, z.astype(np.int64)) if preds else z
     else:
-        out = kleene.sssp(
-            g.data, idx.tolist(), method=method, directed=directed, return_predecessors=preds
-        )
+        out = _solve(g, method, directed, idx, preds)
     dist, pred = out if preds else (out, None)
-    if preds:
-        pred = _scipy_ties(g, directed, dist, pred)
     if limit != np.inf:
         far = dist > limit
         dist[far] = np.inf
@@ -221,6 +202,72 @@ def _some(csgraph, method, directed, indices, preds, unweighted, limit=np.inf):
     if not preds:
         return dist
     return dist, scipy_predecessors(pred, g.xp).reshape(shape + (g.n,))
+
+
+def _solve(g: Graph, method, directed, idx, preds):
+    """(k, n) distances [and int64 predecessors, -1 for none] from ``idx`` (None: all
+    pairs, ``kleene.apsp``), with SciPy's choice among equally short paths (``ties.py``).
+
+    With positive weights kleene computes the distances alone and one compiled pass over
+    the edges picks the parents; otherwise kleene's tree is re-picked where it can be."""
+    host = g.xp is np
+    positive = preds and host and _least_weight(g) > 0
+    tree = preds and not positive
+    if idx is None:
+        out = kleene.apsp(g.data, method=method, directed=directed, return_predecessors=tree)
+        srcs = np.arange(g.n)
+    elif idx.size == 1:  # one source: kleene's single-source loop, not the batched one
+        out = kleene.sssp(
+            g.data, int(idx[0]), method=method, directed=directed, return_predecessors=tree
+        )
+        out = tuple(a.reshape(1, -1) for a in out) if tree else out.reshape(1, -1)
+        srcs = idx
+    else:
+        out = kleene.sssp(
+            g.data, idx.tolist(), method=method, directed=directed, return_predecessors=tree
+        )
+        srcs = idx
+    if not preds:
+        return out
+    if positive:
+        dist = out
+        pred = parents(_host_csr(g), directed, dist, srcs)
+        if pred is not None:
+            return dist, pred
+        return _solve_with_tree(g, method, directed, idx)
+    dist, pred = out
+    if host and pred.size:
+        pred = settled_first(_directed_csr(g, directed), dist, pred)
+    return dist, pred
+
+
+def _solve_with_tree(g: Graph, method, directed, idx):
+    """:func:`_solve` with kleene's own tree, re-picked (the rare fallback of ``parents``)."""
+    if idx is None:
+        dist, pred = kleene.apsp(g.data, method=method, directed=directed, return_predecessors=True)
+    else:
+        dist, pred = kleene.sssp(
+            g.data, idx.tolist(), method=method, directed=directed, return_predecessors=True
+        )
+    return dist, settled_first(_directed_csr(g, directed), dist, pred)
+
+
+def _least_weight(g: Graph) -> float:
+    w = g.data.data if g.sparse else g.data
+    return float(w.min()) if w.size else np.inf
+
+
+def _host_csr(g: Graph):
+    """The graph as a SciPy CSR (a dense one's inf entries left out)."""
+    if g.sparse:
+        return g.data
+    return Matrix.from_dense(g.data, missing=np.inf, copy=False).to_scipy()
+
+
+def _directed_csr(g: Graph, directed):
+    """The host CSR with every edge both ways if undirected (the lighter where both)."""
+    A = Matrix.from_scipy(_host_csr(g), copy=False)
+    return (A if directed else symmetrize(A)).to_scipy()
 
 
 def _hops(g: Graph, idx, directed, preds):

@@ -3,24 +3,83 @@
 Several shortest paths may reach a vertex. kleene's shortest-path tree takes, among the
 tight in-edges (those with d[u] + w = d[v]), the smallest-numbered parent; SciPy keeps
 the parent that reached the vertex first, which in Dijkstra's order (and in
-Floyd-Warshall's strict improvements) is the tight parent nearest the source. This pass
-re-picks each vertex's parent by that rule: the tight in-edge with the least d[u], and
-on a tie kleene's parent where it is one of them, else the smallest u. Any choice among
-tight edges is a shortest path; a row where zero-weight edges would close a cycle keeps
-kleene's tree. On the GPU kleene's tree stays as it is (docs/csgraph.md).
+Floyd-Warshall's strict improvements) is the tight parent nearest the source. So here
+each vertex's parent is the tight in-edge with the least d[u] (then the smallest u).
+
+With positive weights every tight edge climbs (d[u] < d[v]), so any such choice is a
+tree and one pass over the edges per source gives it from kleene's distances
+(:func:`parents`, compiled with Numba). With zero or negative weights a choice could
+close a cycle of zero weight: there :func:`settled_first` re-picks kleene's own tree
+(keeping kleene's parent on a tie) and a row that would cycle keeps kleene's tree.
+On the GPU kleene's tree stays as it is (docs/csgraph.md).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+try:
+    import numba
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
+
 # (rows × edges) entries per block of work
 _BLOCK = 1 << 22
 
 
+def _parents(indptr, indices, data, both, dist, srcs, out):
+    # Indices through np.uint64: no negative-index wraparound check per edge.
+    one = np.uint64(1)
+    k, n = dist.shape
+    least = np.empty(n, np.float64)
+    for r in range(k):
+        d = dist[r]
+        p = out[r]
+        least[:] = np.inf
+        p[:] = -1
+        for a in range(n):
+            ua = np.uint64(a)
+            da = d[ua]
+            if da == np.inf:
+                continue
+            for e in range(np.uint64(indptr[ua]), np.uint64(indptr[ua + one])):
+                b = np.uint64(indices[e])
+                if b == ua:
+                    continue
+                w = data[e]
+                if da + w == d[b] and (da < least[b] or (da == least[b] and a < p[b])):
+                    least[b] = da
+                    p[b] = a
+                if both:
+                    db = d[b]
+                    if db + w == da and (db < least[ua] or (db == least[ua] and b < p[ua])):
+                        least[ua] = db
+                        p[ua] = b
+        p[srcs[r]] = -1
+
+
+_parents_compiled = numba.njit(cache=True, nogil=True)(_parents) if numba else _parents
+
+
+def parents(S, directed: bool, dist, srcs):
+    """(k, n) int64 predecessors (-1: none) for positive weights, or None where a
+    reachable vertex found no tight in-edge (rounding: the caller asks kleene then).
+
+    ``S`` is the SciPy CSR the distances were computed on (undirected: each stored
+    edge counts both ways), ``dist`` (k, n) from ``srcs`` (k,)."""
+    dist = np.ascontiguousarray(dist, dtype=np.float64).reshape(-1, S.shape[0])
+    out = np.empty(dist.shape, np.int64)
+    srcs = np.asarray(srcs, np.int64)
+    _parents_compiled(S.indptr, S.indices, S.data, not directed, dist, srcs, out)
+    lost = (out < 0) & np.isfinite(dist)
+    lost[np.arange(srcs.size), srcs] = False
+    return None if lost.any() else out
+
+
 def settled_first(S, dist, pred):
     """``pred`` (k, n) int64, -1 for none) re-picked by SciPy's rule for the graph ``S``
-    (a SciPy CSR, the directed graph the distances were computed on) and ``dist`` (k, n)."""
+    (a SciPy CSR, the directed graph the distances were computed on) and ``dist`` (k, n),
+    keeping kleene's parent on a tie and kleene's row where a choice would cycle."""
     n = S.shape[0]
     u = np.repeat(np.arange(n, dtype=np.int64), np.diff(S.indptr))
     v = S.indices.astype(np.int64)

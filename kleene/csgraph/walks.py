@@ -23,31 +23,34 @@ except ImportError:  # pragma: no cover - exercised only without numba
 NULL = -9999
 
 
+# Indices go through np.uint64: an unsigned index needs no negative-index wraparound
+# check in compiled code, which otherwise costs a branch on every edge.
+
+
 def _bfs(indptr, indices, indptr2, indices2, both, start, n):
     order = np.empty(n, np.int32)
-    pred = np.full(n, NULL, np.int32)
-    seen = np.zeros(n, np.bool_)
+    pred = np.full(n, NULL, np.int32)  # also the visited mark (the start marks itself)
+    one = np.uint64(1)
     order[0] = start
-    seen[start] = True
-    head, tail = 0, 1
+    pred[start] = start
+    head, tail = np.uint64(0), one
     while head < tail:
-        u = order[head]
-        head += 1
-        for e in range(indptr[u], indptr[u + 1]):
-            v = indices[e]
-            if not seen[v]:
-                seen[v] = True
-                order[tail] = v
+        u = np.uint64(order[head])
+        head += one
+        for e in range(np.uint64(indptr[u]), np.uint64(indptr[u + one])):
+            v = np.uint64(indices[e])
+            if pred[v] == NULL:
                 pred[v] = u
-                tail += 1
+                order[tail] = v
+                tail += one
         if both:
-            for e in range(indptr2[u], indptr2[u + 1]):
-                v = indices2[e]
-                if not seen[v]:
-                    seen[v] = True
-                    order[tail] = v
+            for e in range(np.uint64(indptr2[u]), np.uint64(indptr2[u + one])):
+                v = np.uint64(indices2[e])
+                if pred[v] == NULL:
                     pred[v] = u
-                    tail += 1
+                    order[tail] = v
+                    tail += one
+    pred[start] = NULL
     return order[:tail], pred
 
 
@@ -56,37 +59,38 @@ def _dfs(indptr, indices, indptr2, indices2, both, start, n):
     # the stack, else pop it. A cursor per stack entry resumes the scan where it stopped
     # (the neighbours before it are all seen by then, so the order is the same).
     order = np.empty(n, np.int32)
-    pred = np.full(n, NULL, np.int32)
-    seen = np.zeros(n, np.bool_)
+    pred = np.full(n, NULL, np.int32)  # also the visited mark (the start marks itself)
     stack = np.empty(n, np.int64)
-    cursor = np.zeros(n, np.int64)
+    cursor = np.zeros(n, np.uint64)
+    one = np.uint64(1)
     order[0] = start
-    seen[start] = True
+    pred[start] = start
     stack[0] = start
-    top, tail = 0, 1
+    top, tail = 0, one
     while top >= 0:
-        u = stack[top]
-        d1 = indptr[u + 1] - indptr[u]
-        d = d1 + (indptr2[u + 1] - indptr2[u] if both else 0)
+        u = np.uint64(stack[top])
+        lo, lo2 = np.uint64(indptr[u]), np.uint64(indptr2[u])
+        d1 = np.uint64(indptr[u + one]) - lo
+        d = d1 + (np.uint64(indptr2[u + one]) - lo2 if both else np.uint64(0))
         c = cursor[top]
         child = -1
         while c < d:
-            v = indices[indptr[u] + c] if c < d1 else indices2[indptr2[u] + c - d1]
-            c += 1
-            if not seen[v]:
-                child = v
+            v = np.uint64(indices[lo + c]) if c < d1 else np.uint64(indices2[lo2 + c - d1])
+            c += one
+            if pred[v] == NULL:
+                child = np.int64(v)
                 break
         cursor[top] = c
         if child < 0:
             top -= 1
             continue
-        seen[child] = True
-        order[tail] = child
         pred[child] = u
-        tail += 1
+        order[tail] = child
+        tail += one
         top += 1
         stack[top] = child
         cursor[top] = 0
+    pred[start] = NULL
     return order[:tail], pred
 
 
