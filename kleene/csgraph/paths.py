@@ -7,6 +7,11 @@ import scipy.sparse as sp
 
 from kleene.backends import is_cupy_array, to_host
 
+try:
+    import numba
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
+
 from .conversions import DTYPE, ITYPE
 from .pydata import to_pydata
 from .validation import InvalidValue, validate
@@ -25,7 +30,11 @@ def reconstruct_path(csgraph, predecessors, directed=True):
     >>> csgraph.reconstruct_path(G, np.array([-9999, 0, 1], np.int32)).toarray().tolist()
     [[0.0, 1.0, 0.0], [0.0, 0.0, 3.0], [0.0, 0.0, 0.0]]
     """
-    g = validate(csgraph, directed, dense=False)
+    return tree_of(validate(csgraph, directed, dense=False), predecessors, directed)
+
+
+def tree_of(g, predecessors, directed):
+    """:func:`reconstruct_path` of a validated graph (``validation.Graph``)."""
     S = g.data if g.xp is np else sp.csr_matrix(g.data.get())
     n = g.n
     pred = np.asarray(to_host(predecessors)).ravel()
@@ -33,7 +42,7 @@ def reconstruct_path(csgraph, predecessors, directed=True):
     indices = np.argsort(pred, kind="stable")[nnull:].astype(ITYPE)
     pind = pred[indices]
     indptr = pind.searchsorted(np.arange(n + 1)).astype(ITYPE)
-    S = sp.csr_array(S)
+    S = S if isinstance(S, sp.csr_array) else sp.csr_array(S)
     if indices.size == 0:  # (SciPy's indexing with empty arrays gives a matrix, not values)
         data = np.zeros(0, dtype=DTYPE)
     elif directed:
@@ -59,8 +68,8 @@ def construct_dist_matrix(graph, predecessors, directed=True, null_value=np.inf)
     ``scipy.sparse.csgraph.construct_dist_matrix`` (``null_value`` where there is no
     path; TypeError for predecessors that are not int32, as in SciPy).
 
-    Each entry sums its path's edges by pointer doubling: after round r every entry
-    knows the weight of the last 2^r edges of its path and the vertex before them.
+    Each row sums its tree's edges from the root down, each vertex once (compiled
+    with Numba on the host; pointer doubling over whole rows on the GPU).
 
     Example
     -------
@@ -82,6 +91,57 @@ def construct_dist_matrix(graph, predecessors, directed=True, null_value=np.inf)
         raise TypeError(f"predecessors must be int32 (SciPy's ITYPE), got {P.dtype}")
     if P.shape != (n, n):
         raise InvalidValue("graph and predecessors must have the same shape")
+    if xp is np:
+        out = np.empty((n, n), dtype=DTYPE)
+        _sums(np.ascontiguousarray(P), np.ascontiguousarray(W, dtype=DTYPE), DTYPE(null_value), out)
+        return out
+    return _doubling(xp, P, W, n, null_value)
+
+
+def _path_sums(P, W, null, out):
+    # Row i: each vertex j's distance is its parent's plus the edge (parent, j); the
+    # chain up to a finished vertex is stacked, then summed on the way down.
+    n = P.shape[0]
+    stack = np.empty(n, np.int64)
+    done = np.zeros(n, np.bool_)
+    reach = np.zeros(n, np.bool_)
+    for i in range(n):
+        done[:] = False
+        row = out[i]
+        row[i] = 0.0
+        done[i] = True
+        reach[i] = True
+        for j in range(n):
+            top = 0
+            v = j
+            while not done[v] and P[i, v] >= 0 and top < n:
+                stack[top] = v
+                top += 1
+                v = P[i, v]
+            ok = done[v] and reach[v]
+            base = row[v] if ok else 0.0
+            while top > 0:
+                top -= 1
+                u = stack[top]
+                if ok:
+                    base += W[P[i, u], u]
+                    row[u] = base
+                else:
+                    row[u] = null
+                reach[u] = ok
+                done[u] = True
+            if not done[j]:  # no predecessor and not the root: no path
+                row[j] = null
+                reach[j] = False
+                done[j] = True
+
+
+_sums = numba.njit(cache=True, nogil=True)(_path_sums) if numba is not None else _path_sums
+
+
+def _doubling(xp, P, W, n, null_value):
+    """The GPU form: after round r each entry knows the weight of the last 2^r edges of
+    its path and the vertex before them."""
     cols = xp.arange(n)[None, :]
     rows = xp.arange(n)[:, None]
     anc = xp.where(P >= 0, P, -1).astype(np.int64)

@@ -11,12 +11,12 @@ import scipy.sparse as sp
 
 from kleene.backends import to_host
 
-from .paths import reconstruct_path
+from .paths import tree_of
 from .validation import check_vertex, validate
 from .walks import bfs_walk, dfs_walk
 
 
-def _walk(walker, csgraph, i_start, directed, return_predecessors):
+def _walk(walker, csgraph, i_start, directed):
     g = validate(csgraph, directed, dense=False)
     S = g.data if g.xp is np else sp.csr_matrix(g.data.get())
     start = check_vertex(i_start, g.n)
@@ -29,7 +29,7 @@ def _walk(walker, csgraph, i_start, directed, return_predecessors):
     order, pred = walker(ptr, idx, ptr2, idx2, not directed, start, g.n)
     if g.xp is not np:
         order, pred = g.xp.asarray(order), g.xp.asarray(pred)
-    return (order, pred) if return_predecessors else order
+    return order, pred, g
 
 
 def breadth_first_order(csgraph, i_start, directed=True, return_predecessors=True):
@@ -44,7 +44,8 @@ def breadth_first_order(csgraph, i_start, directed=True, return_predecessors=Tru
     >>> order.tolist(), pred.tolist()
     ([0, 1, 2, 3], [-9999, 0, 0, 1])
     """
-    return _walk(bfs_walk, csgraph, i_start, directed, return_predecessors)
+    order, pred, _ = _walk(bfs_walk, csgraph, i_start, directed)
+    return (order, pred) if return_predecessors else order
 
 
 def depth_first_order(csgraph, i_start, directed=True, return_predecessors=True):
@@ -59,7 +60,8 @@ def depth_first_order(csgraph, i_start, directed=True, return_predecessors=True)
     >>> order.tolist(), pred.tolist()
     ([0, 1, 3, 2], [-9999, 0, 0, 1])
     """
-    return _walk(dfs_walk, csgraph, i_start, directed, return_predecessors)
+    order, pred, _ = _walk(dfs_walk, csgraph, i_start, directed)
+    return (order, pred) if return_predecessors else order
 
 
 def breadth_first_tree(csgraph, i_start, directed=True):
@@ -73,8 +75,8 @@ def breadth_first_tree(csgraph, i_start, directed=True):
     >>> csgraph.breadth_first_tree(G, 0).toarray().tolist()[:2]
     [[0.0, 1.0, 2.0, 0.0], [0.0, 0.0, 0.0, 3.0]]
     """
-    _, pred = _walk(bfs_walk, csgraph, i_start, directed, True)
-    return reconstruct_path(csgraph, to_host(pred), directed)
+    _, pred, g = _walk(bfs_walk, csgraph, i_start, directed)
+    return tree_of(g, to_host(pred), directed)
 
 
 def depth_first_tree(csgraph, i_start, directed=True):
@@ -88,5 +90,5 @@ def depth_first_tree(csgraph, i_start, directed=True):
     >>> csgraph.depth_first_tree(G, 0).toarray().tolist()[:2]
     [[0.0, 1.0, 2.0, 0.0], [0.0, 0.0, 0.0, 3.0]]
     """
-    _, pred = _walk(dfs_walk, csgraph, i_start, directed, True)
-    return reconstruct_path(csgraph, to_host(pred), directed)
+    _, pred, g = _walk(dfs_walk, csgraph, i_start, directed)
+    return tree_of(g, to_host(pred), directed)
