@@ -15,7 +15,7 @@ and a one-block check that marks the first step below ``n * tol`` done (every ke
 returns at once after that). The pull's blocks take chunks of about the same number
 of entries, not of rows: a skewed degree distribution leaves no block with far more
 work than the rest, and a block gathers its chunk's products with all its loads in
-flight before it sums the rows. The host launches 1, 2, 4, ... steps between reads of
+flight before it sums the rows. The host launches 2, 4, 8, ... steps between reads of
 that state, so a run waits for the device a few times, not once a step; the steps
 launched past the converged one do nothing, and the vector kept is the converged
 step's. Every sum has a fixed order (fixed grids, fixed trees), so the result is the
@@ -43,7 +43,7 @@ _MAX_CHUNK = 32  # most steps launched between two reads of the state
 # a chunk's last row can outgrow it, and its products fit CHUNK + _LIMIT slots of
 # shared memory, small enough for eight blocks a multiprocessor
 _PULL_CHUNK = 1024
-_SHORT = 32  # rows of at most this many entries: a thread each; longer: a warp each
+_SHORT = 64  # rows of at most this many entries: a thread each; longer: a warp each
 _INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _VALUE_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 
@@ -151,7 +151,7 @@ def pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, *, trans
     pull_args = [tptr, tidx, tvals, starts, y, None, p, w, alpha, lost, None, err_parts, state]
     check_args = [err_parts, np.int64(nchunks), err_long, np.int64(nlong), tol_limit, None]
     check_args.append(state)
-    step, chunk, max_iter = 0, 1, int(max_iter)
+    step, chunk, max_iter = 0, 2, int(max_iter)
     while step < max_iter:
         for _ in range(min(chunk, max_iter - step)):
             step += 1
