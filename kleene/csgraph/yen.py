@@ -4,7 +4,7 @@ Yen's algorithm is a search over paths, not a semiring product: the K-th path is
 best of the candidates that leave the (K-1)-th one at some vertex (the spur) and go on
 by the shortest path of the graph without the edges the earlier paths took there and
 without the vertices before the spur. That shortest path is kleene's ``sssp`` on the
-graph with those edges' weights set to inf (kleene reads a stored inf as no edge).
+graph without those edges.
 Removing a vertex's out-edges is enough to keep paths out of it: a path cannot pass
 through a vertex it cannot leave.
 """
@@ -17,8 +17,11 @@ import numpy as np
 import scipy.sparse as sp
 
 import kleene
+from kleene.core import Matrix
+from kleene.engine import frontier_delta_stepping
 
 from .errors import scipy_cycles
+from .ties import parents
 from .validation import InvalidValue, validate
 
 
@@ -60,14 +63,38 @@ def yen(csgraph, source, sink, K, *, directed=True, return_predecessors=False, u
     return g.xp.asarray(dist), g.xp.asarray(pred)
 
 
-def _shortest(S, data, s: int, t: int):
-    """(length, path) of a shortest s→t path of S with weights ``data``, or None."""
-    G = sp.csr_matrix((data, S.indices, S.indptr), shape=S.shape)
-    d, p = kleene.sssp(G, s, return_predecessors=True)
-    if not np.isfinite(d[t]):
-        return None
-    path = kleene.reconstruct_path(p, s, t)
-    return float(d[t]), path
+def _shortest(S, keep, s: int, t: int, positive: bool):
+    """(length, path) of a shortest s→t path of S without the edges ``keep`` leaves
+    out (None: all kept), or None if there is none."""
+    if keep is None:
+        G = S
+    else:
+        kept = np.zeros(keep.size + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept[1:])
+        G = sp.csr_matrix((S.data[keep], S.indices[keep], kept[S.indptr]), shape=S.shape)
+    if positive:  # distances alone; the parents by one pass (ties.py)
+        d = _distances(G, s)
+        if not np.isfinite(d[t]):
+            return None
+        p = parents(G, True, d[None, :], [s])
+        p = p[0] if p is not None else kleene.sssp(G, s, return_predecessors=True)[1]
+    else:
+        d, p = kleene.sssp(G, s, return_predecessors=True)
+        if not np.isfinite(d[t]):
+            return None
+    return float(d[t]), kleene.reconstruct_path(p, s, t)
+
+
+def _distances(G, s: int):
+    """Distances from ``s`` (non-negative weights): the engine's delta-stepping loop on
+    the CSR as it is (``kleene.sssp`` checks the weights, which Yen's spur graphs,
+    subgraphs of a checked graph, need not repeat); ``kleene.sssp`` where the back end
+    has no fused loop."""
+    try:
+        d = frontier_delta_stepping(Matrix.from_scipy(G, copy=False), s, fused=True)
+    except ValueError:
+        return kleene.sssp(G, s)
+    return d.to_dense(missing=np.inf)
 
 
 def _edge(S, u: int, v: int) -> int:
@@ -79,24 +106,25 @@ def _edge(S, u: int, v: int) -> int:
 def _k_paths(S, source: int, sink: int, K: int):
     if K < 1:
         return []
-    first = _shortest(S, S.data, source, sink)
+    positive = S.nnz == 0 or float(S.data.min()) > 0
+    first = _shortest(S, None, source, sink, positive)
     if first is None:
         return []
     found = [first]
     seen = {tuple(first[1])}
     heap: list = []  # (length, path) candidates
     w = S.data
-    while len(found) < K:
+    for _ in range(K - 1):
         _, prev = found[-1]
         for i in range(len(prev) - 1):
             spur, root = prev[i], prev[: i + 1]
-            data = w.copy()
+            keep = np.ones(w.size, dtype=bool)
             for _, p in found:  # the edges earlier paths take out of this root
                 if len(p) > i + 1 and p[: i + 1] == root:
-                    data[_edge(S, p[i], p[i + 1])] = np.inf
+                    keep[_edge(S, p[i], p[i + 1])] = False
             for u in root[:-1]:  # the root's vertices: no way out of them
-                data[S.indptr[u] : S.indptr[u + 1]] = np.inf
-            spur_path = _shortest(S, data, spur, sink)
+                keep[S.indptr[u] : S.indptr[u + 1]] = False
+            spur_path = _shortest(S, keep, spur, sink, positive)
             if spur_path is None:
                 continue
             path = root[:-1] + spur_path[1]
