@@ -290,9 +290,16 @@ def _nearest(csgraph, directed, indices, preds, unweighted, limit):
         dist = xp.full(n, np.inf)
         none = xp.full(n, -9999, dtype=np.int32)
         return (dist, none, none.copy()) if preds else dist
-    M = _with_virtual_source(g, idx, directed)
-    out = kleene.sssp(M, n, return_predecessors=preds)
-    dist, pred = out if preds else (out, None)
+    M, ext = _with_virtual_source(g, idx, directed)
+    quick = preds and ext is not None and _least_weight(g) > 0
+    out = kleene.sssp(M, n, return_predecessors=preds and not quick)
+    dist, pred = out if preds and not quick else (out, None)
+    if quick:  # positive weights: the compiled parent pass (only n's edges weigh 0)
+        pred = parents(ext, True, dist[None, :], [n])
+        if pred is None:
+            dist, pred = kleene.sssp(M, n, return_predecessors=True)
+        else:
+            pred = pred[0]
     dist = xp.ascontiguousarray(dist[:n])
     if limit != np.inf:
         dist[dist > limit] = np.inf
@@ -310,19 +317,18 @@ def _nearest(csgraph, directed, indices, preds, unweighted, limit):
     return dist, scipy_predecessors(pred, xp), sources
 
 
-def _with_virtual_source(g: Graph, idx, directed) -> Matrix:
+def _with_virtual_source(g: Graph, idx, directed):
     """The (n+1)-vertex graph: ``g`` (both directions if undirected) and vertex n with a
-    zero-weight edge to each of ``idx``."""
+    zero-weight edge to each of ``idx``: (Matrix, its SciPy CSR on the host or None)."""
     xp, n = g.xp, g.n
     if xp is np:  # the CSR arrays extended by one row, no sort
-        A = Matrix.from_scipy(g.data, copy=False)
-        S = (A if directed else symmetrize(A)).to_scipy()
+        S = g.data if directed else symmetrize(Matrix.from_scipy(g.data, copy=False)).to_scipy()
         nnz = S.indptr[-1]
         indptr = np.append(S.indptr.astype(np.int64), nnz + idx.size)
         indices = np.concatenate([S.indices.astype(np.int64), idx])
         data = np.concatenate([S.data.astype(np.float64), np.zeros(idx.size)])
         ext = type(S)((data, indices, indptr), shape=(n + 1, n + 1))
-        return Matrix.from_scipy(ext, copy=False)
+        return Matrix.from_scipy(ext, copy=False), ext
     coo = g.data.tocoo()  # on the device: an edge list, both ways if undirected
     r, c, w = coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data.astype(np.float64)
     if not directed:
@@ -331,4 +337,4 @@ def _with_virtual_source(g: Graph, idx, directed) -> Matrix:
     rows = xp.concatenate([r, xp.full(idx.size, n, dtype=np.int64)])
     cols = xp.concatenate([c, at])
     vals = xp.concatenate([w, xp.zeros(idx.size)])
-    return Matrix.from_edges(rows, cols, vals, n + 1)
+    return Matrix.from_edges(rows, cols, vals, n + 1), None
