@@ -20,7 +20,7 @@ ITYPE = np.int32
 
 
 def _square(graph) -> int:
-    if graph.ndim != 2:
+    if len(graph.shape) != 2:
         raise InvalidValue("graph should have two dimensions")
     if graph.shape[0] != graph.shape[1]:
         raise InvalidValue("graph should be a square array")

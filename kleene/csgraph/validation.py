@@ -42,7 +42,7 @@ def _is_sparse(G) -> bool:
 
 
 def _shape_check(a) -> int:
-    if a.ndim != 2:
+    if len(a.shape) != 2:
         raise InvalidValue("compressed-sparse graph must be 2-D")
     if a.shape[0] != a.shape[1]:
         raise InvalidValue("compressed-sparse graph must be shape (N, N)")
