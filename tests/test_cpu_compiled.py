@@ -281,6 +281,49 @@ def test_spgemm_csr_is_canonical(monkeypatch, name, threaded):
         assert np.array_equal(val, vals)
 
 
+def _gustavson_reference(a, b, ncols):
+    """C = A (+.*) B row by row in Python: each C(i,j) folded left to right in A's
+    row order, then B's row order (the compiled kernel's contract)."""
+    (ap, ai, av), (bp, bi, bv) = a, b
+    ptr, idx, val = [0], [], []
+    for i in range(ap.size - 1):
+        acc: dict = {}
+        for p in range(ap[i], ap[i + 1]):
+            k = ai[p]
+            for q in range(bp[k], bp[k + 1]):
+                t = av[p] * bv[q]
+                acc[bi[q]] = acc[bi[q]] + t if bi[q] in acc else t
+        for j in sorted(acc):
+            idx.append(j)
+            val.append(acc[j])
+        ptr.append(len(idx))
+    return np.array(ptr), np.array(idx, dtype=np.int64), np.array(val, dtype=np.float64)
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["one-thread", "threads"])
+def test_spgemm_fold_order_bits(monkeypatch, threaded):
+    # float plus_times: every entry the same bits as the left-to-right fold, on rows
+    # placed by rank (many columns in their span) and rows sorted (a few columns
+    # spread over a wide C), ncols not a multiple of 64
+    if threaded:
+        monkeypatch.setattr(compiled, "_MIN_THREADED", 0)
+        monkeypatch.setattr(compiled, "_threads", lambda: 3)
+    sr = SEMIRINGS["plus_times"]
+    rng = np.random.default_rng(12)
+    for m, k, n, da, db in [(30, 40, 20011, 0.05, 0.0005), (30, 40, 301, 0.3, 0.3)]:
+        a = sp.random(m, k, density=da, random_state=rng, format="csr")
+        b = sp.random(k, n, density=db, random_state=rng, format="csr")
+        a.data = rng.standard_normal(a.nnz) * 1e3
+        b.data = rng.standard_normal(b.nnz) * 1e-3
+        a.data[: a.nnz // 4] = 1e16  # large terms: a different order rounds differently
+        a_csr = (a.indptr.astype(np.int64), a.indices.astype(np.int32), a.data)
+        b_csr = (b.indptr.astype(np.int64), b.indices.astype(np.int32), b.data)
+        ptr, idx, val = compiled.mxm_sparse_csr(sr, *a_csr, *b_csr, n, np.float64)
+        wp, wi, wv = _gustavson_reference(a_csr, b_csr, n)
+        assert np.array_equal(ptr, wp) and np.array_equal(idx, wi)
+        assert np.array_equal(val.view(np.int64), wv.view(np.int64))
+
+
 def test_spgemm_csr_no_products():
     sr = SEMIRINGS["plus_times"]
     a = (np.array([0, 1, 1]), np.array([1], np.int32), np.array([2.0]))

@@ -50,9 +50,15 @@ The kernels (all ``nogil``; Python threads over ranges, as ``cpu/closure.py``, e
   NumPy path does).
 - ``spgemm``: Gustavson row by row with a dense accumulator per thread, two passes
   (``spgemm_count``, the symbolic count, then the numeric pass) whose columns-seen
-  set is a bit row (ncols/8 bytes, cache-resident); a row's columns are put in order
-  by a scan of the bit words it touched where they span few words a column, else by
-  a sort of the row's list. The output is C's CSR arrays, written in place
+  set is a bit row (ncols/8 bytes, cache-resident). The count sets a product's bit
+  with no test and counts a row's bits by word where its words are few for its
+  products, else by a second walk of its products. The numeric pass lists a row's
+  columns as first seen in a scratch list, then writes the row to C in column
+  order: by a scan of its bit words where they hold two columns a word or more;
+  else each entry straight to its place, its rank among the row's columns (a running
+  count of set bits by word plus the set bits below it in its word: no branch per
+  bit); where the words span many words a column (short rows of a wide C), by a
+  sort of the list. The output is C's CSR arrays, written in place
   (``mxm_sparse_csr``: stored as they are by ``multiply._spgemm``), or as sorted
   keys ``i * ncols + j`` (``mxm_sparse``).
 - ``dot3``: the masked product, one dot product per entry of the mask's pattern.
@@ -99,7 +105,17 @@ _NO_BOOL = np.zeros(1, dtype=bool)
 # ---- the kernel templates (appended to scalar_ops.prelude) ------------------------------
 
 _KERNELS = """
+from numba.cpython.unsafe.numbers import leading_zeros as _clz
 from numba.cpython.unsafe.numbers import trailing_zeros as _ctz
+from numba.extending import intrinsic as _intrinsic
+
+@_intrinsic
+def _popc(typingctx, x):
+    # the count of set bits of an unsigned integer (LLVM's ctpop: one instruction)
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
 
 _U1 = np.uint64(1)
 _U6 = np.uint64(6)
@@ -199,42 +215,63 @@ def merge(ws, wps, c0, c1, w, wp):
 @numba.njit(cache=CACHE, nogil=True)
 def spgemm_count(a_ptr, a_idx, b_ptr, b_idx, ncols, r0, r1, counts):
     # symbolic pass: distinct columns per row, the columns seen as bits (ncols/8 bytes,
-    # cache-resident), cleared over the touched words at the row's end
-    bits = np.zeros((ncols + 63) // 64, np.uint64)
+    # cache-resident), set with no test (no branch per product); a row's count is
+    # then the set bits of the words it touched where they are few for its products,
+    # else a second walk of its products clearing each bit as it counts it
+    nw = (ncols + 63) // 64
+    bits = np.zeros(nw, np.uint64)
     for i in range(r0, r1):
-        c = 0
-        lo = np.uint64(bits.size)
+        lo = np.uint64(nw)
         hi = np.uint64(0)
+        f = np.uint64(0)
         for p in range(a_ptr[i], a_ptr[i + 1]):
             k = np.uint64(a_idx[p])
-            for q in range(np.uint64(b_ptr[k]), np.uint64(b_ptr[k + _U1])):
+            q0 = np.uint64(b_ptr[k])
+            q1 = np.uint64(b_ptr[k + _U1])
+            f += q1 - q0
+            for q in range(q0, q1):
                 j = np.uint64(b_idx[q])
                 wd = j >> _U6
-                bit = _U1 << (j & _U63)
-                x = bits[wd]
-                if not (x & bit):
-                    bits[wd] = x | bit
-                    c += 1
-                    if wd < lo:
-                        lo = wd
-                    if wd > hi:
-                        hi = wd
-        if c:
-            bits[lo : hi + _U1] = 0
+                bits[wd] |= _U1 << (j & _U63)
+                lo = min(lo, wd)
+                hi = max(hi, wd)
+        c = 0
+        if f == 0:
+            pass
+        elif hi - lo < np.uint64(4) * f:
+            for wd in range(lo, hi + _U1):
+                c += np.int64(_popc(bits[wd]))
+                bits[wd] = 0
+        else:
+            for p in range(a_ptr[i], a_ptr[i + 1]):
+                k = np.uint64(a_idx[p])
+                for q in range(np.uint64(b_ptr[k]), np.uint64(b_ptr[k + _U1])):
+                    j = np.uint64(b_idx[q])
+                    wd = j >> _U6
+                    bit = _U1 << (j & _U63)
+                    x = bits[wd]
+                    if x & bit:
+                        bits[wd] = x & ~bit
+                        c += 1
         counts[i] = c
 
 
 @numba.njit(cache=CACHE, nogil=True)
 def spgemm(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, r0, r1, c_ptr, c_idx, c_val):
-    # numeric pass, CSR out: a dense accumulator and the columns seen as bits; a row's
-    # columns are listed as first seen, then put in order by a scan of its bit words
-    # (where they span few words a column) or a sort of the list
-    bits = np.zeros((ncols + 63) // 64, np.uint64)
+    # numeric pass, CSR out: a dense accumulator, the columns seen as bits and, in a
+    # scratch list, in the order first seen. A row's entries then go to C in column
+    # order: by a scan of its bit words where they hold two columns a word or more;
+    # else each to its place by rank, the seen columns below j (a running count of
+    # the bits by word plus the bits below j in its word: no branch per bit); where
+    # its words span many words a column, by a sort of the list
+    nw = (ncols + 63) // 64
+    bits = np.zeros(nw, np.uint64)
+    rank = np.empty(nw, np.int64)
     acc = np.empty(ncols, OUT)
+    seen = np.empty(ncols, np.uint32)
     for i in range(r0, r1):
-        e0 = c_ptr[i]
-        c = e0
-        lo = np.uint64(bits.size)
+        c = 0
+        lo = np.uint64(nw)
         hi = np.uint64(0)
         for p in range(a_ptr[i], a_ptr[i + 1]):
             k = np.uint64(a_idx[p])
@@ -252,15 +289,17 @@ def spgemm(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, r0, r1, c_ptr, c_idx
                 else:
                     bits[wd] = y | bit
                     acc[j] = _mul(x, b_val[q])
-                    c_idx[c] = j
+                    seen[c] = j
                     c += 1
                     if wd < lo:
                         lo = wd
                     if wd > hi:
                         hi = wd
-        if c == e0:
+        if c == 0:
             continue
-        if np.int64(hi - lo) < 4 * (c - e0):
+        e0 = c_ptr[i]
+        span = np.int64(hi - lo) + 1
+        if c >= 2 * span:  # dense in its words: a scan, in column order
             e = e0
             for wd in range(lo, hi + _U1):
                 y = bits[wd]
@@ -272,11 +311,25 @@ def spgemm(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, ncols, r0, r1, c_ptr, c_idx
                     c_idx[e] = j
                     c_val[e] = acc[j]
                     e += 1
-        else:
-            c_idx[e0:c].sort()
-            for e in range(e0, c):
-                j = np.uint64(c_idx[e])
+        elif span < 2 * c * (64 - np.int64(_clz(np.uint64(c)))):
+            run = e0
+            for wd in range(lo, hi + _U1):
+                rank[wd] = run
+                run += np.int64(_popc(bits[wd]))
+            for s in range(c):
+                j = np.uint64(seen[s])
+                wd = j >> _U6
+                e = rank[wd] + np.int64(_popc(bits[wd] & ((_U1 << (j & _U63)) - _U1)))
+                c_idx[e] = j
                 c_val[e] = acc[j]
+            bits[lo : hi + _U1] = 0
+        else:
+            row = seen[:c]
+            row.sort()
+            for s in range(c):
+                j = np.uint64(row[s])
+                c_idx[e0 + s] = j
+                c_val[e0 + s] = acc[j]
                 bits[j >> _U6] = 0
 
 
@@ -523,12 +576,12 @@ def mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,
     spec, mod = _specialised(semiring, x, y, out_dtype, flip)
     if mod is not None:
         nrows = indptr.size - 1
-        ranges = _split(indptr, int(indptr[-1]) if nrows else 0, nrows)
+        work = int(indptr[-1]) if nrows > 0 else 0
         u = np.ascontiguousarray(u)
         if u_present is None and allowed is None:  # the dense product: no flags
             w = np.empty(nrows, dtype=out_dtype)
             wp = np.empty(nrows, dtype=bool)
-            if _pull_full(spec, mod, (indptr, indices, avals, u), ranges, (w, wp)):
+            if _pull_full(spec, mod, (indptr, indices, avals, u), work, (w, wp)):
                 return w, wp
         else:
             w = np.full(nrows, spec.identity, dtype=out_dtype)
@@ -536,21 +589,22 @@ def mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype,
             up, has_up = _flag(u_present)
             al, has_al = _flag(allowed)
             head = (indptr, indices, avals, u, up, has_up, al, has_al)
-            if _run(spec, mod.pull, head, ranges, (w, wp)):
+            if _run(spec, mod.pull, head, _split(indptr, work, nrows), (w, wp)):
                 return w, wp
     return _ref.mxv_pull(semiring, indptr, indices, avals, u, u_present, allowed, out_dtype, flip)
 
 
-def _pull_full(spec, mod, head, ranges, tail) -> bool:
-    """The dense pull over ``ranges``: split over threads, one range a thread, on
+def _pull_full(spec, mod, head, work: int, tail) -> bool:
+    """The dense pull, ``work`` stored entries: one range of rows per thread on
     Numba's threading layer (its workers are at hand between calls, where a pool
-    worker must be woken for each: a product this short is no longer than the wake);
-    one range runs on the calling thread."""
-    if len(ranges) == 1:
-        return _run(spec, mod.pull_full, head, ranges, tail)
+    worker must be woken for each: a product this short is no longer than the
+    wake), or one range on the calling thread where the work is small."""
     indptr = head[0]
     nrows = indptr.size - 1
-    cut = _cut(indptr, int(indptr[-1]), nrows, _threads())
+    threads = _threads() if work >= _MIN_THREADED else 1
+    if threads == 1 or nrows < 2:
+        return _run(spec, mod.pull_full, head, [(0, max(nrows, 0))], tail)
+    cut = _cut(indptr, work, nrows, threads)
     bounds = np.asarray([0] + [r1 for _, r1 in cut], dtype=np.int64)
     try:
         mod.pull_full_par(*head, bounds, *tail)
