@@ -14,6 +14,21 @@ from .vector import Vector
 
 def same_device(opname: str, **operands):
     """The common array module of the operands; ValueError if they are on different devices."""
+    # One pass comparing array modules (one device each); where they differ, or no
+    # operand is a container, the full check below gives the error.
+    xp = None
+    for v in operands.values():
+        if isinstance(v, Mask):
+            v = v.container
+        if isinstance(v, (Matrix, Vector)):
+            if xp is None:
+                xp = v.xp
+            elif v.xp is not xp:
+                return _same_device(opname, operands)
+    return _same_device(opname, operands) if xp is None else xp
+
+
+def _same_device(opname: str, operands: dict):
     # A mask counts as its container; non-containers are left to the type checks.
     operands = {k: (v.container if isinstance(v, Mask) else v) for k, v in operands.items()}
     present = {k: v for k, v in operands.items() if isinstance(v, (Matrix, Vector))}
