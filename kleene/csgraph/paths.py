@@ -39,7 +39,7 @@ def tree_of(g, predecessors, directed):
     n = g.n
     pred = np.asarray(to_host(predecessors)).ravel()
     nnull = int((pred < 0).sum())
-    indices = np.argsort(pred, kind="stable")[nnull:].astype(ITYPE)
+    indices = np.argsort(pred)[nnull:].astype(ITYPE)
     pind = pred[indices]
     indptr = pind.searchsorted(np.arange(n + 1)).astype(ITYPE)
     S = S if isinstance(S, sp.csr_array) else sp.csr_array(S)
