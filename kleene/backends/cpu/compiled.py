@@ -82,6 +82,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -101,6 +102,7 @@ HAVE_NUMBA = numba is not None
 _MIN_THREADED = 1 << 17  # stored entries (or products) below which one thread runs
 _CHUNKS_PER_THREAD = 4  # ranges per thread, taken in turn (balance on a busy machine)
 _NO_BOOL = np.zeros(1, dtype=bool)
+_PARALLEL_LOCK = threading.Lock()  # around the kernels on Numba's threading layer
 
 # ---- the kernel templates (appended to scalar_ops.prelude) ------------------------------
 
@@ -607,7 +609,8 @@ def _pull_full(spec, mod, head, work: int, tail) -> bool:
     cut = _cut(indptr, work, nrows, threads)
     bounds = np.asarray([0] + [r1 for _, r1 in cut], dtype=np.int64)
     try:
-        mod.pull_full_par(*head, bounds, *tail)
+        with _PARALLEL_LOCK:  # one at a time: Numba's workqueue layer is not thread-safe
+            mod.pull_full_par(*head, bounds, *tail)
     except NumbaError:
         if not spec.user:
             raise
