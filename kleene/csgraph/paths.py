@@ -12,7 +12,7 @@ try:
 except ImportError:  # pragma: no cover - exercised only without numba
     numba = None
 
-from .conversions import DTYPE, ITYPE
+from .conversions import DTYPE
 from .pydata import to_pydata
 from .validation import InvalidValue, validate
 
@@ -37,23 +37,8 @@ def tree_of(g, predecessors, directed):
     """:func:`reconstruct_path` of a validated graph (``validation.Graph``)."""
     S = g.data if g.xp is np else sp.csr_matrix(g.data.get())
     n = g.n
-    pred = np.asarray(to_host(predecessors)).ravel()
-    nnull = int((pred < 0).sum())
-    indices = np.argsort(pred)[nnull:].astype(ITYPE)
-    pind = pred[indices]
-    indptr = pind.searchsorted(np.arange(n + 1)).astype(ITYPE)
-    S = S if isinstance(S, sp.csr_array) else sp.csr_array(S)
-    if indices.size == 0:  # (SciPy's indexing with empty arrays gives a matrix, not values)
-        data = np.zeros(0, dtype=DTYPE)
-    elif directed:
-        data = S[pind, indices]
-    else:
-        d1 = np.asarray(S[pind, indices], dtype=DTYPE).ravel()
-        d2 = np.asarray(S[indices, pind], dtype=DTYPE).ravel()
-        d1[d1 == 0] = np.inf
-        d2[d2 == 0] = np.inf
-        data = np.minimum(d1, d2)
-    data = np.asarray(data, dtype=DTYPE).ravel()
+    pred = np.ascontiguousarray(to_host(predecessors), dtype=np.int64).ravel()
+    indptr, indices, data = _tree_compiled(pred, S.indptr, S.indices, S.data, not directed)
     container = sp.csr_matrix if g.matrix else sp.csr_array
     tree = container((data, indices, indptr), shape=(n, n))
     if g.xp is not np:
@@ -61,6 +46,58 @@ def tree_of(g, predecessors, directed):
 
         return csp.csr_matrix(sp.csr_matrix(tree))
     return to_pydata(tree, g.pydata)
+
+
+def _weight(indptr, indices, data, u, v):
+    # Edge u -> v's weight in a CSR with sorted rows (validation.py makes them so), 0 if
+    # there is none: what SciPy's ``csgraph[u, v]`` reads.
+    lo, hi = indptr[u], indptr[u + 1]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if indices[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < indptr[u + 1] and indices[lo] == v:
+        return data[lo]
+    return 0.0
+
+
+def _tree(pred, indptr, indices, data, undirected):
+    # SciPy's reconstruct_path: an edge pred[v] -> v per vertex with a predecessor, its
+    # weight the graph's (undirected: the lesser of the two directions, a missing or
+    # zero one counting as inf, as SciPy counts it). Rows by counting sort, each sorted.
+    n = pred.size
+    out_ptr = np.zeros(n + 1, np.int32)
+    for v in range(n):
+        if pred[v] >= 0:
+            out_ptr[pred[v] + 1] += 1
+    for u in range(n):
+        out_ptr[u + 1] += out_ptr[u]
+    fill = out_ptr[:-1].copy()
+    out_idx = np.empty(out_ptr[n], np.int32)
+    out_w = np.empty(out_ptr[n], np.float64)
+    for v in range(n):
+        u = pred[v]
+        if u < 0:
+            continue
+        w = _weight_c(indptr, indices, data, u, v)
+        if undirected:
+            back = _weight_c(indptr, indices, data, v, u)
+            w = np.inf if w == 0 else w
+            back = np.inf if back == 0 else back
+            w = min(w, back)
+        out_idx[fill[u]] = v
+        out_w[fill[u]] = w
+        fill[u] += 1
+    return out_ptr, out_idx, out_w
+
+
+if numba is not None:
+    _weight_c = numba.njit(cache=True, nogil=True)(_weight)
+    _tree_compiled = numba.njit(cache=True, nogil=True)(_tree)
+else:  # pragma: no cover
+    _weight_c, _tree_compiled = _weight, _tree
 
 
 def construct_dist_matrix(graph, predecessors, directed=True, null_value=np.inf):

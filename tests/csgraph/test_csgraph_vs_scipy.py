@@ -204,3 +204,16 @@ def test_other_scipy_names_pass_through():
     assert csgraph.minimum_spanning_tree is scipy_csgraph.minimum_spanning_tree
     with pytest.raises(AttributeError):
         csgraph.no_such_function  # noqa: B018
+
+
+@given(graphs(), st.data())
+def test_reconstruct_path_is_scipys(g, data):
+    dense, S, directed = g
+    S = S.copy()
+    S.data[::3] = 0.0  # stored zeros: zero-weight edges
+    start = data.draw(st.integers(0, dense.shape[0] - 1))
+    _, pred = scipy_csgraph.dijkstra(S, directed, start, return_predecessors=True)
+    got = csgraph.reconstruct_path(S, pred, directed)
+    want = scipy_csgraph.reconstruct_path(S, pred, directed)
+    assert type(got) is type(want)
+    assert_array_equal(got.toarray(), want.toarray())
