@@ -5,6 +5,10 @@ through the GPU (kleene/algorithms/apsp_out_of_core.py, kleene/backends/cuda/til
         --out benchmarks/results/out_of_core_h100.json                 # n = 32768 rows
     PYTHONPATH=. python3 benchmarks/bench_out_of_core.py --sizes 131072 --repeats 1 \
         --out benchmarks/results/out_of_core_131072_h100.json         # 68.7 GB in host memory
+    PYTHONPATH=. python3 benchmarks/bench_out_of_core.py --form dense \
+        --out benchmarks/results/out_of_core_dense_h100.json           # a CuPy array
+    PYTHONPATH=. python3 benchmarks/bench_out_of_core.py --form host --sizes 65536 \
+        --limit-gib 8 --repeats 1 --out benchmarks/results/out_of_core_host_h100.json
     PYTHONPATH=. python3 benchmarks/bench_out_of_core.py --quick      # CPU smoke run
 
 Rows per n: the in-core call ``kleene.apsp(G)`` (its result stays on the device) when
@@ -47,6 +51,7 @@ GIB = 2**30
 WEIGHTS = (1.0, 100.0)
 TARGET_RATIO = 1.3  # out of core with a quarter of the result, against in core
 TARGET_RATE = 9.0  # T steps/s at n = 131072
+TARGET_HOST = 1.5  # a host graph through the GPU with a memory_limit, against in core
 
 
 def _log(*parts) -> None:
@@ -68,8 +73,13 @@ def _sync(device: str) -> None:
         cupy.cuda.Device().synchronize()
 
 
-def graph(n: int, degree: int, seed: int, device: str) -> kleene.Matrix:
-    """The benchmark's digraph (see the module docstring), built on ``device``."""
+def graph(n: int, degree: int, seed: int, device: str, form: str = "matrix"):
+    """The benchmark's digraph (see the module docstring), built on ``device``, in the
+    input ``form``: a kleene Matrix, a dense array on ``device`` (inf = no edge), or a
+    dense NumPy array ("host")."""
+    if form != "matrix":
+        dense = graph(n, degree, seed, device).to_dense()
+        return dense.get() if form == "host" and device == "gpu" else dense
     xp = _xp(device)
     rs = xp.random.RandomState(seed)
     m = n * degree
@@ -157,20 +167,21 @@ class Tiles:
 def _call(G, limit, device: str):
     """(seconds, pool peak GiB, Tiles record, result) of one apsp call, synchronized."""
     _sync(device)
+    on = {"device": device} if isinstance(G, np.ndarray) else {}  # a host graph, computed there
     with PoolPeak(device) as peak, Tiles() as tiles:
         t0 = time.perf_counter()
-        out = kleene.apsp(G, memory_limit=limit)
+        out = kleene.apsp(G, memory_limit=limit, **on)
         _sync(device)
         seconds = time.perf_counter() - t0
     return seconds, peak.gib(), tiles, out
 
 
-def _row(n: int, mode: str, limit, args, device: str) -> dict:
+def _row(n: int, mode: str, limit, args, device: str, form: str = "matrix") -> dict:
     """Time one configuration: warm-up calls, then the median of ``--repeats``."""
     times, peaks, pinned = [], [], None
     runs = args.warmup + args.repeats
     for r in range(runs):
-        G = graph(n, args.degree, seed=100 * n + r, device=device)
+        G = graph(n, args.degree, seed=100 * n + r, device=device, form=form)
         try:
             seconds, peak, tiles, out = _call(G, limit, device)
         except MemoryError as e:
@@ -189,6 +200,7 @@ def _row(n: int, mode: str, limit, args, device: str) -> dict:
     row = {
         "n": n,
         "mode": mode,
+        "input": form,
         "median s": med,
         "min s": min(times),
         "runs": len(times),
@@ -224,6 +236,17 @@ def main(argv=None) -> None:
     ap.add_argument(
         "--fraction", type=float, default=0.25, help="memory_limit as a share of the result's bytes"
     )
+    ap.add_argument(
+        "--limit-gib", type=float, default=None, help="memory_limit in GiB (instead of --fraction)"
+    )
+    ap.add_argument(
+        "--form",
+        choices=("matrix", "dense", "host"),
+        default="matrix",
+        help="the input: a kleene Matrix on the device, a dense array there (inf = no "
+        "edge), or a dense NumPy array computed on the device (device=); the in-core "
+        "baseline of 'host' is the dense array on the GPU",
+    )
     ap.add_argument("--degree", type=int, default=16, help="random edges per vertex")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
@@ -253,20 +276,20 @@ def main(argv=None) -> None:
     for n in args.sizes:
         result = 4 * n * n
         if _fits_in_core(n, device):
-            base = _row(n, "in-core", None, args, device)
+            base_form = "dense" if args.form == "host" and device == "gpu" else args.form
+            base = _row(n, "in-core", None, args, device, base_form)
             rows.append(base)
             _log(rows[-1])
-            limit = max(1, int(args.fraction * result))
-            row = _row(
-                n,
-                f"out-of-core, memory_limit = {args.fraction:g} of the result",
-                limit,
-                args,
-                device,
-            )
+            if args.limit_gib is not None:
+                limit, what = int(args.limit_gib * GIB), f"{args.limit_gib:g} GiB"
+            else:
+                limit = max(1, int(args.fraction * result))
+                what = f"{args.fraction:g} of the result"
+            row = _row(n, f"out-of-core, memory_limit = {what}", limit, args, device, args.form)
             if isinstance(base["median s"], float) and isinstance(row["median s"], float):
                 row["x in-core"] = row["median s"] / base["median s"]
-                row["target"] = f"<= {TARGET_RATIO}x in-core"
+                target = TARGET_HOST if args.form == "host" else TARGET_RATIO
+                row["target"] = f"<= {target}x in-core"
         else:
             row = _row(n, "out-of-core (auto, default limit)", None, args, device)
             row["target"] = f">= {TARGET_RATE} T steps/s"

@@ -295,6 +295,12 @@ def test_memory_limit_with_other_methods_and_client():
         kleene.apsp(g, method="recursive", memory_limit=10**4)
     with pytest.raises(ValueError, match="not with client="):
         kleene.apsp(g, memory_limit=10**4, client=object())
+    with pytest.raises(ValueError, match="not with client="):
+        kleene.apsp(g, device="cpu", client=object())
+    with pytest.raises(ValueError, match="device must be 'cpu' or 'gpu'"):
+        kleene.apsp(g, device="GPU0")
+    d = kleene.apsp(g, memory_limit=_limit_for(30, 10), device="cpu")  # where g is already
+    np.testing.assert_array_equal(d, shortest_path(g))
     d = kleene.apsp(g, method="blocked", memory_limit=_limit_for(30, 10))  # out of core
     np.testing.assert_array_equal(d, shortest_path(g))
 

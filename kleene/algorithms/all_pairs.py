@@ -8,6 +8,9 @@ cost models behind ``method="auto"`` ``apsp_cost.py``; the memory checks
 
 from __future__ import annotations
 
+import numpy as np
+
+from kleene.backends import module_for
 from kleene.errors import InvalidValue, names_gpu_memory
 
 from . import apsp_out_of_core, dense_closure
@@ -31,6 +34,7 @@ def apsp(
     client=None,
     memory_limit: int | None = None,
     out=None,
+    device: str | None = None,
 ):
     """All-pairs best paths: the closure A* of the graph over a semiring.
 
@@ -96,6 +100,14 @@ def apsp(
         entry the value of some walk, or the zero) whose diagonal shows the cycle
         at the vertex the message names; after another error during the closure
         partial values: neither the graph nor its closure.
+    device : "cpu", "gpu" or None
+        Where the closure runs (None: where G lives). A host graph (NumPy, SciPy)
+        with ``device="gpu"`` runs on the GPU: out of core (``memory_limit``,
+        ``out``, or a result past GPU memory) it stays in host memory, read a slab
+        of rows at a time into the host result, and only tiles go through the GPU
+        (Katz & Kider's setting: a graph larger than GPU memory); in core it is
+        copied to the GPU first and the result is a CuPy array. A GPU graph with
+        ``device="cpu"`` is copied to host memory.
 
     Returns
     -------
@@ -114,8 +126,11 @@ def apsp(
         that fits (and, where host memory is too small even out of core, to pass
         ``out=numpy.memmap(...)``).
     kleene.errors.InvalidValue (a ValueError)
-        Bad ``method``, ``block_size``, ``memory_limit`` or ``out``, a method the
-        semiring cannot run, or ``memory_limit``/``out`` with ``client``.
+        Bad ``method``, ``block_size``, ``memory_limit``, ``out`` or ``device``, a
+        method the semiring cannot run, or ``memory_limit``/``out``/``device`` with
+        ``client``.
+    kleene.errors.DeviceUnavailable (a RuntimeError)
+        ``device="gpu"`` where there is no GPU.
 
     Example
     -------
@@ -130,9 +145,12 @@ def apsp(
     dense_closure.check_method(method)
     limit = dense_closure.check_memory_limit(memory_limit)
     preds = bool(return_predecessors)
+    xp = None if device is None else module_for(device)  # (InvalidValue, DeviceUnavailable)
     if client is not None:  # the front end that registered for clusters (kleene.distributed)
-        if limit is not None or out is not None:
-            raise InvalidValue("apsp: memory_limit and out= are for one machine, not with client=")
+        if limit is not None or out is not None or device is not None:
+            raise InvalidValue(
+                "apsp: memory_limit, out= and device= are for one machine, not with client="
+            )
         return cluster_runner("apsp")(
             client,
             G,
@@ -143,9 +161,12 @@ def apsp(
             block_size=block_size,
             progress=progress,
         )
-    plan = dense_closure.plan(
-        G, semiring, method, preds, directed=directed, block_size=block_size, limit=limit, out=out
-    )
+    kw = {"directed": directed, "block_size": block_size, "limit": limit, "out": out}
+    plan = dense_closure.plan(G, semiring, method, preds, **kw)
+    if xp is not None and plan.A.xp is not xp:
+        if xp is not np and plan.method == OUT_OF_CORE:  # the host graph stays where it is
+            return apsp_out_of_core.run(plan.A, plan.sr, preds, limit, out, progress, gpu=True)
+        plan = dense_closure.plan(plan.A.to(device), plan.sr, method, preds, **kw)
     if plan.method == OUT_OF_CORE:
         return apsp_out_of_core.run(plan.A, plan.sr, preds, limit, out, progress)
     return dense_closure.run(plan, progress)

@@ -27,6 +27,7 @@ WHOLE_BYTES_PER_PAIR = 3
 # and the graph's COO copy while D is built (per stored edge).
 STAGING_BYTES = 6 * (64 << 20)
 COO_BYTES_PER_EDGE = 24
+SLAB_ENTRIES = 1 << 24  # entries of a dense graph read into host memory at a time
 
 
 @dataclass(frozen=True)
@@ -191,11 +192,13 @@ def out_of_core_need(
     )
 
 
-def out_of_core_extra(A: Matrix) -> int:
+def out_of_core_extra(A: Matrix, gpu: bool | None = None) -> int:
     """Host bytes of the out-of-core closure besides its n² arrays: the graph's COO copy
-    while D is built, and on the GPU the pinned staging chunks."""
-    extra = COO_BYTES_PER_EDGE * A.nvals
-    return extra + (STAGING_BYTES if A.xp is not np else 0)
+    while D is built (a dense graph's: one slab of SLAB_ENTRIES at most), and on the GPU
+    (``gpu``; None: where A lives) the pinned staging chunks."""
+    coo = A.nvals if A.format != "dense" else min(A.nvals, SLAB_ENTRIES)
+    gpu = A.xp is not np if gpu is None else gpu
+    return COO_BYTES_PER_EDGE * coo + (STAGING_BYTES if gpu else 0)
 
 
 @contextmanager

@@ -51,7 +51,14 @@ from kleene.errors import DimensionMismatch, InvalidValue, NegativeCycleError, O
 from kleene.progress import progress_for
 from kleene.semiring import Semiring
 
-from .apsp_memory import OUT_OF_CORE, MemoryNeed, gib, out_of_core_extra, out_of_core_need
+from .apsp_memory import (
+    OUT_OF_CORE,
+    SLAB_ENTRIES,
+    MemoryNeed,
+    gib,
+    out_of_core_extra,
+    out_of_core_need,
+)
 from .dense_closure import FINAL_UNITS, INITIAL_UNITS, check_diagonal, repair, repair_units
 
 MIN_TILE = 8  # smaller tiles: a memory_limit too small to be useful (an InvalidValue)
@@ -65,7 +72,7 @@ _TEMP_SLOTS = 2
 GPU_RESERVE = 16 << 20  # device bytes besides the tiles: flags, diagonals, pool rounding
 CPU_SHARE = 0.4  # of the free host memory for the CPU's working set (the result needs room too)
 PIN_SHARE = 0.25  # page-lock a result of the GPU path only up to this share of free host memory
-_FILL_CHUNK = 1 << 24  # entries a host thread fills or copies at a time
+_FILL_CHUNK = SLAB_ENTRIES  # entries a host thread fills or copies at a time
 
 PIVOT = "pivot"
 
@@ -274,26 +281,55 @@ def _by_rows(fn, a: np.ndarray) -> None:
 def build(A: Matrix, sr: Semiring, D: np.ndarray, P: np.ndarray | None) -> None:
     """D = the edge values (the semiring's zero where no edge), diagonal ⊕= one; P(i, j) = i
     for every edge i → j (i ≠ j), -1 elsewhere: what the in-core
-    ``dense_closure.initial`` builds."""
+    ``dense_closure.initial`` builds.
+
+    A dense graph is copied a slab of rows at a time (each slab's ``to_dense`` with the
+    zero where no edge, straight into D's rows), never turned into n² coordinates; a
+    sparse one is scattered into a D filled with the zero."""
     n = A.nrows
     zero, one = sr.zero_for(D.dtype), sr.one_for(D.dtype)
-    _by_rows(lambda r: D[r].fill(zero), D)
     if P is not None:
         _by_rows(lambda r: P[r].fill(-1), P)
-    if A.format == "dense":  # a slab of rows at a time: no n² COO arrays
-        rows = max(1, _FILL_CHUNK // max(n, 1))
-        for lo in range(0, n, rows):
-            part = A.block(slice(lo, min(n, lo + rows)), slice(None))
-            _scatter(D, P, lo, *part.to_coo())
+    if A.format == "dense":
+
+        def slab(r: slice) -> None:
+            part = A.block(r, slice(None))
+            if A.xp is np and D.dtype == A.dtype:  # one copy, straight into D's rows
+                part.to_dense(missing=zero, out=D[r])
+            else:
+                _copy_into(D[r], part.to_dense(missing=zero))
+            if P is not None:  # the tails of the slab's edges
+                rows, cols, _ = part.to_coo()
+                _scatter(None, P, r.start, rows, cols, None)
+
+        if A.xp is np:  # host memory: a few threads (NumPy's copies release the GIL)
+            _by_rows(slab, D)
+        else:  # the device's slabs one after another, each copied straight into D
+            step = max(1, _FILL_CHUNK // max(n, 1))
+            for lo in range(0, n, step):
+                slab(slice(lo, min(n, lo + step)))
     else:
+        _by_rows(lambda r: D[r].fill(zero), D)
         _scatter(D, P, 0, *A.to_coo())
     idx = np.arange(n)
     D[idx, idx] = sr.add.op(D[idx, idx], D.dtype.type(one))
 
 
+def _copy_into(dst: np.ndarray, src) -> None:
+    """dst[...] = src, a host or device array of dst's shape (a device one copied
+    straight into dst, with no host array in between)."""
+    if isinstance(src, np.ndarray):
+        np.copyto(dst, src, casting="unsafe")
+    elif src.dtype == dst.dtype and dst.flags.c_contiguous:
+        src.get(out=dst)
+    else:
+        np.copyto(dst, to_host(src), casting="unsafe")
+
+
 def _scatter(D, P, row0: int, rows, cols, vals) -> None:
     rows, cols = to_host(rows).astype(np.int64) + row0, to_host(cols).astype(np.int64)
-    D[rows, cols] = to_host(vals)
+    if D is not None:
+        D[rows, cols] = to_host(vals)
     if P is not None:
         off = rows != cols
         P[rows[off], cols[off]] = rows[off]
@@ -446,16 +482,27 @@ class _CpuTiles:
 
 
 def solve(
-    A: Matrix, sr: Semiring, preds: bool, tile: int, D: np.ndarray | None, P: np.ndarray | None, bar
+    A: Matrix,
+    sr: Semiring,
+    preds: bool,
+    tile: int,
+    D: np.ndarray | None,
+    P: np.ndarray | None,
+    bar,
+    gpu: bool | None = None,
 ):
     """The closure of ``A`` out of core: (dist, pred or None) host arrays.
+
+    ``gpu``: stream the tiles through the GPU (None: where A lives); a host graph is
+    then read where it is, into host memory, and never copied to the device whole.
 
     D and P are the caller's (checked) outputs or None (allocated here); ``tile``
     comes from :func:`choose_tile`. ``bar`` counts the build (INITIAL_UNITS·n²)
     and the n³ multiply-adds. On an error after the build started, D and P hold
     partial values (neither the graph nor its closure).
     """
-    n, gpu = A.nrows, A.xp is not np
+    n = A.nrows
+    gpu = A.xp is not np if gpu is None else gpu
     # Page-locked results (direct DMA) only where they leave most of the host memory free
     new = (D is None) * bytes_per_pair(A.dtype, False) + (preds and P is None) * 8
     pin = gpu and new * n * n <= PIN_SHARE * host_memory_free()
@@ -504,10 +551,15 @@ def bytes_per_pair(dtype, preds: bool) -> int:
 # ---- apsp's out-of-core route ----------------------------------------------------
 
 
-def run(A: Matrix, sr: Semiring, preds: bool, limit: int | None, out, progress):
+def run(
+    A: Matrix, sr: Semiring, preds: bool, limit: int | None, out, progress, gpu: bool | None = None
+):
     """``kleene.apsp``'s out-of-core route: plan the tiles and the host memory, then
-    :func:`solve`; the cycle check and the predecessor repair as in core."""
-    n, gpu = A.nrows, A.xp is not np
+    :func:`solve`; the cycle check and the predecessor repair as in core. ``gpu``: the
+    tiles go through the GPU (None: where A lives; True for a host graph: the graph
+    stays in host memory)."""
+    n = A.nrows
+    gpu = A.xp is not np if gpu is None else gpu
     dist_out, pred_out = check_out(out, n, A.dtype, preds)
     cap = device_limit(limit, gpu)
     reserve = GPU_RESERVE if gpu else 0
@@ -528,7 +580,7 @@ def run(A: Matrix, sr: Semiring, preds: bool, limit: int | None, out, progress):
             f"for its tiles; {gib(cap)} is available"
         )
     need = out_of_core_need(
-        n, A.dtype, preds, dist_out is None, preds and pred_out is None, out_of_core_extra(A)
+        n, A.dtype, preds, dist_out is None, preds and pred_out is None, out_of_core_extra(A, gpu)
     )
     if need.per_pair and not need.fits():
         raise OutOfMemory(
@@ -538,7 +590,7 @@ def run(A: Matrix, sr: Semiring, preds: bool, limit: int | None, out, progress):
     total = (INITIAL_UNITS + FINAL_UNITS) * n * n + work(n) + repair_units(n, preds)
     at = f"tiles of {tile}×{tile}, at most {gib(cap)} on the {'GPU' if gpu else 'CPU'}"
     with _memory_errors(need, at), progress_for(progress, total, f"apsp {OUT_OF_CORE}") as bar:
-        dist, pred = solve(A, sr, preds, tile, dist_out, pred_out, bar)
+        dist, pred = solve(A, sr, preds, tile, dist_out, pred_out, bar, gpu)
         bar.step(FINAL_UNITS * n * n)
         if not preds:
             return dist

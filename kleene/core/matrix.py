@@ -345,7 +345,7 @@ class Matrix(OperationMethods):
             return int(self._values.size)
         if self._present is None:
             return int(self._values.size)
-        return int(self._present.sum())
+        return int(self._xp.count_nonzero(self._present))  # (a bool sum widens each entry)
 
     @property
     def T(self) -> Matrix:

@@ -8,6 +8,9 @@ that marker in its absent slots and no presence bitmap, and these passes build n
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from kleene.core import access
@@ -40,12 +43,27 @@ def all_finite(A: Matrix) -> bool:
         finite = None
     if finite is None:
         with np.errstate(invalid="ignore", over="ignore"):
-            total = access.values(A).sum(dtype=np.float64)
+            total = _sum(access.values(A))
         if not bool(A.xp.isfinite(total)):
             return False
     A.cached("has_nan", lambda: False)
     A.cached("finite weights", lambda: True)
     return True
+
+
+_SLAB = 1 << 24  # entries a thread sums at a time on the host
+
+
+def _sum(values):
+    """The float64 sum of a value buffer; a large host one by slabs on a few threads
+    (NumPy's sums release the GIL), since a dense graph's buffer is n² entries."""
+    if values.size < 4 * _SLAB or not isinstance(values, np.ndarray):
+        return values.sum(dtype=np.float64)
+    flat = values.reshape(-1)  # (a dense graph's buffer is C-contiguous: a view)
+    bounds = range(0, flat.size, _SLAB)
+    with ThreadPoolExecutor(max(1, min(8, os.cpu_count() or 1))) as pool:
+        parts = pool.map(lambda lo: flat[lo : lo + _SLAB].sum(dtype=np.float64), bounds)
+        return np.float64(sum(parts))
 
 
 def _finite_by_scan(A: Matrix) -> bool | None:

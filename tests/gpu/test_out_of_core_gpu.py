@@ -275,6 +275,54 @@ def test_dense_cupy_input_float32_and_reachability():
     np.testing.assert_array_equal(R, _host(kleene.apsp(adj, semiring="lor_land")))
 
 
+@pytest.mark.parametrize("preds", [False, True])
+def test_host_graph_streams_through_the_gpu(monkeypatch, solves, preds):
+    """device="gpu" on a host graph with memory_limit: tiles through the GPU, the graph
+    never copied to the device whole, the answer the CPU's and SciPy's."""
+    moved = []
+    real_to = kleene.Matrix.to
+
+    def to(self, device):
+        moved.append(device)
+        return real_to(self, device)
+
+    monkeypatch.setattr(kleene.Matrix, "to", to)
+    streams = []
+    real_stream = ooc.tile_stream
+
+    def stream(*args, **kwargs):
+        streams.append(args[2])
+        return real_stream(*args, **kwargs)
+
+    monkeypatch.setattr(ooc, "tile_stream", stream)
+    rng = np.random.default_rng(5)
+    n = 200
+    dense = np.where(rng.random((n, n)) < 0.05, rng.integers(1, 9, (n, n)), np.inf)
+    zeros = np.where(np.isinf(dense), 0, dense)  # SciPy's "no edge"
+    for g in (dense, sp.csr_matrix(zeros)):
+        limit = _limit_for(n, 48, preds=preds)
+        got = kleene.apsp(g, memory_limit=limit, return_predecessors=preds, device="gpu")
+        want = kleene.apsp(g, memory_limit=limit, return_predecessors=preds)  # on the CPU
+        if preds:
+            (got, pred), (want, _) = got, want
+            assert isinstance(pred, np.ndarray)
+            check_all_paths(edge_weights(sp.csr_matrix(zeros)), got, pred)
+        assert isinstance(got, np.ndarray)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got, shortest_path(zeros))
+    assert streams and "gpu" not in moved  # tiles went through the GPU; the graph did not
+
+
+def test_host_graph_in_core_on_the_gpu_and_back():
+    g = _random_graph(120, seed=3, density=0.1)
+    d = kleene.apsp(g, device="gpu")
+    assert isinstance(d, cupy.ndarray)
+    np.testing.assert_array_equal(d.get(), kleene.apsp(g))
+    back = kleene.apsp(_gpu(g), device="cpu")
+    assert isinstance(back, np.ndarray)
+    np.testing.assert_array_equal(back, d.get())
+
+
 def test_auto_goes_out_of_core_when_the_result_does_not_fit_the_gpu(monkeypatch, solves):
     from kleene.algorithms import apsp_memory
 
