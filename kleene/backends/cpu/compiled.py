@@ -606,8 +606,13 @@ def _pull_full(spec, mod, head, work: int, tail) -> bool:
     threads = _threads() if work >= _MIN_THREADED else 1
     if threads == 1 or nrows < 2:
         return _run(spec, mod.pull_full, head, [(0, max(nrows, 0))], tail)
-    cut = _cut(indptr, work, nrows, threads)
-    bounds = np.asarray([0] + [r1 for _, r1 in cut], dtype=np.int64)
+    # row bounds of about equal entries (a thread given an empty range does nothing)
+    bounds = np.empty(threads + 1, dtype=np.int64)
+    bounds[0], bounds[-1] = 0, nrows
+    targets = (np.arange(1, threads, dtype=np.int64) * work) // threads
+    np.minimum(
+        np.searchsorted(indptr, targets.astype(indptr.dtype, copy=False)), nrows, out=bounds[1:-1]
+    )
     try:
         with _PARALLEL_LOCK:  # one at a time: Numba's workqueue layer is not thread-safe
             mod.pull_full_par(*head, bounds, *tail)
