@@ -360,19 +360,28 @@ def test_mxv_full_u_pulls(monkeypatch, name):
 @pytest.mark.parametrize("name", ["plus_times", "min_plus", "any_pair", "max_times"])
 @pytest.mark.parametrize("threads", [2, 3])
 def test_full_pull_same_bits_on_threads(monkeypatch, name, threads):
-    # the dense pull split over Numba's threads sums each row in its stored order on
-    # one thread: the same bits as one range on the calling thread (float plus too)
+    # the dense pull (two rows at a time, split over Numba's threads) sums each row
+    # in its stored order on one thread: the same bits as one row after the other on
+    # the calling thread (float plus too); rows of 0 to 60 entries, pairs unequal
     sr = SEMIRINGS[name]
     rng = np.random.default_rng(9)
-    ptr, idx, _ = _random_csr(rng, 700, 500, 0.05, np.float64, lo=1)
+    lengths = rng.integers(0, 61, 700)
+    lengths[::7] = 0
+    ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    idx = np.concatenate([np.sort(rng.choice(500, n, replace=False)) for n in lengths])
+    idx = idx.astype(np.int32)
     val = rng.standard_normal(idx.size) * 1e3
     u = rng.standard_normal(500)
     odt = np.dtype(np.float64)
     one = compiled.mxv_pull(sr, ptr, idx, val, u, None, None, odt)
+    spec, mod = compiled._specialised(sr, val.dtype, u.dtype, odt, False)
+    row_by_row = np.empty(700, odt), np.empty(700, bool)
+    mod.pull_full(ptr, idx, val, u, 0, 700, *row_by_row)  # one row, then the next
+    assert np.array_equal(one[1], row_by_row[1])
+    assert np.array_equal(one[0][one[1]].view(np.int64), row_by_row[0][one[1]].view(np.int64))
     monkeypatch.setattr(compiled, "_MIN_THREADED", 0)
     monkeypatch.setattr(compiled, "_threads", lambda: threads)
     calls = []
-    spec, mod = compiled._specialised(sr, val.dtype, u.dtype, odt, False)
     real = mod.pull_full_par
     monkeypatch.setattr(mod, "pull_full_par", lambda *a: calls.append(a[4]) or real(*a))
     split = compiled.mxv_pull(sr, ptr, idx, val, u, None, None, odt)
