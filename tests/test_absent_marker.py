@@ -47,8 +47,13 @@ def test_from_dense_keeps_the_marker_not_a_bitmap():
     assert A._store.absent == INF and A._store._present is None
     assert A.to_dense().tolist() == a.tolist()
     assert A._store.absent == INF  # the dense form took the values as they are
-    assert A.nvals == 3  # asking for the entries builds the bitmap
-    assert A._store.absent is None and A._store._present.tolist() == [[True, False], [True, True]]
+    assert A.nvals == 3  # counted past the marker: still no bitmap
+    assert A._store.absent == INF and A._store._present is None
+    assert A._present.tolist() == [[True, False], [True, True]]  # asking for it builds it
+    assert A._store.absent is None and A.nvals == 3
+    full = Matrix.from_dense(np.array([[0.0, 1.0], [2.0, 0.0]]))
+    assert full.nvals == 4 and full._store.absent is None  # all present: the marker goes
+    assert full._store._present is None
 
 
 @pytest.mark.parametrize(

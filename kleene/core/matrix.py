@@ -343,6 +343,8 @@ class Matrix(OperationMethods):
         """Number of stored (present) entries."""
         if self._fmt == "csr":
             return int(self._values.size)
+        if self._window is None and self._store.absent is not None:
+            return self._store.count_present()  # (no bitmap built for a count)
         if self._present is None:
             return int(self._values.size)
         return int(self._xp.count_nonzero(self._present))  # (a bool sum widens each entry)

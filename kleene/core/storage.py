@@ -9,11 +9,15 @@ here keyed to the version, so no view can read another view's stale cache.
 
 from __future__ import annotations
 
+import os
 import weakref
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
+
+_COUNT_SLAB = 1 << 24  # entries a thread compares with the absent marker at a time
 
 _ARRAYS = ("values", "indptr", "indices")  # besides the bitmap (``present``)
 
@@ -64,6 +68,29 @@ class Storage:
             self._present = None if bool(mask.all()) else mask
             self.absent = None  # (the contents did not change: no write)
         return self._present
+
+    def count_present(self) -> int:
+        """How many entries a dense storage holds, without building its bitmap where it
+        keeps an absent marker (a large host buffer counted by slabs on a few threads);
+        when every entry is present the marker goes, as ``present`` would drop it."""
+        if self.absent is None:
+            present = self._present
+            return int(self.values.size if present is None else self.xp.count_nonzero(present))
+        values, mark = self.values.reshape(-1), self.absent
+        if self.xp is np and values.size >= 4 * _COUNT_SLAB:
+            bounds = range(0, values.size, _COUNT_SLAB)
+            with ThreadPoolExecutor(max(1, min(8, os.cpu_count() or 1))) as pool:
+                count = sum(
+                    pool.map(
+                        lambda lo: int(np.count_nonzero(values[lo : lo + _COUNT_SLAB] != mark)),
+                        bounds,
+                    )
+                )
+        else:
+            count = int(self.xp.count_nonzero(values != mark))
+        if count == values.size:
+            self._present, self.absent = None, None  # (the contents did not change: no write)
+        return count
 
     @present.setter
     def present(self, present) -> None:

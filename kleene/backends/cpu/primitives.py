@@ -6,12 +6,16 @@ arrays; they know nothing of masks on containers, accumulators or formats.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from kleene.semiring import BinaryOp, IndexUnaryOp, Monoid, Semiring, UnaryOp
 
 # Dense mxm works on k-slabs so the broadcast temporary stays near this many elements.
 _SLAB_ELEMENTS = 1 << 22
+_PARALLEL = 1 << 25  # values from which an idempotent reduction runs on threads
 
 
 def _ufunc_of(op: BinaryOp):
@@ -83,7 +87,21 @@ def segment_reduce(monoid: Monoid, values, offsets, dtype) -> np.ndarray:
 
 
 def reduce_all(monoid: Monoid, values, dtype):
-    """The monoid reduction of a 1-D array (identity if empty), as a 0-d array."""
+    """The monoid reduction of a 1-D array (identity if empty), as a 0-d array. A large
+    array under an idempotent NumPy-ufunc monoid (min, max), whose answer no order
+    changes, is reduced by slabs on a few threads (a dense graph's n² values)."""
+    uf = _ufunc_of(monoid.op)
+    dtype = np.dtype(dtype)
+    if monoid.idempotent and uf is not None and dtype != np.bool_ and np.size(values) >= _PARALLEL:
+        flat = np.asarray(values, dtype=dtype).reshape(-1)
+        with ThreadPoolExecutor(max(1, min(8, os.cpu_count() or 1))) as pool:
+            parts = list(
+                pool.map(
+                    lambda lo: uf.reduce(flat[lo : lo + _SLAB_ELEMENTS]),
+                    range(0, flat.size, _SLAB_ELEMENTS),
+                )
+            )
+        return np.asarray(uf.reduce(np.asarray(parts, dtype=dtype)), dtype=dtype).reshape(())
     r = segment_reduce(monoid, values, np.array([0, np.size(values)]), dtype)
     return r.reshape(())
 
