@@ -508,13 +508,18 @@ class Matrix(OperationMethods):
         missing = default_missing(self._dtype) if missing is _DEFAULT else missing
         if out is not None:
             self._check_out(out)
-        mark = self._store.absent if self._window is None else None
+        mark, values = self._store.absent, None
+        if mark is not None and self._window is not None:  # a block of a marked matrix:
+            values = self._store.values[self._window]  # its slice of the values alone, as
+            if not values.flags.c_contiguous:  # a whole matrix (no bitmap of all of it)
+                mark = values = None
         if mark is None:
             values, present = self._bitmap()
             if present is None:
                 return self._copy_into(values, out)
         else:  # kept with its absent marker: fill past it, no bitmap built
-            values, present = self._values, None
+            values = self._values if values is None else values
+            present = None
         if _is_nan(missing) and self._dtype.kind != "f":
             raise InvalidValue(f"missing=nan needs a floating dtype, this matrix is {self._dtype}")
         fill = missing if _is_nan(missing) else resolve_scalar(missing, self._dtype)
