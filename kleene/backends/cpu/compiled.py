@@ -662,13 +662,12 @@ def _pull_full(spec, mod, head, work: int, tail) -> bool:
     threads = _threads() if work >= _MIN_THREADED else 1
     if threads == 1 or nrows < 2:
         return _run(spec, mod.pull_full2, head, [(0, max(nrows, 0))], tail)
-    # row bounds of about equal entries (a thread given an empty range does nothing)
+    # row bounds of about equal entries (a thread given an empty range does nothing);
+    # each target is below indptr[-1], so its position is at most nrows
+    targets = [work * t // threads for t in range(1, threads)]
     bounds = np.empty(threads + 1, dtype=np.int64)
     bounds[0], bounds[-1] = 0, nrows
-    targets = (np.arange(1, threads, dtype=np.int64) * work) // threads
-    np.minimum(
-        np.searchsorted(indptr, targets.astype(indptr.dtype, copy=False)), nrows, out=bounds[1:-1]
-    )
+    bounds[1:-1] = indptr.searchsorted(np.array(targets, dtype=indptr.dtype))
     try:
         with _PARALLEL_LOCK:  # one at a time: Numba's workqueue layer is not thread-safe
             mod.pull_full_par(*head, bounds, *tail)
