@@ -9,7 +9,7 @@ from kleene.errors import InvalidValue, names_gpu_memory
 
 from .cluster import cluster_runner
 from .dense_frontiers import dense_frontiers_win, levels_dense
-from .graph_input import as_graph, check_source, loaded_client
+from .graph_input import as_graph, check_source, loaded_client, on_device
 
 METHODS = ("auto", "push", "pull", "direction-optimizing", "dense")
 
@@ -23,6 +23,7 @@ def bfs(
     directed: bool = True,
     return_predecessors: bool = False,
     client=None,
+    device: str | None = None,
 ):
     """Breadth-first levels (and parents) from ``source``.
 
@@ -63,6 +64,10 @@ def bfs(
         then be a ``kleene.distributed.LoadedGraph`` (``load_graph``), kept on
         the workers between calls (its client is used when ``client`` is None).
 
+    device : "cpu", "gpu" or None
+        Where to compute (None: where G lives). G is copied there first (a SciPy or
+        NumPy graph to the GPU, say) and the result lives there.
+
     Returns
     -------
     levels : int64 array, -1 where unreachable (on the input's device)
@@ -77,6 +82,9 @@ def bfs(
     >>> kleene.bfs(G, 1, return_predecessors=True)[1].tolist()
     [2, -1, 1, -1]
     """
+    if client is not None and device is not None:
+        raise InvalidValue("device= is for one machine, not with client=")
+    G = on_device(G, device)
     if method not in METHODS:
         raise InvalidValue(f"bfs: method must be one of {METHODS}, got {method!r}")
     client = loaded_client(G, client)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kleene.backends import array_module, is_cupy_array
+from kleene.backends import array_module, is_cupy_array, module_for
 from kleene.core import Matrix
 from kleene.errors import (
     DimensionMismatch,
@@ -205,3 +205,30 @@ def check_source(source, n: int, name: str = "source") -> np.ndarray:
     if bad.size:
         raise IndexOutOfBound(f"{name} {int(bad[0])} is out of range for a graph of {n} vertices")
     return flat
+
+
+def on_device(G, device: str | None, name: str = "G"):
+    """``G`` where an algorithm's ``device=`` asks to compute: as given when ``device``
+    is None or G is already there (the algorithms' own fast paths for SciPy input stay
+    open), else a kleene Matrix copy of it on ``device`` ("cpu" or "gpu"; InvalidValue
+    for another name, DeviceUnavailable without a GPU). The algorithm then reads the
+    copy by its own rules, so weights are checked as they would be where G lives.
+
+    >>> import numpy as np
+    >>> on_device(np.zeros((2, 2)), None).shape
+    (2, 2)
+    >>> on_device(np.zeros((2, 2)), "cpu").shape
+    (2, 2)
+    """
+    if device is None:
+        return G
+    xp = module_for(device)
+    if isinstance(G, Matrix):
+        here = G.xp
+    elif _is_sparse(G):
+        here = array_module(G.data)
+    else:
+        here = array_module(G)
+    if here is xp:
+        return G
+    return as_graph(G, directed=True, fmt=None, check_nan=False, name=name).to(device)

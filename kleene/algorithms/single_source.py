@@ -10,7 +10,7 @@ from kleene.errors import InvalidValue, NegativeCycleError, names_gpu_memory
 from kleene.ops import ewise_add, reduce, select, stored_min
 
 from .cluster import cluster_runner
-from .graph_input import as_graph, check_source, loaded_client
+from .graph_input import as_graph, check_source, loaded_client, on_device
 from .shortest_tree import predecessors_from_distances
 
 NEGATIVE_CYCLE_FROM_SOURCES = "sssp: the graph has a negative cycle reachable from a source"
@@ -27,6 +27,7 @@ def sssp(
     return_predecessors: bool = False,
     delta: float | None = None,
     client=None,
+    device: str | None = None,
 ):
     """Shortest-path distances from ``source`` (inf where unreachable).
 
@@ -71,6 +72,10 @@ def sssp(
         then be a ``kleene.distributed.LoadedGraph`` (``load_graph``), kept on
         the workers between calls (its client is used when ``client`` is None).
 
+    device : "cpu", "gpu" or None
+        Where to compute (None: where G lives). G is copied there first (a SciPy or
+        NumPy graph to the GPU, say) and the result lives there.
+
     Example
     -------
     >>> import scipy.sparse as sp, kleene
@@ -80,6 +85,9 @@ def sssp(
     >>> kleene.sssp(G, 0, return_predecessors=True)[1].tolist()
     [-1, 0, 1]
     """
+    if client is not None and device is not None:
+        raise InvalidValue("device= is for one machine, not with client=")
+    G = on_device(G, device)
     if method not in METHODS:
         raise InvalidValue(f"sssp: method must be one of {METHODS}, got {method!r}")
     if delta is not None:

@@ -27,12 +27,18 @@ from .dense_closure import (
     work,
 )
 from .dense_closure import METHODS as APSP_METHODS
-from .graph_input import as_graph
+from .graph_input import as_graph, on_device
 
 
 @names_gpu_memory("transitive_closure")
 def transitive_closure(
-    G, *, reflexive: bool = False, directed: bool = True, method: str = "auto", progress=None
+    G,
+    *,
+    reflexive: bool = False,
+    directed: bool = True,
+    method: str = "auto",
+    progress=None,
+    device: str | None = None,
 ):
     """Reachability: R[i, j] is True when a path of one or more edges leads from i to j.
 
@@ -57,6 +63,10 @@ def transitive_closure(
     one by R-Kleene over all n vertices. With the other methods, the dense closures of
     :func:`apsp`.
 
+    device : "cpu", "gpu" or None
+        Where to compute (None: where G lives). G is copied there first (a SciPy or
+        NumPy graph to the GPU, say) and the result lives there.
+
     Example
     -------
     >>> import numpy as np, kleene
@@ -64,6 +74,7 @@ def transitive_closure(
     >>> kleene.transitive_closure(G).astype(int).tolist()
     [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
     """
+    G = on_device(G, device)
     if method not in APSP_METHODS:
         raise InvalidValue(
             f"transitive_closure: method must be one of {APSP_METHODS}, got {method!r}"

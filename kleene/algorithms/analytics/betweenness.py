@@ -42,7 +42,7 @@ from kleene.errors import InvalidValue
 from kleene.ops import apply, ewise_add, ewise_mult, mxm, mxv, stored_min, transpose, vxm
 from kleene.semiring import BinaryOp, plus_times
 
-from ..graph_input import as_graph, check_source
+from ..graph_input import as_graph, check_source, on_device
 from ..single_source import sssp
 
 # x / y: the dependency coefficient (1 + δ) / σ (σ >= 1 wherever it is computed).
@@ -305,6 +305,7 @@ def betweenness_centrality(
     directed: bool = True,
     sources=None,
     fused: bool | None = None,
+    device: str | None = None,
 ):
     """Shortest-path betweenness centrality of every vertex, as NetworkX computes it.
 
@@ -350,6 +351,10 @@ def betweenness_centrality(
         (InvalidValue where there is none, as under ``KLEENE_CPU=numpy``); False:
         the composed form of kleene operations (the reference).
 
+    device : "cpu", "gpu" or None
+        Where to compute (None: where G lives). G is copied there first (a SciPy or
+        NumPy graph to the GPU, say) and the result lives there.
+
     Returns
     -------
     float64 array of length n, on the input's device. The sums of the compiled
@@ -371,6 +376,7 @@ def betweenness_centrality(
     >>> kleene.betweenness_centrality(sq, directed=False, weight=True, normalized=False).tolist()
     [0.0, 2.0, 2.0, 0.0]
     """
+    G = on_device(G, device)
     A, weighted = _graph(G, weight, directed, "betweenness_centrality")
     n = A.nrows
     srcs = pick_sources(n, k, seed, sources)
@@ -393,6 +399,7 @@ def edge_betweenness_centrality(
     directed: bool = True,
     sources=None,
     fused: bool | None = None,
+    device: str | None = None,
 ) -> Matrix:
     """Shortest-path betweenness centrality of every edge, as NetworkX computes it.
 
@@ -403,6 +410,10 @@ def edge_betweenness_centrality(
     ``edge_betweenness_centrality`` (its ``_rescale`` with endpoints counted).
 
     Parameters are :func:`betweenness_centrality`'s (no ``endpoints``).
+
+    device : "cpu", "gpu" or None
+        Where to compute (None: where G lives). G is copied there first (a SciPy or
+        NumPy graph to the GPU, say) and the result lives there.
 
     Returns
     -------
@@ -421,6 +432,7 @@ def edge_betweenness_centrality(
     >>> round(float(W.to_dense(missing=0.0)[1, 2]), 6)
     0.666667
     """
+    G = on_device(G, device)
     A, weighted = _graph(G, weight, directed, "edge_betweenness_centrality")
     n = A.nrows
     srcs = pick_sources(n, k, seed, sources)

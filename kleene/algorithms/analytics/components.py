@@ -12,7 +12,7 @@ from kleene.errors import InvalidValue
 from kleene.ops import ewise_add, ewise_mult, extract, is_symmetric, mxv, select, vxm
 from kleene.semiring import Semiring, binary, monoid
 
-from ..graph_input import as_graph
+from ..graph_input import as_graph, on_device
 
 # max over the successors' marks (the backward sweep of the strong components)
 _MAX_SECOND = Semiring(monoid.max, binary.second, name="max_second")
@@ -26,6 +26,7 @@ def connected_components(
     connection: str = "weak",
     return_labels: bool = True,
     fused: bool | None = None,
+    device: str | None = None,
 ):
     """The connected components of a graph, as ``scipy.sparse.csgraph.connected_components``.
 
@@ -66,6 +67,10 @@ def connected_components(
         (its strong labels number the components by their smallest vertex; the
         partition is the same), True requires the compiled kernel.
 
+    device : "cpu", "gpu" or None
+        Where to compute (None: where G lives). G is copied there first (a SciPy or
+        NumPy graph to the GPU, say) and the result lives there.
+
     Returns
     -------
     n_components : int
@@ -81,6 +86,7 @@ def connected_components(
     >>> kleene.connected_components(G, connection="strong", return_labels=False)
     4
     """
+    G = on_device(G, device)
     if not isinstance(connection, str) or connection.lower() not in _CONNECTIONS:
         raise InvalidValue(f"connection must be 'weak' or 'strong', got {connection!r}")
     if fused not in (None, True, False):

@@ -19,7 +19,7 @@ from kleene.ops import (
     vxm,
 )
 
-from ..graph_input import as_graph
+from ..graph_input import as_graph, on_device
 
 
 class PowerIterationFailedConvergence(KleeneError, RuntimeError):
@@ -44,6 +44,7 @@ def pagerank(
     dangling=None,
     weight: bool = True,
     fused: bool | None = None,
+    device: str | None = None,
 ):
     """PageRank of every vertex, as ``networkx.pagerank`` computes it.
 
@@ -92,6 +93,10 @@ def pagerank(
         None runs the back end's fused iteration where there is one, False the
         composed form (the same answer to rounding), True requires the fused one.
 
+    device : "cpu", "gpu" or None
+        Where to compute (None: where G lives). G is copied there first (a SciPy or
+        NumPy graph to the GPU, say) and the result lives there.
+
     Returns
     -------
     float64 array of length n summing to 1, on the input's device.
@@ -116,6 +121,7 @@ def pagerank(
     >>> np.round(x, 4).tolist(), round(float(x.sum()), 12)
     ([0.3887, 0.3304, 0.2809], 1.0)
     """
+    G = on_device(G, device)
     alpha = float(alpha)
     if not 0.0 <= alpha <= 1.0:
         raise InvalidValue(f"pagerank: alpha must lie in [0, 1], got {alpha}")

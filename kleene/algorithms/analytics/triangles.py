@@ -29,7 +29,7 @@ from kleene.errors import InvalidValue
 from kleene.ops import apply, diagonal, mxm, reduce, select, transpose
 from kleene.semiring import plus_times
 
-from ..graph_input import as_graph
+from ..graph_input import as_graph, on_device
 
 
 def _check_directed(directed: bool, fname: str) -> None:
@@ -99,7 +99,9 @@ def _per_vertex(G, directed: bool, fname: str, fused, degrees: bool = True):
     return t, d
 
 
-def triangle_count(G, *, directed: bool = False, fused: bool | None = None) -> int:
+def triangle_count(
+    G, *, directed: bool = False, fused: bool | None = None, device: str | None = None
+) -> int:
     """The number of triangles of an undirected graph.
 
     ``sum(L ⊕.⊗ Lᵀ)`` under the mask of L, the strictly lower triangle of the
@@ -119,6 +121,10 @@ def triangle_count(G, *, directed: bool = False, fused: bool | None = None) -> i
         degree-ordered count above), False the composed masked products, True
         requires the compiled kernel. The answers are the same.
 
+    device : "cpu", "gpu" or None
+        Where to compute (None: where G lives). G is copied there first (a SciPy or
+        NumPy graph to the GPU, say) and the result lives there.
+
     Returns
     -------
     int
@@ -130,6 +136,7 @@ def triangle_count(G, *, directed: bool = False, fused: bool | None = None) -> i
     >>> kleene.triangle_count(K4)
     4
     """
+    G = on_device(G, device)
     A = _undirected(G, directed, "triangle_count")
     kernel = _compiled(A.xp, "triangle_count", fused, "triangle_count")
     if kernel is not None:
@@ -140,7 +147,7 @@ def triangle_count(G, *, directed: bool = False, fused: bool | None = None) -> i
     return int(reduce(C, "plus"))
 
 
-def triangles(G, *, directed: bool = False, fused: bool | None = None):
+def triangles(G, *, directed: bool = False, fused: bool | None = None, device: str | None = None):
     """The number of triangles through each vertex (NetworkX's ``triangles``).
 
     Row sums of ``A ⊕.⊗ A`` under the mask of A (the triangles through each edge),
@@ -156,6 +163,10 @@ def triangles(G, *, directed: bool = False, fused: bool | None = None):
         degree-ordered count above), False the composed masked products, True
         requires the compiled kernel. The answers are the same.
 
+    device : "cpu", "gpu" or None
+        Where to compute (None: where G lives). G is copied there first (a SciPy or
+        NumPy graph to the GPU, say) and the result lives there.
+
     Returns
     -------
     int64 array of length n, on the input's device
@@ -167,11 +178,12 @@ def triangles(G, *, directed: bool = False, fused: bool | None = None):
     >>> kleene.triangles(G).tolist()
     [1, 1, 1, 0]
     """
+    G = on_device(G, device)
     t, _ = _per_vertex(G, directed, "triangles", fused, degrees=False)
     return t
 
 
-def clustering(G, *, directed: bool = False, fused: bool | None = None):
+def clustering(G, *, directed: bool = False, fused: bool | None = None, device: str | None = None):
     """The clustering coefficient of each vertex (NetworkX's unweighted ``clustering``):
     ``2 T(v) / (deg(v) (deg(v) - 1))``, 0 where v is on no triangle.
 
@@ -186,6 +198,10 @@ def clustering(G, *, directed: bool = False, fused: bool | None = None):
         degree-ordered count above), False the composed masked products, True
         requires the compiled kernel. The answers are the same.
 
+    device : "cpu", "gpu" or None
+        Where to compute (None: where G lives). G is copied there first (a SciPy or
+        NumPy graph to the GPU, say) and the result lives there.
+
     Returns
     -------
     float64 array of length n, on the input's device
@@ -197,13 +213,16 @@ def clustering(G, *, directed: bool = False, fused: bool | None = None):
     >>> kleene.clustering(G).tolist()
     [1.0, 1.0, 0.3333333333333333, 0.0]
     """
+    G = on_device(G, device)
     t, d = _per_vertex(G, directed, "clustering", fused)
     pairs = (d * (d - 1)).astype(np.float64)
     xp = array_module(t)
     return 2.0 * t / xp.where(t > 0, pairs, 1.0)
 
 
-def transitivity(G, *, directed: bool = False, fused: bool | None = None) -> float:
+def transitivity(
+    G, *, directed: bool = False, fused: bool | None = None, device: str | None = None
+) -> float:
     """The fraction of connected triples that are triangles (NetworkX's
     ``transitivity``): ``3 × triangles / triads`` = ``Σ 2 T(v) / Σ deg(v) (deg(v) - 1)``,
     0 when there is no triangle.
@@ -218,6 +237,10 @@ def transitivity(G, *, directed: bool = False, fused: bool | None = None) -> flo
         degree-ordered count above), False the composed masked products, True
         requires the compiled kernel. The answers are the same.
 
+    device : "cpu", "gpu" or None
+        Where to compute (None: where G lives). G is copied there first (a SciPy or
+        NumPy graph to the GPU, say) and the result lives there.
+
     Returns
     -------
     float
@@ -229,6 +252,7 @@ def transitivity(G, *, directed: bool = False, fused: bool | None = None) -> flo
     >>> kleene.transitivity(G)
     0.6
     """
+    G = on_device(G, device)
     t, d = _per_vertex(G, directed, "transitivity", fused)
     closed = int((2 * t).sum())
     if closed == 0:
