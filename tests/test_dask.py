@@ -389,3 +389,18 @@ def test_a_client_whose_scheduler_does_not_answer_is_named():
 
     with pytest.raises(DistributedError, match="apsp: the Dask client is closed or has no workers"):
         worker_addresses(Gone(), "apsp")
+
+
+def test_warm_runs_the_tasks_on_every_worker(client):
+    from kleene.distributed import warm
+
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    seconds = warm(client, dtype=np.float64, predecessors=(False, True), block=64)
+    assert sorted(seconds) == workers and all(s > 0 for s in seconds.values())
+    # what the warm-up ran is what a run then uses: the answers are the in-process ones
+    G = _graph(90, 0.05, seed=3)
+    np.testing.assert_allclose(kleene.apsp(G, client=client, block_size=32), shortest_path(G))
+    with pytest.raises(ValueError, match="algorithms must be among"):
+        warm(client, algorithms=("pagerank",))
+    only_bfs = warm(client, algorithms=("bfs",), block=32)
+    assert sorted(only_bfs) == workers

@@ -13,6 +13,8 @@ first time a public function is given a ``client``.
   worker, source batches split across them, results gathered in order or left on
   the workers as a dask.array (``sources.py``); :func:`load_graph` keeps a graph
   on the workers for many calls (``loaded_graph.py``);
+- :func:`warm`: every worker compiles the kernels a run needs before the first timed
+  call (``warm.py``);
 - :class:`DistributedError`: a task failed or a worker was lost; no partial result
   is ever returned (``failures.py``).
 
@@ -27,6 +29,7 @@ from .closure_grid import apsp_on_dask, default_block_size, is_dask_array
 from .failures import DistributedError
 from .loaded_graph import LoadedGraph, load_graph
 from .sources import bfs_on_dask, sssp_on_dask
+from .warm import warm
 
 register_cluster_runner("apsp", apsp_on_dask)
 register_cluster_runner("bfs", bfs_on_dask)
@@ -41,4 +44,5 @@ __all__ = [
     "is_dask_array",
     "load_graph",
     "sssp_on_dask",
+    "warm",
 ]
