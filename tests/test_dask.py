@@ -404,3 +404,40 @@ def test_warm_runs_the_tasks_on_every_worker(client):
         warm(client, algorithms=("pagerank",))
     only_bfs = warm(client, algorithms=("bfs",), block=32)
     assert sorted(only_bfs) == workers
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_partitioned_graph_answers_as_in_process(client, directed):
+    from kleene.distributed import (
+        bfs_partitioned,
+        pagerank_partitioned,
+        partition_graph,
+        sssp_partitioned,
+    )
+
+    G = _graph(400, 0.01, seed=11 if directed else 12)
+    H = partition_graph(client, G, directed=directed)
+    rows = H.rows_per_worker()
+    assert sum(rows.values()) == 400 and len(rows) == 2 and all(r < 400 for r in rows.values())
+    for s in (0, 17, 399):
+        np.testing.assert_array_equal(bfs_partitioned(H, s), kleene.bfs(G, s, directed=directed))
+        np.testing.assert_allclose(
+            sssp_partitioned(H, s), kleene.sssp(G, s, directed=directed), rtol=1e-12
+        )
+    for weight in (True, False):
+        same = G if directed else kleene.ops.symmetrize(kleene.Matrix.from_scipy(G))
+        want = kleene.pagerank(same, weight=weight, tol=1e-10)
+        got = pagerank_partitioned(H, weight=weight, tol=1e-10)
+        assert np.abs(got - want).sum() < 1e-9
+    H.release()
+
+
+def test_partitioned_graph_errors(client):
+    from kleene.distributed import partition_graph, sssp_partitioned
+
+    G = sp.csr_matrix(([1.0, -3.0, 1.0], ([0, 1, 2], [1, 2, 0])), shape=(3, 3))
+    H = partition_graph(client, G)
+    with pytest.raises(kleene.NegativeCycleError):
+        sssp_partitioned(H, 0)
+    with pytest.raises(IndexError):
+        sssp_partitioned(H, 3)

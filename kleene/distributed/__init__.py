@@ -13,6 +13,9 @@ first time a public function is given a ``client``.
   worker, source batches split across them, results gathered in order or left on
   the workers as a dask.array (``sources.py``); :func:`load_graph` keeps a graph
   on the workers for many calls (``loaded_graph.py``);
+- :func:`partition_graph`: a graph stored as row blocks, one a worker, no worker
+  holding all of it; :func:`bfs_partitioned`, :func:`sssp_partitioned`,
+  :func:`pagerank_partitioned` by rounds of frontier exchange (``partitioned.py``);
 - :func:`warm`: every worker compiles the kernels a run needs before the first timed
   call (``warm.py``);
 - :class:`DistributedError`: a task failed or a worker was lost; no partial result
@@ -28,6 +31,13 @@ from kleene.algorithms import register_cluster_runner
 from .closure_grid import apsp_on_dask, default_block_size, is_dask_array
 from .failures import DistributedError
 from .loaded_graph import LoadedGraph, load_graph
+from .partitioned import (
+    PartitionedGraph,
+    bfs_partitioned,
+    pagerank_partitioned,
+    partition_graph,
+    sssp_partitioned,
+)
 from .sources import bfs_on_dask, sssp_on_dask
 from .warm import warm
 
@@ -38,11 +48,16 @@ register_cluster_runner("sssp", sssp_on_dask)
 __all__ = [
     "DistributedError",
     "LoadedGraph",
+    "PartitionedGraph",
     "apsp_on_dask",
     "bfs_on_dask",
+    "bfs_partitioned",
     "default_block_size",
     "is_dask_array",
     "load_graph",
+    "pagerank_partitioned",
+    "partition_graph",
     "sssp_on_dask",
+    "sssp_partitioned",
     "warm",
 ]
