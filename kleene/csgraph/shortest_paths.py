@@ -12,6 +12,7 @@ for Dijkstra, no ``indices`` for Floyd-Warshall): the answer is the same.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 import kleene
 from kleene.core import Matrix
@@ -306,7 +307,8 @@ def _nearest(csgraph, directed, indices, preds, unweighted, limit):
         return (dist, none, none.copy()) if preds else dist
     M, ext = _with_virtual_source(g, idx, directed)
     quick = preds and ext is not None and _least_weight(g) > 0
-    out = kleene.sssp(M, n, return_predecessors=preds and not quick)
+    both = not directed and ext is None  # (the host's ext is symmetric already)
+    out = kleene.sssp(M, n, directed=not both, return_predecessors=preds and not quick)
     dist, pred = out if preds and not quick else (out, None)
     if quick:  # positive weights: the compiled parent pass (only n's edges weigh 0)
         pred = parents(ext, True, dist[None, :], [n])
@@ -332,23 +334,27 @@ def _nearest(csgraph, directed, indices, preds, unweighted, limit):
 
 
 def _with_virtual_source(g: Graph, idx, directed):
-    """The (n+1)-vertex graph: ``g`` (both directions if undirected) and vertex n with a
-    zero-weight edge to each of ``idx``: (Matrix, its SciPy CSR on the host or None)."""
+    """The (n+1)-vertex graph: ``g`` and vertex n with a zero-weight edge to each of
+    ``idx``: (Matrix, its SciPy CSR on the host or None). On the host an undirected
+    graph is symmetrised first (the result is searched as directed: ``kleene.sssp``
+    would symmetrise the larger graph); on the GPU the search reads the edges both
+    ways, the new ones too: a way back into n is harmless, n being the source
+    (distance 0, never improved)."""
     xp, n = g.xp, g.n
+    S = g.data
     if xp is np:  # the CSR arrays extended by one row, no sort
-        S = g.data if directed else symmetrize(Matrix.from_scipy(g.data, copy=False)).to_scipy()
-        nnz = S.indptr[-1]
-        indptr = np.append(S.indptr.astype(np.int64), nnz + idx.size)
-        indices = np.concatenate([S.indices.astype(np.int64), idx])
-        data = np.concatenate([S.data.astype(np.float64), np.zeros(idx.size)])
-        ext = type(S)((data, indices, indptr), shape=(n + 1, n + 1))
+        if not directed:
+            S = symmetrize(Matrix.from_scipy(S, copy=False)).to_scipy()
+        nnz = int(S.indptr[-1])
+        small = nnz + idx.size < np.iinfo(np.int32).max
+        itype = np.int32 if small else np.int64
+        indptr = np.append(S.indptr.astype(itype, copy=False), itype(nnz + idx.size))
+        indices = np.concatenate([S.indices.astype(itype, copy=False), idx.astype(itype)])
+        data = np.concatenate([S.data, np.zeros(idx.size)])
+        ext = sp.csr_matrix((data, indices, indptr), shape=(n + 1, n + 1))
         return Matrix.from_scipy(ext, copy=False), ext
-    coo = g.data.tocoo()  # on the device: an edge list, both ways if undirected
-    r, c, w = coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data.astype(np.float64)
-    if not directed:
-        r, c, w = xp.concatenate([r, c]), xp.concatenate([c, r]), xp.concatenate([w, w])
-    at = xp.asarray(idx)
-    rows = xp.concatenate([r, xp.full(idx.size, n, dtype=np.int64)])
-    cols = xp.concatenate([c, at])
-    vals = xp.concatenate([w, xp.zeros(idx.size)])
+    coo = S.tocoo()  # on the device: an edge list
+    rows = xp.concatenate([coo.row.astype(np.int64), xp.full(idx.size, n, dtype=np.int64)])
+    cols = xp.concatenate([coo.col.astype(np.int64), xp.asarray(idx)])
+    vals = xp.concatenate([coo.data.astype(np.float64), xp.zeros(idx.size)])
     return Matrix.from_edges(rows, cols, vals, n + 1), None
