@@ -8,7 +8,8 @@
 CPU: every function of kleene.csgraph and SciPy's of the same name on the same input
 (a SciPy CSR, or a dense array where the function takes one), in one process: both
 warmed up (kleene's compiled kernels included), then the two run in turn ``--repeat``
-rounds and each keeps its best; 'ratio' = kleene / SciPy (below 1: kleene faster).
+rounds (a round: as many calls in a row as take about 20 ms, at least one) and each
+keeps its best round's time per call; 'ratio' = kleene / SciPy (below 1: kleene faster).
 Every row checks that both give the same answer (distances, orders, labels; for
 predecessors, that they describe paths of the same lengths).
 
@@ -76,14 +77,18 @@ def load(data: Path, name: str):
     return A
 
 
-def best(fn, repeat: int) -> float:
-    """Best milliseconds of ``repeat`` calls (after the caller's warm-up)."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
+def per_call(fn, calls: int) -> float:
+    """Milliseconds per call of ``calls`` calls in a row."""
+    t0 = time.perf_counter()
+    for _ in range(calls):
         fn()
-        times.append(1e3 * (time.perf_counter() - t0))
-    return min(times)
+    return 1e3 * (time.perf_counter() - t0) / calls
+
+
+def calls_for(fn) -> int:
+    """Calls per timed round: enough for about 20 ms (a sub-millisecond call timed
+    alone is mostly clock and cache noise)."""
+    return max(1, min(200, int(20.0 / max(per_call(fn, 1), 1e-3))))
 
 
 def same(a, b) -> bool:
@@ -223,9 +228,10 @@ def run_cpu(args) -> list[dict]:
             call(K), call(S)
             ok = check(kout, sout)
             tk, ts = [], []
+            nk, ns = calls_for(lambda c=call: c(K)), calls_for(lambda c=call: c(S))
             for _ in range(args.repeat):  # in turn: the machine's load falls on both
-                tk.append(best(lambda c=call: c(K), 1))
-                ts.append(best(lambda c=call: c(S), 1))
+                tk.append(per_call(lambda c=call: c(K), nk))
+                ts.append(per_call(lambda c=call: c(S), ns))
             row = {
                 "graph": name,
                 "function": func,
