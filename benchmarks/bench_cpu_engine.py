@@ -22,6 +22,15 @@ kleene.Matrix outside the timed region; the conversion is timed on its own row):
 Timing: every contender is warmed up, then the contenders run in turn, ``--repeat``
 rounds, in one process (the machine's load falls on all alike); the row keeps each
 one's best and median. 'ratio' = kleene / the best peer (below 1: kleene faster).
+The mxv rows run 6 × ``--repeat`` rounds, each contender making 5 calls in a row
+per round: an OpenMP runtime (SuiteSparse:GraphBLAS's; Numba's, under kleene's
+dense pull) keeps its workers spinning for a while after a call, and a
+sub-millisecond call made next by another library runs beside them on a core they
+hold; best and median are over every call.
+
+``--rows`` naming some rows reruns those (and the conversion rows) and keeps the
+other rows of the ``--out`` file as they were ('merged' in the JSON says which were
+rerun and gives each row the date of the run that measured it).
 
 Graphs: soc-Slashdot0902, bio-CE-CX and p2p-Gnutella31 from --data where they are
 there; else stand-ins of the same vertex and edge counts (said in each row's 'graph'):
@@ -44,7 +53,7 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import host_facts, write_results  # noqa: E402
+from common import environment, host_facts, write_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / ".." / "shared" / "data"
@@ -56,6 +65,7 @@ GRAPHS = {
     "p2p-Gnutella31": (["p2p-Gnutella31.txt.gz", "p2p-Gnutella31.txt"], 62586, 147892),
 }
 SYMMETRIC = {"bio-CE-CX"}
+MXV_BURST = 5  # mxv: calls per contender per round (see the docstring's Timing)
 QUICK_SCALE = 16  # --quick: stand-ins n / 16
 
 
@@ -107,16 +117,18 @@ def load(name: str, data: Path, quick: bool):
     return stand_in(name, quick)
 
 
-def interleaved(contenders: dict, repeat: int) -> dict:
-    """Warm each up, then ``repeat`` rounds of one call each in turn: best and median ms."""
+def interleaved(contenders: dict, repeat: int, burst: int = 1) -> dict:
+    """Warm each up, then ``repeat`` rounds of ``burst`` calls each in turn: best and
+    median ms over all the calls."""
     for fn in contenders.values():
         fn()
     times = {k: [] for k in contenders}
     for _ in range(repeat):
         for k, fn in contenders.items():
-            t0 = time.perf_counter()
-            fn()
-            times[k].append(1e3 * (time.perf_counter() - t0))
+            for _ in range(burst):
+                t0 = time.perf_counter()
+                fn()
+                times[k].append(1e3 * (time.perf_counter() - t0))
     return {k: (min(v), statistics.median(v)) for k, v in times.items()}
 
 
@@ -174,7 +186,8 @@ def products(S, graph, which, repeat, rows):
                 "graphblas": lambda: G.mxv(Ug, gb.semiring.plus_times).new(),
                 "scipy": lambda: S @ u,
             },
-            repeat,
+            6 * repeat,  # sub-millisecond calls: more rounds, the same few seconds
+            burst=MXV_BURST,
         )
         rows.append(row("mxv(A, u, plus_times), u dense", graph, res))
     if "mxm" in which:
@@ -186,7 +199,7 @@ def products(S, graph, which, repeat, rows):
                 "graphblas": lambda: G.mxm(G, gb.semiring.plus_times).new(),
                 "scipy": lambda: S @ S,
             },
-            max(2, repeat // 2),
+            repeat,
         )
         rows.append(row("mxm(A, A, plus_times)", graph, res, nnz_C=C.nvals))
     if "min_plus" in which:
@@ -198,7 +211,7 @@ def products(S, graph, which, repeat, rows):
                 "kleene": lambda: kleene.mxm(A, A, min_plus),
                 "graphblas": lambda: G.mxm(G, gb.semiring.min_plus).new(),
             },
-            max(2, repeat // 2),
+            repeat,
         )
         rows.append(row("mxm(A, A, min_plus)", graph, res, nnz_C=C.nvals))
     if "bfs" in which:
@@ -357,7 +370,31 @@ def main() -> None:
     if "closure_slashdot" in which:  # kleene alone: the result is n² bytes (6.75 GB)
         closure_rows("soc-Slashdot0902", args, rows, repeat=1, peer=False)
     facts["loadavg end"] = [round(x, 2) for x in os.getloadavg()]
-    write_results(args.out, "cpu_engine", rows, {"host": facts, "conventions": __doc__})
+    try:  # the layer under kleene's parallel kernels (known once one has run)
+        import numba
+
+        facts["numba threading layer"] = numba.threading_layer()
+    except (ImportError, ValueError):
+        pass
+    extra = {"host": facts, "conventions": __doc__}
+    if which != set(ROWS) and Path(args.out).exists():
+        rows, extra["merged"] = merge(json.loads(Path(args.out).read_text()), rows, which)
+    write_results(args.out, "cpu_engine", rows, extra)
+
+
+def merge(old: dict, rows: list[dict], which: set) -> tuple[list[dict], dict]:
+    """The rows of an earlier run with this run's rows in place of those they rerun
+    (same task and graph), new ones appended: every row stays in the file. 'dates'
+    gives each row the date of the run that measured it."""
+    key = lambda r: f"{r['task']} | {r['graph']}"  # noqa: E731
+    before, known = old["environment"]["date"], old.get("merged", {}).get("dates", {})
+    dates = {key(r): known.get(key(r), before) for r in old["rows"]}
+    fresh = {key(r): r for r in rows}
+    out = [fresh.pop(key(r), r) for r in old["rows"]]
+    out += [r for r in rows if key(r) in fresh]
+    now = environment()["date"]
+    dates.update({key(r): now for r in rows})
+    return out, {"rerun": sorted(which), "dates": dates}
 
 
 if __name__ == "__main__":
