@@ -121,7 +121,7 @@ def _cupy_from_dense(graph, null_value, nan_null, infinity_null):
     if nan_null:
         keep &= ~xp.isnan(a)
     rows, cols = xp.nonzero(keep)
-    return csp.csr_matrix((a[rows, cols], (rows, cols)), shape=a.shape)
+    return csp.coo_matrix((a[rows, cols], (rows, cols)), shape=a.shape).tocsr()
 
 
 def csgraph_to_dense(csgraph, null_value=0):
