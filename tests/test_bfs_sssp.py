@@ -191,3 +191,25 @@ def test_gpu_runs_repeat_the_first_run_exactly():
         again = [_host(x) for x in kleene.bfs(A, 0, return_predecessors=True)]
         assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
         assert np.array_equal(_host(kleene.sssp(A, 0)), d0)
+
+
+@pytest.mark.parametrize("limit", [0.0, 7.5, 40.0, np.inf])
+def test_sssp_limit_is_scipys(limit):
+    """``limit``: distances past it are inf and their predecessors -1, as SciPy's
+    dijkstra(limit=); from many sources (the CPU rows stop there) and from one."""
+    from scipy.sparse.csgraph import dijkstra
+
+    rng = np.random.default_rng(3)
+    G = sp.random(600, 600, density=0.01, random_state=4, format="csr")
+    G.data = rng.integers(1, 20, G.nnz).astype(np.float64)
+    bound = None if limit == np.inf else limit
+    sources = list(range(0, 600, 37))
+    dist, pred = kleene.sssp(G, sources, limit=bound, return_predecessors=True)
+    np.testing.assert_array_equal(dist, dijkstra(G, indices=sources, limit=limit))
+    assert (pred[np.isinf(dist)] == -1).all()
+    for row, s in zip(range(len(sources)), sources, strict=True):
+        check_shortest_path_tree(G, dist[row], pred[row], s)
+    one = kleene.sssp(G, 5, limit=bound)
+    np.testing.assert_array_equal(one, dijkstra(G, indices=5, limit=limit))
+    with pytest.raises(ValueError, match="limit must be >= 0"):
+        kleene.sssp(G, 5, limit=-1.0)

@@ -28,6 +28,7 @@ def sssp(
     delta: float | None = None,
     client=None,
     device: str | None = None,
+    limit: float | None = None,
 ):
     """Shortest-path distances from ``source`` (inf where unreachable).
 
@@ -75,6 +76,10 @@ def sssp(
     device : "cpu", "gpu" or None
         Where to compute (None: where G lives). G is copied there first (a SciPy or
         NumPy graph to the GPU, say) and the result lives there.
+    limit : float, optional
+        Distances past it are inf (their predecessors -1), as SciPy's ``dijkstra(limit=)``.
+        On the CPU the searches from many sources stop there (a road graph's
+        neighbourhoods, not the whole graph); elsewhere what lies past it is dropped.
 
     Example
     -------
@@ -93,6 +98,12 @@ def sssp(
     if delta is not None:
         delta = _check_delta(delta, method)
         method = "delta-stepping"
+    if limit is not None:
+        limit = float(limit)
+        if not limit >= 0:  # NaN too
+            raise InvalidValue(f"sssp: limit must be >= 0, got {limit}")
+        if client is not None:
+            raise InvalidValue("sssp: limit= is for one machine, not with client=")
     client = loaded_client(G, client)
     if client is not None:  # source batches on a cluster's workers (kleene.distributed)
         return cluster_runner("sssp")(
@@ -104,6 +115,19 @@ def sssp(
             return_predecessors=return_predecessors,
             delta=delta,
         )
+    out = _local(G, source, method, directed, return_predecessors, delta, limit)
+    if limit is None:
+        return out
+    dist, pred = out if return_predecessors else (out, None)
+    far = dist > limit  # (the CPU's rows are dropped there already)
+    dist[far] = np.inf
+    if pred is not None:
+        pred[far] = -1
+    return (dist, pred) if return_predecessors else dist
+
+
+def _local(G, source, method, directed, return_predecessors, delta, limit):
+    """sssp's answer on this machine (see sssp); ``limit`` reaches the multi-source rows."""
     A = as_graph(G, directed=directed)
     srcs = check_source(source, A.nrows)
     multi = np.ndim(source) > 0
@@ -124,7 +148,7 @@ def sssp(
         # The multi-source op: the back end's fused rows where it has them (GPU: 64
         # sources per bit-packed frontier word; CPU: delta-stepping per source, as
         # one source runs, in parallel).
-        dist, pred = multi_source_sssp(A, srcs, predecessors=return_predecessors)
+        dist, pred = multi_source_sssp(A, srcs, predecessors=return_predecessors, limit=limit)
         return (dist, pred) if return_predecessors else dist
     if multi and A.xp is np:
         # A given delta, or negative weights: the single-source fused loop per source,

@@ -192,7 +192,7 @@ def _some(csgraph, method, directed, indices, preds, unweighted, limit=np.inf):
         z = g.xp.zeros((0, g.n))
         out = (z, z.astype(np.int64)) if preds else z
     else:
-        out = _solve(g, method, directed, idx, preds)
+        out = _solve(g, method, directed, idx, preds, limit)
     dist, pred = out if preds else (out, None)
     if limit != np.inf:
         far = dist > limit
@@ -205,9 +205,10 @@ def _some(csgraph, method, directed, indices, preds, unweighted, limit=np.inf):
     return dist, scipy_predecessors(pred, g.xp).reshape(shape + (g.n,))
 
 
-def _solve(g: Graph, method, directed, idx, preds):
+def _solve(g: Graph, method, directed, idx, preds, limit=np.inf):
     """(k, n) distances [and int64 predecessors, -1 for none] from ``idx`` (None: all
     pairs, ``kleene.apsp``), with SciPy's choice among equally short paths (``ties.py``).
+    ``limit`` goes to ``kleene.sssp``, whose searches from many sources stop there.
 
     With positive weights kleene computes the distances alone and one compiled pass over
     the edges picks the parents; otherwise kleene's tree is re-picked where it can be."""
@@ -230,8 +231,14 @@ def _solve(g: Graph, method, directed, idx, preds):
         out = tuple(a.reshape(1, -1) for a in out) if tree else out.reshape(1, -1)
         srcs = idx
     else:
+        bound = None if limit == np.inf else limit
         out = kleene.sssp(
-            g.data, idx.tolist(), method=method, directed=directed, return_predecessors=tree
+            g.data,
+            idx.tolist(),
+            method=method,
+            directed=directed,
+            return_predecessors=tree,
+            limit=bound,
         )
         srcs = idx
     if not preds:

@@ -37,7 +37,13 @@ _any_eq = Semiring(monoid.any, binary.eq, name="any_eq")
 
 
 def multi_source_sssp(
-    A: Matrix, sources, *, predecessors: bool = False, fused: bool | None = None, out=None
+    A: Matrix,
+    sources,
+    *,
+    predecessors: bool = False,
+    fused: bool | None = None,
+    out=None,
+    limit: float | None = None,
 ):
     """Shortest distances (and predecessors) from each of ``sources`` over square ``A``.
 
@@ -52,6 +58,8 @@ def multi_source_sssp(
     the fused one. ``out``: optional (dist, pred or None) C-contiguous arrays on
     A's device to write the results into (e.g. row blocks of an (n, n) result;
     the fused loop writes there directly, sparing an allocation and a copy).
+    ``limit``: distances past it are inf and their predecessors -1; the CPU's
+    fused rows stop each search there, the other paths drop what lies past it.
 
     Returns (dist, pred): a float64 (k, n) array (inf where unreachable) and an
     int64 (k, n) array or None, on A's device (``out``'s arrays when given).
@@ -77,14 +85,29 @@ def multi_source_sssp(
             f"{opname}: weights must be non-negative (the least is {least}); "
             "reweight first (Johnson: kleene.apsp(..., method='johnson'))"
         )
+    if limit is not None and not float(limit) >= 0:  # NaN too
+        raise InvalidValue(f"{opname}: limit must be >= 0, got {limit}")
     loop = _fused_loop(opname, A, "sssp_rows", fused)
     if loop is None:
         dist, pred = _composed(
             A if A.dtype == np.float64 else A.astype(np.float64), srcs, bool(predecessors), fused
         )
-        return _into(opname, out, dist, pred)
+        return _beyond(_into(opname, out, dist, pred), limit)
     ptr, idx, w = access.csr(A)
-    return loop(ptr, idx, w, srcs, bool(predecessors), out=out)
+    if limit is not None and A.xp is np:  # the CPU rows stop at the limit themselves
+        return loop(ptr, idx, w, srcs, bool(predecessors), out=out, limit=float(limit))
+    return _beyond(loop(ptr, idx, w, srcs, bool(predecessors), out=out), limit)
+
+
+def _beyond(result, limit):
+    """(dist, pred) with the distances past ``limit`` made inf (predecessors -1)."""
+    dist, pred = result
+    if limit is not None and float(limit) < np.inf:
+        far = dist > float(limit)
+        dist[far] = np.inf
+        if pred is not None:
+            pred[far] = -1
+    return dist, pred
 
 
 def _into(opname: str, out, dist, pred):

@@ -76,8 +76,10 @@ def _next_bucket(cur, nslots, bucket, nxt, head):
     return least
 
 
-def _delta_kernel(indptr, indices, weights, source, dist, delta, nslots):
-    """Distances from ``source`` into ``dist`` (all inf on entry).
+def _delta_kernel(indptr, indices, weights, source, dist, delta, nslots, limit):
+    """Distances from ``source`` into ``dist`` (all inf on entry), exact up to ``limit``:
+    the loop stops at the first bucket whose floor passes it (every distance left is
+    larger); what it wrote past ``limit`` the caller drops.
 
     Each step takes the first vertex of bucket ``cur`` (FIFO) and relaxes all its
     out-edges; an improved vertex moves to its distance's bucket (``cur`` at the
@@ -104,6 +106,8 @@ def _delta_kernel(indptr, indices, weights, source, dist, delta, nslots):
             u = nxt[u]
         if u < 0:
             cur = _next_bucket(cur + 1, nslots, bucket, nxt, head)
+            if cur * delta > limit:
+                break
             continue
         p, q = prv[u], nxt[u]  # unlink u
         if p >= 0:
@@ -210,7 +214,7 @@ def _delta_stepping(
             "(strict_sums); use shortest_path_tree"
         )
     dist = np.full(n, np.inf, dtype=np.float64)
-    _delta_kernel(ptr, idx, w, s, dist, delta, nslots)
+    _delta_kernel(ptr, idx, w, s, dist, delta, nslots, np.inf)
     if parents:
         return dist, tight_parents(ptr, idx, w, dist, in_edges=in_edges)
     return dist

@@ -55,8 +55,10 @@ except ImportError:  # pragma: no cover - exercised only without numba
 HAVE_NUMBA = numba is not None
 
 
-def _dijkstra_row(indptr, indices, weights, source, dist, pred, want_pred, heap, pos):
-    """Distances from ``source`` into ``dist`` (and predecessors into ``pred``).
+def _dijkstra_row(indptr, indices, weights, source, dist, pred, want_pred, heap, pos, limit):
+    """Distances from ``source`` into ``dist`` (and predecessors into ``pred``), exact up
+    to ``limit``: the scan stops at the first vertex past it (the caller drops the
+    tentative distances beyond it).
 
     ``heap``/``pos``: scratch of n entries each (any contents on entry). ``heap[:size]``
     is a 4-ary min-heap of vertices keyed by ``dist`` (half a binary heap's depth:
@@ -77,6 +79,8 @@ def _dijkstra_row(indptr, indices, weights, source, dist, pred, want_pred, heap,
     size = 1
     while size:
         u = heap[0]
+        if dist[u] > limit:  # every vertex left is farther
+            break
         pos[u] = -2
         size -= 1
         if size:  # sift the last entry down from the root
@@ -126,7 +130,7 @@ def _dijkstra_row(indptr, indices, weights, source, dist, pred, want_pred, heap,
                 pos[v] = at
 
 
-def _rows_kernel(indptr, indices, weights, sources, dist, pred, want_pred, workers):
+def _rows_kernel(indptr, indices, weights, sources, dist, pred, want_pred, workers, limit):
     """Row i of ``dist`` (and ``pred``) from ``sources[i]``; worker w takes rows w,
     w + workers, ... (interleaved: sources of unequal cost spread evenly), with
     its own heap. Without ``want_pred``, ``pred`` has rows of length 0, never written."""
@@ -136,13 +140,20 @@ def _rows_kernel(indptr, indices, weights, sources, dist, pred, want_pred, worke
         heap = np.empty(n, dtype=np.uint32)
         pos = np.empty(n, dtype=np.int32)
         for i in range(w, k, workers):
+            d = dist[i]
             _dijkstra_row(
-                indptr, indices, weights, sources[i], dist[i], pred[i], want_pred, heap, pos
+                indptr, indices, weights, sources[i], d, pred[i], want_pred, heap, pos, limit
             )
+            if limit < np.inf:
+                for v in range(n):
+                    if d[v] > limit:
+                        d[v] = np.inf
+                        if want_pred:
+                            pred[i][v] = -1
 
 
 def _delta_rows_kernel(
-    indptr, indices, weights, sources, dist, pred, want_pred, delta, nslots, workers
+    indptr, indices, weights, sources, dist, pred, want_pred, delta, nslots, workers, limit
 ):
     """As ``_rows_kernel`` by delta-stepping; with ``want_pred`` (strict sums only) each
     reached vertex's smallest tight in-neighbour."""
@@ -152,7 +163,11 @@ def _delta_rows_kernel(
         for i in range(w, k, workers):
             d = dist[i]
             d[:] = np.inf
-            _delta_kernel(indptr, indices, weights, sources[i], d, delta, nslots)
+            _delta_kernel(indptr, indices, weights, sources[i], d, delta, nslots, limit)
+            if limit < np.inf:
+                for v in range(n):
+                    if d[v] > limit:
+                        d[v] = np.inf
             if want_pred:
                 p = pred[i]
                 p[:] = n
@@ -169,8 +184,12 @@ if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _delta_rows_kernel = numba.njit(cache=True, nogil=True, parallel=True)(_delta_rows_kernel)
 
 
-def _dijkstra_rows(indptr, indices, weights, sources, predecessors: bool = False, out=None):
+def _dijkstra_rows(
+    indptr, indices, weights, sources, predecessors: bool = False, out=None, limit=np.inf
+):
     """Shortest distances from each of ``sources`` by Dijkstra, one row per source.
+    ``limit``: distances past it are inf (their predecessors -1), and no search goes
+    further than it needs to know that.
 
     ``indptr``/``indices``/``weights``: the graph's CSR (int64 / int32 / any real
     dtype, converted once if need be); weights must be >= 0 (ValueError otherwise).
@@ -191,6 +210,9 @@ def _dijkstra_rows(indptr, indices, weights, sources, predecessors: bool = False
     least, most = (float(w.min()), float(w.max())) if w.size else (0.0, 0.0)
     if not least >= 0:  # NaN fails this too
         raise InvalidValue("dijkstra_rows: Dijkstra needs non-negative weights (reweight first)")
+    limit = float(limit)
+    if not limit >= 0:  # NaN too
+        raise InvalidValue(f"dijkstra_rows: limit must be >= 0, got {limit}")
     src = np.ascontiguousarray(sources, dtype=np.int64).reshape(-1)
     if src.size and (int(src.min()) < 0 or int(src.max()) >= n):
         bad = src[(src < 0) | (src >= n)][0]
@@ -217,9 +239,10 @@ def _dijkstra_rows(indptr, indices, weights, sources, predecessors: bool = False
                 delta,
                 bucket_slots(most, delta, n),
                 workers,
+                limit,
             )
         else:
-            _rows_kernel(uptr, uidx, w, src, dist, rows, bool(predecessors), workers)
+            _rows_kernel(uptr, uidx, w, src, dist, rows, bool(predecessors), workers, limit)
     return dist, pred
 
 
