@@ -58,7 +58,7 @@ class PartitionedGraph:
         out = []
         for k, w in enumerate(self.workers):
             lo, hi = int(self.bounds[k]), int(self.bounds[k + 1])
-            out.append(self.client.scatter(M[lo:hi], workers=[w], direct=True))
+            out.append(self.client.scatter(M[lo:hi], workers=[w]))
         return out
 
     def in_blocks(self, weighted: bool) -> list:
