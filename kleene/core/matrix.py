@@ -343,11 +343,10 @@ class Matrix(OperationMethods):
         """Number of stored (present) entries."""
         if self._fmt == "csr":
             return int(self._values.size)
-        if self._window is None and self._store.absent is not None:
-            return self._store.count_present()  # (no bitmap built for a count)
-        if self._present is None:
-            return int(self._values.size)
-        return int(self._xp.count_nonzero(self._present))  # (a bool sum widens each entry)
+        if self._window is None:  # (past an absent marker: counted, no bitmap built)
+            return self._store.count_present()
+        present = self._present
+        return int(self._values.size if present is None else self._xp.count_nonzero(present))
 
     @property
     def T(self) -> Matrix:
@@ -508,18 +507,15 @@ class Matrix(OperationMethods):
         missing = default_missing(self._dtype) if missing is _DEFAULT else missing
         if out is not None:
             self._check_out(out)
-        mark, values = self._store.absent, None
-        if mark is not None and self._window is not None:  # a block of a marked matrix:
-            values = self._store.values[self._window]  # its slice of the values alone, as
-            if not values.flags.c_contiguous:  # a whole matrix (no bitmap of all of it)
-                mark = values = None
+        # kept with its absent marker (a row slab of one too): fill past it, no bitmap
+        mark, values, present = self._store.absent, self._store.values, None
+        if mark is not None and self._window is not None:
+            values = values[self._window]
+            mark = mark if values.flags.c_contiguous else None
         if mark is None:
             values, present = self._bitmap()
             if present is None:
                 return self._copy_into(values, out)
-        else:  # kept with its absent marker: fill past it, no bitmap built
-            values = self._values if values is None else values
-            present = None
         if _is_nan(missing) and self._dtype.kind != "f":
             raise InvalidValue(f"missing=nan needs a floating dtype, this matrix is {self._dtype}")
         fill = missing if _is_nan(missing) else resolve_scalar(missing, self._dtype)
