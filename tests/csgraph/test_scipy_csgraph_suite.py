@@ -13,6 +13,7 @@ the reason, and xfail strictly (conftest.py applies them).
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -21,34 +22,46 @@ import scipy.sparse.csgraph
 
 SCIPY_TESTS = Path(scipy.sparse.csgraph.__file__).parent / "tests"
 
-# file -> [(text in SciPy's file, its replacement)]; each must occur.
+
+def _swap_csgraph(match: re.Match) -> str:
+    """``from scipy.sparse import a, csgraph, b`` -> the same without csgraph, plus
+    ``from kleene import csgraph``."""
+    names = [name.strip() for name in match.group(1).split(",")]
+    if "csgraph" not in names:
+        return match.group(0)
+    rest = [name for name in names if name != "csgraph"]
+    kept = f"from scipy.sparse import {', '.join(rest)}\n" if rest else ""
+    return kept + "from kleene import csgraph"
+
+
+# file -> [(pattern in SciPy's file, its replacement)]; each must match. Patterns,
+# not literal lines, because releases differ in the names they import beside csgraph
+# (1.15: ``csgraph``; 1.17: ``csgraph, csr_array``; later: ``bsr_array, csgraph, ...``).
 REWRITES = {
     "test_shortest_path.py": [
-        ("from scipy.sparse.csgraph import (", "from kleene.csgraph import ("),
+        (r"from scipy\.sparse\.csgraph import \(", "from kleene.csgraph import ("),
     ],
     "test_traversal.py": [
-        ("from scipy.sparse.csgraph import (", "from kleene.csgraph import ("),
-        ("from .._laplacian import", "from scipy.sparse.csgraph._laplacian import"),
-        ("from .._min_spanning_tree import", "from scipy.sparse.csgraph._min_spanning_tree import"),
-    ],
-    "test_connected_components.py": [
+        (r"from scipy\.sparse\.csgraph import \(", "from kleene.csgraph import ("),
+        (r"from \.\._laplacian import", "from scipy.sparse.csgraph._laplacian import"),
         (
-            "from scipy.sparse import csgraph, csr_array",
-            "from scipy.sparse import csr_array\nfrom kleene import csgraph",
+            r"from \.\._min_spanning_tree import",
+            "from scipy.sparse.csgraph._min_spanning_tree import",
         ),
     ],
+    "test_connected_components.py": [(r"(?m)^from scipy\.sparse import (.*)$", _swap_csgraph)],
     "test_pydata_sparse.py": [
-        ("import scipy.sparse.csgraph as spgraph", "import kleene.csgraph as spgraph"),
+        (r"import scipy\.sparse\.csgraph as spgraph", "import kleene.csgraph as spgraph"),
     ],
 }
 
 
 def _copy(name: str, into: Path) -> Path:
     text = (SCIPY_TESTS / name).read_text()
-    for old, new in REWRITES[name]:
-        if old not in text:
-            raise RuntimeError(f"SciPy's {name} no longer contains {old!r}: update REWRITES")
-        text = text.replace(old, new)
+    for pattern, new in REWRITES[name]:
+        text, count = re.subn(pattern, new, text, count=1)
+        if count == 0:
+            raise RuntimeError(f"SciPy's {name} no longer matches {pattern!r}: update REWRITES")
     path = into / f"kleene_{name}"
     path.write_text(text)
     return path
