@@ -11,6 +11,7 @@ through ``kleene.backends.backend(xp)``.
 from kleene.backends.strict_sums import strict_sums
 
 from .closure import closure, closure_base_block, mxm_accumulate
+from .components import has_weak_components, weak_components
 from .frontier import (
     frontier_bellman_ford,
     frontier_bfs,
@@ -43,6 +44,7 @@ __all__ = [
     "frontier_delta_stepping",
     "Lanes",
     "has_power_iteration",
+    "has_weak_components",
     "power_iteration",
     "multi_source_sssp",
     "mxm_accumulate",
@@ -58,4 +60,5 @@ __all__ = [
     "take_square",
     "tight_edges",
     "tile_stream",
+    "weak_components",
 ]

@@ -8,8 +8,9 @@ import numpy as np
 
 from kleene.backends import backend
 from kleene.core import Matrix, Vector
+from kleene.engine import weak_components
 from kleene.errors import InvalidValue
-from kleene.ops import ewise_add, ewise_mult, extract, is_symmetric, mxv, select, vxm
+from kleene.ops import ewise_add, ewise_mult, extract, mxv, select, vxm
 from kleene.semiring import Semiring, binary, monoid
 
 from ..graph_input import as_graph, on_device
@@ -114,9 +115,8 @@ def connected_components(
             s = A.to_scipy()  # a host CSR: the kernels read its pattern
             count, labels = kernel(s.indptr, s.indices, n)
             labels = labels if xp is np else xp.asarray(labels)
-        else:  # weak components on the GPU, with the pattern on the device
-            indptr, indices = _device_pattern(A)
-            count, labels = kernel(indptr, indices, n, symmetric=is_symmetric(A, values=False))
+        else:  # weak components on the GPU: the kernel reads A's CSR as stored
+            count, labels = weak_components(A)
     else:
         root = _strong_roots(A) if strong else _fastsv(A)
         count, labels = _numbered(xp, root)
@@ -135,13 +135,6 @@ def _host_pattern(G):
     if n != ncols or n == 0 or data.dtype.kind not in "biuf":
         return None
     return G.indptr, G.indices, n, data if data.dtype.kind == "f" else None
-
-
-def _device_pattern(A: Matrix):
-    """(indptr, indices) of a CSR Matrix on its device, from its row-major entries."""
-    rows, cols, _ = A.to_coo()
-    indptr = A.xp.searchsorted(rows, A.xp.arange(A.nrows + 1, dtype=rows.dtype))
-    return indptr, cols
 
 
 def _numbered(xp, root):
