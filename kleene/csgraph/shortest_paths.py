@@ -15,7 +15,9 @@ import numpy as np
 import scipy.sparse as sp
 
 import kleene
+from kleene.algorithms.graph_input import as_graph
 from kleene.core import Matrix
+from kleene.engine import multi_source_sssp
 from kleene.ops import symmetrize
 
 from .errors import scipy_cycles
@@ -191,10 +193,10 @@ def _some(csgraph, method, directed, indices, preds, unweighted, limit=np.inf):
     elif idx.size == 0:
         z = g.xp.zeros((0, g.n))
         out = (z, z.astype(np.int64)) if preds else z
-    else:
+    else:  # (kleene drops what lies past ``limit``)
         out = _solve(g, method, directed, idx, preds, limit)
     dist, pred = out if preds else (out, None)
-    if limit != np.inf:
+    if limit != np.inf and unweighted:
         far = dist > limit
         dist[far] = np.inf
         if preds:
@@ -214,6 +216,7 @@ def _solve(g: Graph, method, directed, idx, preds, limit=np.inf):
     the edges picks the parents; otherwise kleene's tree is re-picked where it can be."""
     host = g.xp is np
     least = _least_weight(g)
+    bound = None if limit == np.inf else limit
     positive = preds and host and least > 0
     tree = preds and not positive
     if idx is None and least >= 0 and _sparse(g):
@@ -226,12 +229,24 @@ def _solve(g: Graph, method, directed, idx, preds, limit=np.inf):
         srcs = np.arange(g.n)
     elif idx.size == 1:  # one source: kleene's single-source loop, not the batched one
         out = kleene.sssp(
-            g.data, int(idx[0]), method=method, directed=directed, return_predecessors=tree
+            g.data,
+            int(idx[0]),
+            method=method,
+            directed=directed,
+            return_predecessors=tree,
+            limit=bound,
         )
         out = tuple(a.reshape(1, -1) for a in out) if tree else out.reshape(1, -1)
         srcs = idx
+    elif bound is not None and host and least >= 0 and method == "auto":
+        # Sources bounded by ``limit``: sssp's own route (the multi-source op on the
+        # graph as sssp reads it), whose CPU rows stop each search at the bound and
+        # drop what lies past it, without a second pass over the (k, n) rows.
+        A = as_graph(g.data, directed=directed)
+        dist, pred = multi_source_sssp(A, idx, predecessors=tree, limit=bound)
+        out = (dist, pred) if tree else dist
+        srcs = idx
     else:
-        bound = None if limit == np.inf else limit
         out = kleene.sssp(
             g.data,
             idx.tolist(),
@@ -248,20 +263,25 @@ def _solve(g: Graph, method, directed, idx, preds, limit=np.inf):
         pred = parents(_host_csr(g), directed, dist, srcs)
         if pred is not None:
             return dist, pred
-        return _solve_with_tree(g, method, directed, idx)
+        return _solve_with_tree(g, method, directed, idx, bound)
     dist, pred = out
     if host and pred.size:
         pred = settled_first(_directed_csr(g, directed), dist, pred)
     return dist, pred
 
 
-def _solve_with_tree(g: Graph, method, directed, idx):
+def _solve_with_tree(g: Graph, method, directed, idx, bound=None):
     """:func:`_solve` with kleene's own tree, re-picked (the rare fallback of ``parents``)."""
     if idx is None:
         dist, pred = kleene.apsp(g.data, method=method, directed=directed, return_predecessors=True)
     else:
         dist, pred = kleene.sssp(
-            g.data, idx.tolist(), method=method, directed=directed, return_predecessors=True
+            g.data,
+            idx.tolist(),
+            method=method,
+            directed=directed,
+            return_predecessors=True,
+            limit=bound,
         )
     return dist, settled_first(_directed_csr(g, directed), dist, pred)
 

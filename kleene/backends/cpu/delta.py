@@ -79,7 +79,57 @@ def _next_bucket(cur, nslots, bucket, nxt, head):
 def _delta_kernel(indptr, indices, weights, source, dist, delta, nslots, limit):
     """Distances from ``source`` into ``dist`` (all inf on entry), exact up to ``limit``:
     the loop stops at the first bucket whose floor passes it (every distance left is
-    larger); what it wrote past ``limit`` the caller drops.
+    larger); what it wrote past ``limit`` the caller drops. Allocates its scratch
+    (``_delta_search`` takes it from the caller)."""
+    n = dist.size
+    bucket = np.full(n, -1, dtype=np.int64)
+    head = np.full(nslots, -1, dtype=np.int32)
+    tail = np.full(nslots, -1, dtype=np.int32)
+    nxt = np.empty(n, dtype=np.int32)
+    prv = np.empty(n, dtype=np.int32)
+    touched = np.empty(n, dtype=np.int32)
+    _delta_search(
+        indptr,
+        indices,
+        weights,
+        source,
+        dist,
+        delta,
+        nslots,
+        limit,
+        bucket,
+        nxt,
+        prv,
+        head,
+        tail,
+        touched,
+    )
+
+
+def _delta_search(
+    indptr,
+    indices,
+    weights,
+    source,
+    dist,
+    delta,
+    nslots,
+    limit,
+    bucket,
+    nxt,
+    prv,
+    head,
+    tail,
+    touched,
+):
+    """``_delta_kernel`` on the caller's scratch, so that a search bounded by ``limit``
+    costs in proportion to what it reaches, not to n. Returns how many vertices it
+    reached: their numbers are ``touched[:count]`` (each once, the source first).
+
+    Scratch: ``bucket`` (n int64, a queued vertex's bucket, -1 if not queued) and
+    ``head``/``tail`` (nslots int32) all -1 on entry, and left so on return (only
+    the entries of reached vertices are reset); ``nxt``/``prv`` (n int32, the bucket
+    lists' links) and ``touched`` (n int32) any contents.
 
     Each step takes the first vertex of bucket ``cur`` (FIFO) and relaxes all its
     out-edges; an improved vertex moves to its distance's bucket (``cur`` at the
@@ -87,12 +137,8 @@ def _delta_kernel(indptr, indices, weights, source, dist, delta, nslots, limit):
     bucket. The list operations are written out in place: a helper taking the
     arrays would count references on every call.
     """
-    n = dist.size
-    bucket = np.full(n, -1, dtype=np.int64)  # a queued vertex's bucket, -1 if not queued
-    nxt = np.empty(n, dtype=np.int32)
-    prv = np.empty(n, dtype=np.int32)
-    head = np.full(nslots, -1, dtype=np.int32)
-    tail = np.full(nslots, -1, dtype=np.int32)
+    touched[0] = source
+    count = 1
     dist[source] = 0.0
     bucket[source] = 0
     nxt[source] = prv[source] = -1
@@ -125,6 +171,9 @@ def _delta_kernel(indptr, indices, weights, source, dist, delta, nslots, limit):
             v = indices[e]
             nd = du + weights[e]
             if nd < dist[v]:
+                if dist[v] == np.inf:  # reached for the first time
+                    touched[count] = v
+                    count += 1
                 dist[v] = nd
                 x = nd / delta
                 b = np.int64(x) if x < _FAR else _FAR
@@ -156,11 +205,19 @@ def _delta_kernel(indptr, indices, weights, source, dist, delta, nslots, limit):
                     head[at] = v
                 tail[at] = v
                 bucket[v] = b
+    for j in range(count):  # what the bound left queued: empty its lists
+        v = touched[j]
+        if bucket[v] >= 0:
+            at = bucket[v] & mask
+            head[at] = tail[at] = -1
+            bucket[v] = -1
+    return count
 
 
 if HAVE_NUMBA:  # compiled on first call (per weight dtype), then loaded from the disk cache
     _jit = numba.njit(cache=True, nogil=True)
-    _next_bucket, _delta_kernel = _jit(_next_bucket), _jit(_delta_kernel)
+    _next_bucket, _delta_search = _jit(_next_bucket), _jit(_delta_search)
+    _delta_kernel = _jit(_delta_kernel)
 
 
 def bucket_slots(most: float, delta: float, n: int) -> int:

@@ -43,9 +43,8 @@ import numpy as np
 from kleene.backends.strict_sums import strict_sums
 from kleene.errors import InvalidValue
 
-from .delta import _delta_kernel, bucket_slots
+from .delta import _delta_search, bucket_slots
 from .row_results import check_rows_fit
-from .tree import _parents_kernel
 
 try:
     import numba
@@ -156,30 +155,74 @@ def _delta_rows_kernel(
     indptr, indices, weights, sources, dist, pred, want_pred, delta, nslots, workers, limit
 ):
     """As ``_rows_kernel`` by delta-stepping; with ``want_pred`` (strict sums only) each
-    reached vertex's smallest tight in-neighbour."""
+    reached vertex's smallest tight in-neighbour. Each worker allocates its search's
+    scratch once and every search resets only what it reached, so that past filling
+    its rows (the result is dense) a search bounded by ``limit`` costs in proportion
+    to the vertices and edges within it."""
     k = sources.size
     n = dist.shape[1]
     for w in numba.prange(workers):
+        bucket = np.full(n, -1, dtype=np.int64)
+        head = np.full(nslots, -1, dtype=np.int32)
+        tail = np.full(nslots, -1, dtype=np.int32)
+        nxt = np.empty(n, dtype=np.int32)
+        prv = np.empty(n, dtype=np.int32)
+        touched = np.empty(n, dtype=np.int32)
         for i in range(w, k, workers):
             d = dist[i]
             d[:] = np.inf
-            _delta_kernel(indptr, indices, weights, sources[i], d, delta, nslots, limit)
+            count = _delta_search(
+                indptr,
+                indices,
+                weights,
+                sources[i],
+                d,
+                delta,
+                nslots,
+                limit,
+                bucket,
+                nxt,
+                prv,
+                head,
+                tail,
+                touched,
+            )
             if limit < np.inf:
-                for v in range(n):
+                for j in range(count):
+                    v = touched[j]
                     if d[v] > limit:
                         d[v] = np.inf
             if want_pred:
-                p = pred[i]
-                p[:] = n
-                _parents_kernel(indptr, indices, weights, d, p)
-                for v in range(n):
-                    if p[v] == n:
-                        p[v] = -1
+                _reached_parents(indptr, indices, weights, d, pred[i], touched, count, n)
+
+
+def _reached_parents(indptr, indices, weights, d, p, touched, count, n):
+    """``p`` (one row) -1 except at the reached vertices ``touched[:count]`` of finite
+    distance: there the smallest u of v's tight in-edges (the rule of ``tree.py``'s
+    ``_parents_kernel``), found from the out-edges of the reached vertices alone."""
+    p[:] = -1
+    for j in range(count):
+        v = touched[j]
+        if d[v] < np.inf:
+            p[v] = n
+    for j in range(count):
+        u = touched[j]
+        du = d[u]
+        if not du < np.inf:
+            continue
+        for e in range(indptr[u], indptr[u + np.uint32(1)]):
+            v = indices[e]
+            if v != u and du + weights[e] == d[v] and u < p[v]:
+                p[v] = u
+    for j in range(count):
+        v = touched[j]
+        if p[v] == n:
+            p[v] = -1
 
 
 if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _jit = numba.njit(cache=True, nogil=True)
-    _dijkstra_row = _jit(_dijkstra_row)
+    _dijkstra_row, _reached_parents = _jit(_dijkstra_row), _jit(_reached_parents)
     _rows_kernel = numba.njit(cache=True, nogil=True, parallel=True)(_rows_kernel)
     _delta_rows_kernel = numba.njit(cache=True, nogil=True, parallel=True)(_delta_rows_kernel)
 
@@ -227,7 +270,8 @@ def _dijkstra_rows(
         rows = pred if predecessors else np.empty((k, 0), dtype=np.int64)  # never written
         uptr, uidx = ptr.view(np.uint64), idx.view(np.uint32)
         if not predecessors or strict_sums(least, most, n):
-            delta = _mean_positive(w)
+            # (every weight positive and finite: their mean, without the filtered copy)
+            delta = float(w.mean()) if least > 0 and most < np.inf else _mean_positive(w)
             _delta_rows_kernel(
                 uptr,
                 uidx,
