@@ -1,12 +1,16 @@
-"""Yen's K shortest loopless paths, each spur path one ``kleene.sssp``.
+"""Yen's K shortest loopless paths: each spur path one bounded Dijkstra search.
 
 Yen's algorithm is a search over paths, not a semiring product: the K-th path is the
 best of the candidates that leave the (K-1)-th one at some vertex (the spur) and go on
 by the shortest path of the graph without the edges the earlier paths took there and
-without the vertices before the spur. That shortest path is kleene's ``sssp`` on the
-graph without those edges.
-Removing a vertex's out-edges is enough to keep paths out of it: a path cannot pass
-through a vertex it cannot leave.
+without the vertices before the spur.
+With non-negative weights (and Numba) each spur path is one compiled Dijkstra search
+on the graph's CSR (``_spur_search``): the removed edges and vertices are flags set
+and cleared around it, the search stops once it settles the sink and resets only
+what it reached, so no graph is built and nothing of size n is cleared per spur.
+Otherwise (negative weights) a spur path is kleene's ``sssp`` on the graph without
+those edges; removing a vertex's out-edges is enough to keep paths out of it: a path
+cannot pass through a vertex it cannot leave.
 """
 
 from __future__ import annotations
@@ -19,6 +23,11 @@ import scipy.sparse as sp
 import kleene
 from kleene.core import Matrix
 from kleene.engine import frontier_delta_stepping
+
+try:
+    import numba
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
 
 from .errors import scipy_cycles
 from .ties import parents
@@ -53,7 +62,8 @@ def yen(csgraph, source, sink, K, *, directed=True, return_predecessors=False, u
     if not directed:  # both directions, the lighter where both exist
         S = kleene.ops.symmetrize(kleene.Matrix.from_scipy(S)).to_scipy()
     S.sort_indices()
-    paths = _k_paths(S, source, sink, K)
+    fast = _spur is not None and (S.nnz == 0 or float(S.data.min()) >= 0)
+    paths = (_k_paths_compiled if fast else _k_paths)(S, source, sink, K)
     dist = np.array([c for c, _ in paths], dtype=np.float64)
     if not return_predecessors:
         return g.xp.asarray(dist)
@@ -132,6 +142,153 @@ def _k_paths(S, source: int, sink: int, K: int):
                 continue
             seen.add(tuple(path))
             cost = sum(float(w[_edge(S, a, b)]) for a, b in zip(root[:-1], root[1:], strict=True))
+            heapq.heappush(heap, (cost + spur_path[0], path))
+        if not heap:
+            break
+        found.append(heapq.heappop(heap))
+    return found
+
+
+def _spur_search(indptr, indices, w, s, t, voff, eoff, dist, pred, keys, verts, touched, path):
+    """Dijkstra from ``s`` until ``t`` is settled, on the CSR without the edges ``eoff``
+    marks and the vertices ``voff`` marks (never entered): (vertices on the path, its
+    length), the path ``s .. t`` in ``path[:count]``; (0, inf) when ``t`` is not reached.
+
+    Scratch: ``dist`` all inf on entry and on return (only the vertices the search
+    reached, listed in ``touched``, are reset: a spur search costs in proportion to what
+    it reaches before it settles ``t``); ``pred``, ``touched`` (n) and the lazy heap
+    ``keys``/``verts`` (m + 1 entries: one per improvement at most) any contents.
+    ``pred[v]`` is the vertex whose scan last improved v: a tree towards ``s``, since
+    weights are >= 0 and a vertex is scanned once, at its final distance."""
+    dist[s] = 0.0
+    pred[s] = -1
+    touched[0] = s
+    reached = 1
+    keys[0] = 0.0
+    verts[0] = s
+    size = 1
+    found = False
+    while size:
+        du = keys[0]  # pop the least (a binary heap, sifted down from the root)
+        u = verts[0]
+        size -= 1
+        if size:
+            k = keys[size]
+            x = verts[size]
+            at = 0
+            while True:
+                c = 2 * at + 1
+                if c >= size:
+                    break
+                if c + 1 < size and keys[c + 1] < keys[c]:
+                    c += 1
+                if k <= keys[c]:
+                    break
+                keys[at] = keys[c]
+                verts[at] = verts[c]
+                at = c
+            keys[at] = k
+            verts[at] = x
+        if du > dist[u]:  # a stale entry: u was settled nearer
+            continue
+        if u == t:
+            found = True
+            break
+        for e in range(indptr[u], indptr[u + 1]):
+            if eoff[e]:
+                continue
+            v = indices[e]
+            if voff[v]:
+                continue
+            nd = du + w[e]
+            if nd < dist[v]:
+                if dist[v] == np.inf:
+                    touched[reached] = v
+                    reached += 1
+                dist[v] = nd
+                pred[v] = u
+                at = size  # push (nd, v), sifted up
+                size += 1
+                while at > 0:
+                    parent = (at - 1) >> 1
+                    if keys[parent] <= nd:
+                        break
+                    keys[at] = keys[parent]
+                    verts[at] = verts[parent]
+                    at = parent
+                keys[at] = nd
+                verts[at] = v
+    count = 0
+    length = np.inf
+    if found:
+        length = dist[t]
+        v = t
+        while v >= 0:  # t back to s, then reversed
+            path[count] = v
+            count += 1
+            v = pred[v]
+        path[:count] = path[:count][::-1].copy()
+    for j in range(reached):
+        dist[touched[j]] = np.inf
+    return count, length
+
+
+_spur = numba.njit(cache=True, nogil=True)(_spur_search) if numba else None
+
+
+def _k_paths_compiled(S, source: int, sink: int, K: int):
+    """``_k_paths`` for non-negative weights: every spur path one compiled Dijkstra
+    (``_spur_search``) on S itself, which stops once it settles the sink and skips the
+    removed edges and root vertices by two flag arrays set and cleared per spur: no
+    graph is built per spur and no search costs more than what it reaches."""
+    if K < 1:
+        return []
+    n, m = S.shape[0], S.nnz
+    ptr = S.indptr.astype(np.int64)
+    idx = S.indices.astype(np.int32)
+    w = np.ascontiguousarray(S.data, dtype=np.float64)
+    voff = np.zeros(n, dtype=np.bool_)
+    eoff = np.zeros(max(m, 1), dtype=np.bool_)
+    dist = np.full(n, np.inf)
+    pred = np.empty(n, dtype=np.int64)
+    keys = np.empty(m + 1, dtype=np.float64)
+    verts = np.empty(m + 1, dtype=np.int64)
+    touched = np.empty(n, dtype=np.int64)
+    buf = np.empty(n, dtype=np.int64)
+
+    def search(spur):
+        count, length = _spur(
+            ptr, idx, w, spur, sink, voff, eoff, dist, pred, keys, verts, touched, buf
+        )
+        return None if count == 0 else (float(length), buf[:count].tolist())
+
+    first = search(source)
+    if first is None:
+        return []
+    found = [first]
+    seen = {tuple(first[1])}
+    heap: list = []  # (length, path) candidates
+    for _ in range(K - 1):
+        _, prev = found[-1]
+        cost = 0.0  # the root's length, summed left to right as it grows
+        for i in range(len(prev) - 1):
+            spur, root = prev[i], prev[: i + 1]
+            if i:
+                cost += float(w[_edge(S, prev[i - 1], spur)])
+            off = [
+                _edge(S, p[i], p[i + 1]) for _, p in found if len(p) > i + 1 and p[: i + 1] == root
+            ]
+            eoff[off] = True  # the edges earlier paths take out of this root
+            voff[root[:-1]] = True  # the root's vertices: never entered
+            spur_path = search(spur)
+            eoff[off] = False
+            voff[root[:-1]] = False
+            if spur_path is None:
+                continue
+            path = root[:-1] + spur_path[1]
+            if tuple(path) in seen:
+                continue
+            seen.add(tuple(path))
             heapq.heappush(heap, (cost + spur_path[0], path))
         if not heap:
             break
