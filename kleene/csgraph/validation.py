@@ -2,7 +2,8 @@
 
 SciPy reads a dense array's 0, NaN and inf entries as "no edge", a masked array's
 masked entries likewise, and a sparse matrix's stored entries as edges (a stored zero
-is a zero-weight edge; duplicates add up, as ``tocsr`` adds them). kleene's native
+is a zero-weight edge; duplicates add up, as ``tocsr`` adds them), except a BSR
+matrix's zeros, which pad its blocks. kleene's native
 API reads a dense array's inf as "no edge" and 0 as a zero-weight edge, so the dense
 forms are rewritten here: a float64 array with inf where SciPy sees no edge.
 """
@@ -60,6 +61,9 @@ def validate(csgraph, directed: bool, *, unweighted: bool = False, dense: bool =
         if not directed and csgraph.format == "csc":
             csgraph = csgraph.T  # (undirected: the transpose is the same graph)
         G = csgraph.tocsr()
+        if csgraph.format == "bsr":  # a block's zeros are its padding, not edges (SciPy 1.18)
+            G = G.copy()
+            G.eliminate_zeros()
         if G.dtype != DTYPE:
             G = G.astype(DTYPE)
         if not G.has_canonical_format:
