@@ -201,3 +201,17 @@ def per_entry(xp, values, count: int, what: str, entries: str):
             f"{what} has {arr.size} entries for {count} {entries}; give one per entry or a scalar"
         )
     return arr
+
+
+def compose_window(window, rows: slice, cols: slice, shape):
+    """Slices of the underlying storage for ``[rows, cols]`` of a view at ``window``
+    (None: the whole storage, of ``shape``): a block of a block is one window."""
+    if window is None:
+        return (slice(*rows.indices(shape[0])), slice(*cols.indices(shape[1])))
+    out = []
+    for outer, inner, size in zip(window, (rows, cols), shape, strict=True):
+        span = range(*outer.indices(size))
+        sub = span[inner]
+        stop = sub.stop if sub.stop >= 0 else None
+        out.append(slice(sub.start, stop, sub.step))
+    return tuple(out)

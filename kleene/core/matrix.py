@@ -474,7 +474,7 @@ class Matrix(OperationMethods):
             raise InvalidObject(
                 "block takes two slices, e.g. D.block(slice(0, 64), slice(64, 128))"
             )
-        r, c = _compose(self._window, rows, cols, self._store.shape)
+        r, c = layout.compose_window(self._window, rows, cols, self._store.shape)
         shape = (
             len(range(*r.indices(self._store.shape[0]))),
             len(range(*c.indices(self._store.shape[1]))),
@@ -671,19 +671,6 @@ def _canonical_csr(s) -> bool:
         return bool(s.has_canonical_format)
     except Exception:  # a library whose flag cannot be read: take the general path
         return False
-
-
-def _compose(window, rows: slice, cols: slice, shape):
-    """Slices of the underlying storage for ``[rows, cols]`` of a view at ``window``."""
-    if window is None:
-        return (slice(*rows.indices(shape[0])), slice(*cols.indices(shape[1])))
-    out = []
-    for outer, inner, size in zip(window, (rows, cols), shape, strict=True):
-        span = range(*outer.indices(size))
-        sub = span[inner]
-        stop = sub.stop if sub.stop >= 0 else None
-        out.append(slice(sub.start, stop, sub.step))
-    return tuple(out)
 
 
 def _is_nan(x) -> bool:
