@@ -47,169 +47,36 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import environment, host_facts, main_or_replot, write_results  # noqa: E402
-from cpu_harness import Group, run_child  # noqa: E402
+from cpu_harness import run_child  # noqa: E402
+from cpu_inputs import (  # noqa: E402
+    DATA,
+    FILES,
+    GB_NOTE,
+    GROUPS,
+    MB,
+    SOURCE_SEED,
+    T_APSP_DENSE,
+    T_APSP_SPARSE,
+    T_BFS_CSR,
+    T_BFS_M,
+    T_CLOSURE_MEM,
+    T_CLOSURE_S,
+    T_PRIM,
+    T_SSSP,
+    CpuGroup,
+    gb_dense,
+    gb_matrix,
+    gb_vector,
+    graphblas_or_none,
+    induced_subgraph,
+    kleene_api,
+    pick_sources,
+    read_graph,
+    rmat_graph,
+    sizes,
+    with_weights,
+)
 from cpu_report import CONVENTIONS, plot, write_markdown  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / ".." / "shared" / "data"
-GROUPS = (
-    "bfs_ny",
-    "sssp_ny",
-    "sssp_p2p",
-    "rmat",
-    "apsp_dense",
-    "apsp_sparse",
-    "closure",
-    "primitives",
-)
-FILES = {
-    "ny": "USA-road-NY.pace.gr.xz",
-    "p2p": "p2p-Gnutella08.txt",
-    "rome": "rome99.gr",
-    "facebook": "facebook_combined.txt.gz",
-}
-NEEDS = {"bfs_ny": ["ny"], "sssp_ny": ["ny"], "sssp_p2p": ["p2p"], "closure": ["p2p"]}
-WEIGHT_SEED = 3  # integer weights 1..100 on every stored entry
-SOURCE_SEED = 7
-MB = 1e6
-GB_NOTE = (
-    "python-graphblas not importable: its rows are skipped (pip install "
-    "python-graphblas to add them; it is not a kleene dependency)"
-)
-
-# issue 13's targets: kleene time <= ratio x the baseline's
-T_BFS_M, T_BFS_CSR, T_SSSP, T_APSP_SPARSE, T_APSP_DENSE, T_PRIM = 1.5, 2.0, 3.0, 2.0, 1.0, 2.0
-T_CLOSURE_S = 15.0
-T_CLOSURE_MEM = (3.0, 100 * MB)  # peak <= 3 x result bytes + 100 MB
-
-
-def sizes(quick: bool) -> dict:
-    """Problem sizes: the issue's, or small ones for a smoke run (--quick)."""
-    if quick:
-        return {
-            "ny_vertices": 20_000,
-            "rmat_scale": 10,
-            "apsp_n": [128, 256],
-            "sparse_vertices": 300,
-            "p2p_sub": 300,
-            "closure_vertices": 1000,
-            "mxm_rows": 16,
-        }
-    return {
-        "ny_vertices": None,
-        "rmat_scale": 18,
-        "apsp_n": [1024, 2048],
-        "sparse_vertices": None,
-        "p2p_sub": 3000,
-        "closure_vertices": None,
-        "mxm_rows": 64,
-    }
-
-
-# ---------------------------------------------------------------------------------------
-# graphs
-# ---------------------------------------------------------------------------------------
-
-
-def _kleene():
-    import kleene
-
-    return kleene
-
-
-def _induced(G, k):
-    """The subgraph induced by vertices 0..k-1 (all of G when k is None or >= n)."""
-    if k is None or k >= G.nrows:
-        return G
-    return _kleene().Matrix.from_scipy(G.to_scipy()[:k, :k].tocsr())
-
-
-def _weighted(G, seed=WEIGHT_SEED):
-    """G's pattern with float64 integer weights 1..100 (seeded), one per stored entry."""
-    r, c, _ = G.to_coo()
-    w = np.random.default_rng(seed).integers(1, 101, r.size).astype(np.float64)
-    return _kleene().Matrix.from_edges(r, c, w, G.nrows)
-
-
-def _read(data: Path, key: str, **kw):
-    return _kleene().io.read(data / FILES[key], **kw)
-
-
-def _rmat(scale: int, scratch: str | None):
-    """Symmetric RMAT (Graph500 parameters, edge factor 16, seed 1), float64 weights 1..100
-    (one per drawn edge, both directions; duplicates merged by min): a kleene Matrix.
-
-    Saved under ``scratch`` by the first group that builds it, loaded by the next."""
-    kleene = _kleene()
-    cache = Path(scratch) / f"rmat{scale}.npz" if scratch else None
-    if cache is not None and cache.exists():
-        import scipy.sparse as sp
-
-        return kleene.Matrix.from_scipy(sp.load_npz(cache))
-    from kleene.generators import rmat
-
-    src, dst = rmat(scale, 16, seed=1)
-    w = np.random.default_rng(WEIGHT_SEED).integers(1, 101, src.size).astype(np.float64)
-    src, dst, w = np.concatenate([src, dst]), np.concatenate([dst, src]), np.concatenate([w, w])
-    A = kleene.Matrix.from_edges(src, dst, w, 1 << scale, dup="min")
-    if cache is not None:
-        import scipy.sparse as sp
-
-        sp.save_npz(cache, A.to_scipy(), compressed=False)
-    return A
-
-
-def _graphblas():
-    try:
-        import graphblas as gb
-    except ImportError:
-        return None
-    return gb
-
-
-def _gb_matrix(gb, S):
-    c = S.tocoo()
-    return gb.Matrix.from_coo(
-        c.row,
-        c.col,
-        c.data.astype(np.float64),
-        nrows=S.shape[0],
-        ncols=S.shape[1],
-        dup_op=gb.binary.min,
-    )
-
-
-def _gb_vector(gb, idx, vals, n, dtype=np.float64):
-    return gb.Vector.from_coo(np.asarray(idx, np.int64), np.asarray(vals, dtype), size=n)
-
-
-def _gb_dense(v, n, missing):
-    out = np.full(n, missing, dtype=np.float64)
-    i, x = v.to_coo()
-    out[i] = x
-    return out
-
-
-def _sources(S, k, seed=SOURCE_SEED):
-    deg = np.diff(S.indptr)
-    return np.random.default_rng(seed).choice(np.flatnonzero(deg > 0), k, replace=False)
-
-
-# ---------------------------------------------------------------------------------------
-# a group of this benchmark, and the rows' checks (inside the group's subprocess)
-# ---------------------------------------------------------------------------------------
-
-
-class CpuGroup(Group):
-    """A ``Group`` with this benchmark's sizes, python-graphblas (or None) and data files."""
-
-    def __init__(self, name: str, args):
-        super().__init__(name, args)
-        self.size = sizes(args.quick)
-        self.gb = _graphblas()
-
-    def missing(self) -> list[str]:
-        return [FILES[k] for k in NEEDS.get(self.name, []) if not (self.data / FILES[k]).exists()]
 
 
 def _same(a, b) -> bool:
@@ -253,7 +120,7 @@ def _gb_baseline(g: CpuGroup, task, S, s):
         return ("python-graphblas", GB_NOTE, None)
     from papers import _gb_bfs, _gb_sssp
 
-    G = _gb_matrix(g.gb, S)
+    G = gb_matrix(g.gb, S)
     fn = _gb_bfs if task == "bfs" else _gb_sssp
     return (
         "python-graphblas " + ("BFS loop" if task == "bfs" else "Bellman-Ford loop"),
@@ -276,8 +143,8 @@ def _check_sssp(kout, bout, name):
 
 
 def group_bfs_ny(g: CpuGroup):
-    kleene = _kleene()
-    G = _induced(_read(g.data, "ny"), g.size["ny_vertices"])
+    kleene = kleene_api()
+    G = induced_subgraph(read_graph(g.data, "ny"), g.size["ny_vertices"])
     S = G.to_scipy().astype(np.float64)  # what scipy reads without a conversion per call
     g.fact("NY", {"n": G.nrows, "nnz": G.nvals})
     check = _check_bfs(S, 0)
@@ -300,8 +167,8 @@ def group_bfs_ny(g: CpuGroup):
 def group_sssp_ny(g: CpuGroup):
     from scipy.sparse.csgraph import dijkstra
 
-    kleene = _kleene()
-    W = _weighted(_induced(_read(g.data, "ny"), g.size["ny_vertices"]))
+    kleene = kleene_api()
+    W = with_weights(induced_subgraph(read_graph(g.data, "ny"), g.size["ny_vertices"]))
     S = W.to_scipy()
     g.fact("NY weighted", {"n": W.nrows, "nnz": W.nvals})
     g.compare(
@@ -316,8 +183,8 @@ def group_sssp_ny(g: CpuGroup):
 def group_sssp_p2p(g: CpuGroup):
     from scipy.sparse.csgraph import dijkstra
 
-    kleene = _kleene()
-    W = _weighted(_read(g.data, "p2p"))
+    kleene = kleene_api()
+    W = with_weights(read_graph(g.data, "p2p"))
     S = W.to_scipy()
     g.fact("p2p-Gnutella08 weighted", {"n": W.nrows, "nnz": W.nvals})
     g.compare(
@@ -332,13 +199,13 @@ def group_sssp_p2p(g: CpuGroup):
 def group_rmat(g: CpuGroup):
     from scipy.sparse.csgraph import dijkstra
 
-    kleene = _kleene()
+    kleene = kleene_api()
     scale = g.size["rmat_scale"]
     t0 = time.perf_counter()
-    A = _rmat(scale, g.scratch)
+    A = rmat_graph(scale, g.scratch)
     S = A.to_scipy()
     g.fact(f"RMAT-{scale}", {"n": A.nrows, "nnz": A.nvals, "build s": time.perf_counter() - t0})
-    s = int(_sources(S, 1)[0])
+    s = int(pick_sources(S, 1)[0])
     g.compare(
         f"BFS RMAT-{scale}",
         f"kleene.bfs(M, {s})",
@@ -358,7 +225,7 @@ def group_rmat(g: CpuGroup):
 def group_apsp_dense(g: CpuGroup):
     from scipy.sparse.csgraph import floyd_warshall
 
-    kleene = _kleene()
+    kleene = kleene_api()
     for n in g.size["apsp_n"]:
         D = np.random.default_rng(n).uniform(1.0, 100.0, (n, n))  # every pair an edge
         g.compare(
@@ -373,19 +240,19 @@ def group_apsp_dense(g: CpuGroup):
 def group_apsp_sparse(g: CpuGroup):
     from scipy.sparse.csgraph import shortest_path
 
-    kleene = _kleene()
+    kleene = kleene_api()
     k = g.size["sparse_vertices"]
+
+    def first(key, m, **kw):  # the subgraph of vertices 0..m-1
+        return induced_subgraph(read_graph(g.data, key, **kw), m)
+
     graphs = [
-        ("rome99", "rome", lambda: _induced(_read(g.data, "rome"), k).astype(np.float64)),
-        (
-            "facebook",
-            "facebook",
-            lambda: _weighted(_induced(_read(g.data, "facebook", directed=False), k)),
-        ),
+        ("rome99", "rome", lambda: first("rome", k).astype(np.float64)),
+        ("facebook", "facebook", lambda: with_weights(first("facebook", k, directed=False))),
         (
             f"p2p-Gnutella08[:{g.size['p2p_sub']}]",
             "p2p",
-            lambda: _weighted(_induced(_read(g.data, "p2p"), g.size["p2p_sub"])),
+            lambda: with_weights(first("p2p", g.size["p2p_sub"])),
         ),
     ]
     for label, key, build in graphs:
@@ -420,18 +287,18 @@ def group_apsp_sparse(g: CpuGroup):
 
 
 def _closure_graph(g_data: Path, quick: bool):
-    return _induced(_read(g_data, "p2p"), sizes(quick)["closure_vertices"])
+    return induced_subgraph(read_graph(g_data, "p2p"), sizes(quick)["closure_vertices"])
 
 
 def group_closure(g: CpuGroup, args):
     from scipy.sparse.csgraph import breadth_first_order
 
-    kleene = _kleene()
+    kleene = kleene_api()
     G = _closure_graph(g.data, g.quick)
     S = G.to_scipy()
     n = G.nrows
     g.fact("closure graph", {"n": n, "nnz": G.nvals})
-    rows = [int(i) for i in _sources(S, 3)]
+    rows = [int(i) for i in pick_sources(S, 3)]
 
     def check(R, _b, _name):  # a few rows against scipy's BFS (the diagonal aside)
         for i in rows:
@@ -565,7 +432,7 @@ def _rss() -> int:
 
 def mem_child(args) -> None:
     """A memory subprocess: the set-up, then (mode 'call') the closure on the graph."""
-    kleene = _kleene()
+    kleene = kleene_api()
     G = _closure_graph(Path(args.data), args.quick)
     small = kleene.Matrix.from_edges([0, 1, 2], [1, 2, 0], None, 3)
     kleene.transitive_closure(small)  # loads (or compiles) the kernels in both modes
@@ -582,15 +449,15 @@ def mem_child(args) -> None:
 def group_primitives(g: CpuGroup):
     import scipy.sparse as sp
 
-    kleene = _kleene()
+    kleene = kleene_api()
     scale = g.size["rmat_scale"]
-    A = _rmat(scale, g.scratch)
+    A = rmat_graph(scale, g.scratch)
     S = A.to_scipy()
     n = A.nrows
     rng = np.random.default_rng(SOURCE_SEED)
     g.fact(f"RMAT-{scale}", {"n": n, "nnz": A.nvals})
     gb = g.gb
-    gA = _gb_matrix(gb, S) if gb is not None else None
+    gA = gb_matrix(gb, S) if gb is not None else None
 
     def gb_row(fn):
         return ("python-graphblas", GB_NOTE if gb is None else fn, T_PRIM)
@@ -604,7 +471,7 @@ def group_primitives(g: CpuGroup):
     visited = np.sort(rng.choice(n, n // 2, replace=False))
     kV = kleene.Vector.from_coo(visited, np.ones(visited.size, bool), n)
     if gb is not None:
-        gu = _gb_vector(gb, np.arange(n), u, n)
+        gu = gb_vector(gb, np.arange(n), u, n)
         gV = gb.Vector.from_coo(visited, True, size=n, dtype=bool)
 
         def gb_masked():
@@ -613,7 +480,7 @@ def group_primitives(g: CpuGroup):
             return w
 
     def chk_min(k, b, _):
-        return _same(dense_of(k, np.inf), _gb_dense(b, n, np.inf))
+        return _same(dense_of(k, np.inf), gb_dense(b, n, np.inf))
 
     g.compare(
         "mxv pull, masked (min_plus; u dense, mask ~visited, 50% visited)",
@@ -624,7 +491,7 @@ def group_primitives(g: CpuGroup):
     )
 
     def chk_plus(k, b, name):
-        b = _gb_dense(b, n, 0.0) if "graphblas" in name else np.asarray(b).ravel()
+        b = gb_dense(b, n, 0.0) if "graphblas" in name else np.asarray(b).ravel()
         return _same(dense_of(k, 0.0), b)
 
     g.compare(
@@ -643,7 +510,7 @@ def group_primitives(g: CpuGroup):
     vals = rng.uniform(0.0, 1.0, idx.size)
     kf = kleene.Vector.from_coo(idx, vals, n)
     if gb is not None:
-        gf = _gb_vector(gb, idx, vals, n)
+        gf = gb_vector(gb, idx, vals, n)
     f_row = sp.csr_matrix((vals, (np.zeros(idx.size, np.int64), idx)), shape=(1, n))
     g.compare(
         "vxm push (min_plus; u sparse, 1% of n)",
@@ -654,7 +521,7 @@ def group_primitives(g: CpuGroup):
     )
 
     def chk_plus_sp(k, b, name):
-        b = _gb_dense(b, n, 0.0) if "graphblas" in name else b.toarray().ravel()
+        b = gb_dense(b, n, 0.0) if "graphblas" in name else b.toarray().ravel()
         return _same(dense_of(k, 0.0), b)
 
     g.compare(
@@ -670,10 +537,10 @@ def group_primitives(g: CpuGroup):
 
     # sparse mxm: F = A's rows of k random vertices, F (+.x) A = those rows of A.A
     k = g.size["mxm_rows"]
-    rows = np.sort(_sources(S, k, seed=SOURCE_SEED + 1))
+    rows = np.sort(pick_sources(S, k, seed=SOURCE_SEED + 1))
     FS = S[rows].tocsr()
     F = kleene.Matrix.from_scipy(FS)
-    gF = _gb_matrix(gb, FS) if gb is not None else None
+    gF = gb_matrix(gb, FS) if gb is not None else None
     flops = int(np.diff(S.indptr)[FS.indices].sum())
     g.fact("mxm", {"rows": k, "F nnz": int(FS.nnz), "multiplies": flops})
 
@@ -784,7 +651,7 @@ def main(argv=None) -> None:
         args.group_timeout = max(600.0, 15 * args.row_budget)
     t_start = time.perf_counter()
     env = {**environment(), **host_facts()}
-    env["python-graphblas"] = getattr(_graphblas(), "__version__", "not importable")
+    env["python-graphblas"] = getattr(graphblas_or_none(), "__version__", "not importable")
     rows, facts = [], []
     with tempfile.TemporaryDirectory(prefix="bench_cpu_") as scratch:
         for grp in groups:
