@@ -441,3 +441,38 @@ def test_partitioned_graph_errors(client):
         sssp_partitioned(H, 0)
     with pytest.raises(IndexError):
         sssp_partitioned(H, 3)
+
+
+def test_partitioned_graph_failures_are_named_never_partial():
+    # its own cluster: a worker of it is killed
+    from kleene.distributed import bfs_partitioned, pagerank_partitioned, partition_graph
+
+    G = _graph(300, 0.02, seed=13)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    )
+    with cluster, distributed.Client(cluster) as c:
+        H = partition_graph(c, G)
+        np.testing.assert_array_equal(bfs_partitioned(H, 0), kleene.bfs(G, 0))
+        victim = H.workers[1]
+        pid = c.run(os.getpid, workers=[victim])[victim]
+        left = _WorkerLeft(victim)
+
+        async def watch():
+            cluster.scheduler.add_plugin(left)
+
+        cluster.sync(watch)
+        os.kill(pid, signal.SIGKILL)
+        assert left.gone.wait(timeout=120), "the scheduler never saw the worker go"
+        with pytest.raises(DistributedError, match="worker or its data was lost"):
+            bfs_partitioned(H, 0)  # its rows 150.. were on the worker that left
+        with pytest.raises(DistributedError, match="worker or its data was lost"):
+            pagerank_partitioned(H)
+        H.release()
+        with pytest.raises(TypeError, match="was released"):
+            bfs_partitioned(H, 0)
+        with pytest.raises(TypeError, match="was released"):
+            pagerank_partitioned(H)
+        H2 = partition_graph(c, G)  # the restarted worker takes a block again
+    with pytest.raises(DistributedError, match="client is closed"):
+        bfs_partitioned(H2, 0)

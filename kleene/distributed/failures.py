@@ -108,6 +108,15 @@ def settle(futures, what: str, *, watch: tuple | None = None) -> None:
         raise DistributedError(f"{what} did not finish: task {bad[0].key} is {bad[0].status}")
 
 
+def require_workers(client, workers, what: str) -> None:
+    """A DistributedError naming the ones of ``workers`` that left the cluster (their
+    data went with them), before work is sent to them.
+
+    (Pinned work waits forever for a worker that left; the scheduler refuses data for
+    one with a bare KeyError.)"""
+    _still_there((client, workers), what)
+
+
 def _still_there(watch: tuple, what: str) -> None:
     client, workers = watch
     present = set(client.scheduler_info(n_workers=-1)["workers"])

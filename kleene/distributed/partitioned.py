@@ -29,10 +29,10 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.algorithms.graph_input import as_graph, check_source
-from kleene.errors import InvalidValue, NegativeCycleError
+from kleene.errors import InvalidObject, InvalidValue, NegativeCycleError
 
 from . import row_tasks
-from .failures import gather, worker_addresses
+from .failures import DistributedError, check_client, gather, require_workers, worker_addresses
 
 
 class PartitionedGraph:
@@ -53,21 +53,31 @@ class PartitionedGraph:
         self.out_blocks = self._scatter(A)
         self._A, self._in_blocks = A, {}
 
-    def _scatter(self, M) -> list:
-        """M's row ranges, each sent to its worker (and kept there)."""
+    def _scatter(self, M, what: str = "partition_graph") -> list:
+        """M's row ranges, each sent to its worker (and kept there); a DistributedError
+        if one of the workers has left."""
+        require_workers(self.client, self.workers, what)
         out = []
         for k, w in enumerate(self.workers):
             lo, hi = int(self.bounds[k]), int(self.bounds[k + 1])
-            out.append(self.client.scatter(M[lo:hi], workers=[w]))
+            try:
+                out.append(self.client.scatter(M[lo:hi], workers=[w]))
+            except KeyError as e:  # the scheduler's word for a worker that left meanwhile
+                raise DistributedError(
+                    f"{what} did not finish: a Dask worker or its data was lost ({w} left "
+                    "the cluster); no partial result is returned"
+                ) from e
         return out
 
     def in_blocks(self, weighted: bool) -> list:
         """Aᵀ's row ranges on the workers (values: the weights, or ones), made once."""
+        if self._A is None:
+            raise InvalidObject("pagerank: this PartitionedGraph was released; partition again")
         if weighted not in self._in_blocks:
             T = self._A.T.tocsr()
             if not weighted:
                 T.data = np.ones_like(T.data, dtype=np.float64)
-            self._in_blocks[weighted] = self._scatter(T.astype(np.float64))
+            self._in_blocks[weighted] = self._scatter(T.astype(np.float64), "pagerank")
         return self._in_blocks[weighted]
 
     def rows_per_worker(self) -> dict[str, int]:
@@ -82,7 +92,10 @@ class PartitionedGraph:
     def run_round(self, fn, what: str, blocks: list, per_worker: list) -> list:
         """fn(label, block_k, *per_worker[k]) on each worker with work (an entry not
         None); the answers, gathered (a failed task or a lost worker: DistributedError,
-        nothing partial)."""
+        nothing partial); a released graph or a closed client is named before any work."""
+        if not blocks:
+            raise InvalidObject(f"{what}: this PartitionedGraph was released; partition again")
+        check_client(self.client, what)
         futures = []
         for k, w in enumerate(self.workers):
             args = per_worker[k]
