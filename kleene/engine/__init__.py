@@ -11,7 +11,7 @@ through ``kleene.backends.backend(xp)``.
 from kleene.backends.strict_sums import strict_sums
 
 from .closure import closure, closure_base_block, mxm_accumulate
-from .components import has_weak_components, weak_components
+from .components import has_weak_components, strong_components, weak_components
 from .frontier import (
     frontier_bellman_ford,
     frontier_bfs,
@@ -56,6 +56,7 @@ __all__ = [
     "replay_buffers",
     "replay_bytes",
     "shortest_path_tree",
+    "strong_components",
     "strict_sums",
     "take_square",
     "tight_edges",

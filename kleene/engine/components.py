@@ -1,4 +1,4 @@
-"""Weak connected components as one fused primitive over a Matrix's own CSR arrays."""
+"""Connected components as fused primitives over a Matrix's own CSR arrays."""
 
 from __future__ import annotations
 
@@ -40,4 +40,35 @@ def weak_components(A: Matrix):
     return kernel(ptr, idx, A.nrows, symmetric=is_symmetric(A, values=False))
 
 
-__all__ = ["has_weak_components", "weak_components"]
+def strong_components(A: Matrix):
+    """``(count, int32 labels)`` of the strongly connected components of A's pattern,
+    numbered as the installed SciPy numbers them, on A's device.
+
+    A depth-first search on the host (``backends.cpu.components_strong``) over A's CSR
+    pattern as stored: a GPU matrix sends only its row pointers and column indices to
+    the host (no values, no SciPy matrix built), and the labels come back. InvalidValue
+    without the compiled host kernel (no Numba).
+
+    Example
+    -------
+    >>> import kleene
+    >>> A = kleene.Matrix.from_edges([0, 1, 1], [1, 0, 2], [1.0, 1.0, 1.0])
+    >>> count, labels = strong_components(A)
+    >>> count, sorted(set(labels.tolist()))
+    (2, [0, 1])
+    """
+    import numpy as np
+
+    kernel = getattr(backend(np), "components_strong", None)
+    if kernel is None:
+        raise InvalidValue("connected_components: no compiled strong-components kernel")
+    if A.format != "csr":
+        A = A.to_format("csr")
+    ptr, idx, _ = access.csr(A)
+    if A.xp is np:
+        return kernel(ptr, idx, A.nrows)
+    count, labels = kernel(ptr.get(), idx.get(), A.nrows)
+    return count, A.xp.asarray(labels)
+
+
+__all__ = ["has_weak_components", "strong_components", "weak_components"]
