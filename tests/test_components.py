@@ -22,11 +22,12 @@ import kleene
 from kleene.errors import DimensionMismatch, InvalidObject, InvalidValue
 
 MODES = [(False, "weak"), (True, "weak"), (True, "strong"), (False, "strong")]
-# The compiled Pearce search numbers strong components as SciPy up to 1.17 does
-# (SciPy 1.18 numbers the same partition in another order); without it
-# (KLEENE_CPU=numpy, no Numba) the composed form numbers them by smallest vertex.
+# The compiled search numbers strong components as the installed SciPy does (1.18 on:
+# Tarjan's search over the rows in stored order; up to 1.17: Pearce's, which completes
+# them as Tarjan's over the reversed rows); without it (KLEENE_CPU=numpy, no Numba)
+# the composed form numbers them by smallest vertex.
 SCIPY_1_17 = tuple(int(x) for x in scipy.__version__.split(".")[:2]) < (1, 18)
-SCIPY_STRONG_LABELS = kleene.backends.backend(np).components_strong is not None and SCIPY_1_17
+SCIPY_STRONG_LABELS = kleene.backends.backend(np).components_strong is not None
 
 
 @st.composite
@@ -78,7 +79,7 @@ def test_known_answers():
     assert n == 4
     assert labels[0] == labels[1] == labels[2] != labels[3]
     assert labels[5] == labels[6]
-    if SCIPY_STRONG_LABELS:
+    if SCIPY_STRONG_LABELS:  # (both numberings complete {3} first here)
         np.testing.assert_array_equal(labels, scipy_cc(G, connection="strong")[1])
         assert labels.tolist() == [1, 1, 1, 0, 2, 3, 3]
     else:
@@ -127,8 +128,182 @@ def test_compiled_kernels_present_on_cpu():
         want = scipy_cc(G, directed=directed, connection=connection)
         assert k == want[0]
         assert _same_partition(labels, want[1])
-        if SCIPY_1_17 or connection == "weak" or not directed:
-            np.testing.assert_array_equal(labels, want[1])
+        np.testing.assert_array_equal(labels, want[1])
+
+
+def _tarjan_reference(indptr, indices, n, backwards=False):
+    """Strong component labels by a plain recursive Tarjan: roots in vertex order, each
+    row's successors in stored order (``backwards``: reversed), components labelled
+    0, 1, ... in the order they complete (SciPy >= 1.18's numbering; reversed rows:
+    SciPy <= 1.17's)."""
+    index, low, on_stack = [-1] * n, [0] * n, [False] * n
+    stack, labels, counter = [], [-1] * n, [0, 0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack[v] = True
+        row = [int(w) for w in indices[indptr[v] : indptr[v + 1]]]
+        for w in reversed(row) if backwards else row:
+            if index[w] < 0:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif on_stack[w]:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            while True:
+                w = stack.pop()
+                on_stack[w] = False
+                labels[w] = counter[1]
+                if w == v:
+                    break
+            counter[1] += 1
+
+    for v in range(n):
+        if index[v] < 0:
+            visit(v)
+    return counter[1], np.array(labels, dtype=np.int64)
+
+
+def _pearce_reference(indptr, indices, n):
+    """Strong component labels by Pearce's search step for step as SciPy <= 1.17 runs
+    it (successors pushed on a doubly linked depth-first stack, a vertex met again
+    moved to the top; components labelled in the order they complete)."""
+    void, end = -1, -2
+    low = [void] * n  # then the labels, counted down from n - 1
+    ss, back = [void] * n, [void] * n  # component stack / DFS forward links; back links
+    ss_head, index, label = end, 0, n - 1
+    for v0 in range(n):
+        if low[v0] != void:
+            continue
+        head = v0
+        ss[v0] = back[v0] = end
+        while head != end:
+            v = head
+            if low[v] == void:
+                low[v] = index
+                index += 1
+                for w in indices[indptr[v] : indptr[v + 1]]:
+                    if low[w] != void:
+                        continue
+                    if ss[w] != void:  # already on the DFS stack: take it out
+                        f, b = ss[w], back[w]
+                        if b != end:
+                            ss[b] = f
+                        if f != end:
+                            back[f] = b
+                    ss[w], back[w], back[head] = head, end, w
+                    head = w
+                continue
+            head = ss[v]
+            if head >= 0:
+                back[head] = end
+            ss[v] = back[v] = void
+            low_v, root = low[v], True
+            for w in indices[indptr[v] : indptr[v + 1]]:
+                if low[w] < low_v:
+                    low_v, root = low[w], False
+            low[v] = low_v
+            if not root:
+                ss[v], ss_head = ss_head, v
+                continue
+            index -= 1
+            while ss_head != end and low[v] <= low[ss_head]:
+                w, ss_head = ss_head, ss[ss_head]
+                ss[w], low[w] = void, label
+                index -= 1
+            low[v] = label
+            label -= 1
+    return (n - 1) - label, (n - 1) - np.array(low, dtype=np.int64)
+
+
+@st.composite
+def shuffled_rows(draw, max_n=24, repeats=False):
+    """A CSR whose rows hold their columns out of order (and, with ``repeats``, some
+    more than once): no canonical form."""
+    n = draw(st.integers(1, max_n))
+    col = st.integers(0, n - 1)
+    rows = [draw(st.lists(col, max_size=min(n, 4), unique=not repeats)) for _ in range(n)]
+    indptr = np.cumsum([0] + [len(r) for r in rows])
+    indices = np.array([w for r in rows for w in r], dtype=np.int32)
+    return sp.csr_matrix((np.ones(indices.size), indices, indptr), shape=(n, n))
+
+
+needs_strong_kernel = pytest.mark.skipif(
+    not SCIPY_STRONG_LABELS, reason="no compiled strong components (KLEENE_CPU=numpy or no Numba)"
+)
+
+
+@needs_strong_kernel
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(graphs(), shuffled_rows()))
+def test_strong_numberings_match_their_references(G):
+    """Both numberings, whichever SciPy is installed: "tarjan" (SciPy >= 1.18's) is the
+    plain recursive Tarjan's, "pearce" (SciPy <= 1.17's) Pearce's search's and the
+    reversed rows' Tarjan's; None is the installed SciPy's labels."""
+    cpu = kleene.backends.backend(np)
+    n = G.shape[0]
+    ptr, idx = G.indptr, G.indices
+    k, labels = cpu.components_strong(ptr, idx, n, numbering="tarjan")
+    assert labels.dtype == np.int32
+    assert (k, labels.tolist()) == _tuple(_tarjan_reference(ptr, idx, n))
+    k, labels = cpu.components_strong(ptr, idx, n, numbering="pearce")
+    want = _tuple(_pearce_reference(ptr, idx, n))
+    assert (k, labels.tolist()) == want == _tuple(_tarjan_reference(ptr, idx, n, backwards=True))
+    if n:
+        k, labels = cpu.components_strong(ptr, idx, n)
+        wk, wl = scipy_cc(G, connection="strong")
+        assert k == wk
+        np.testing.assert_array_equal(labels, wl)
+        if SCIPY_1_17:
+            assert labels.tolist() == want[1]
+
+
+@needs_strong_kernel
+@settings(max_examples=60, deadline=None)
+@given(shuffled_rows(repeats=True))
+def test_strong_numberings_read_a_repeated_edge_once(G):
+    # (SciPy <= 1.17's search does not finish on a row holding an edge twice in a row;
+    # the compiled one meets a repeat as a visited vertex, as the plain search does)
+    cpu = kleene.backends.backend(np)
+    n, ptr, idx = G.shape[0], G.indptr, G.indices
+    for numbering, backwards in (("tarjan", False), ("pearce", True)):
+        k, labels = cpu.components_strong(ptr, idx, n, numbering=numbering)
+        assert (k, labels.tolist()) == _tuple(_tarjan_reference(ptr, idx, n, backwards))
+
+
+def _tuple(result):
+    return int(result[0]), result[1].tolist()
+
+
+@needs_strong_kernel
+def test_strong_numberings_on_deep_and_known_graphs():
+    cpu = kleene.backends.backend(np)
+    # 0 -> 1, 0 -> 2, 1 -> 0, 2 -> 3: Tarjan in stored order completes {3}, {2}, {0, 1};
+    # over the reversed rows (Pearce's order) it descends into 2 first: {3}, {2}, {0, 1}
+    # too, while 4 -> 5, 4 -> 6 completes {5}, {6} in stored order, {6}, {5} reversed
+    G = sp.csr_matrix((np.ones(6), ([0, 0, 1, 2, 4, 4], [1, 2, 0, 3, 5, 6])), shape=(7, 7))
+    k, labels = cpu.components_strong(G.indptr, G.indices, 7, numbering="tarjan")
+    assert (k, labels.tolist()) == (6, [2, 2, 1, 0, 5, 3, 4])
+    k, labels = cpu.components_strong(G.indptr, G.indices, 7, numbering="pearce")
+    assert (k, labels.tolist()) == (6, [2, 2, 1, 0, 5, 4, 3])
+    np.testing.assert_array_equal(
+        cpu.components_strong(G.indptr, G.indices, 7)[1], scipy_cc(G, connection="strong")[1]
+    )
+    # a cycle of 200,000 vertices and a path hanging off it: the search is iterative
+    n = 200_000
+    src = np.r_[np.arange(n), np.arange(n, 2 * n - 1)]
+    dst = np.r_[(np.arange(n) + 1) % n, np.arange(n + 1, 2 * n)]
+    src, dst = np.r_[src, n - 1], np.r_[dst, n]
+    C = sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(2 * n, 2 * n))
+    for numbering in ("tarjan", "pearce"):
+        k, labels = cpu.components_strong(C.indptr, C.indices, 2 * n, numbering=numbering)
+        assert k == n + 1
+        assert (labels[:n] == n).all()  # the cycle completes last
+        assert labels[n:].tolist() == list(range(n - 1, -1, -1))  # the path's end first
+    with pytest.raises(InvalidValue, match="numbering"):
+        cpu.components_strong(G.indptr, G.indices, 7, numbering="kosaraju")
 
 
 def test_strong_composed_on_a_chain_of_cycles():

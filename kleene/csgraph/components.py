@@ -11,8 +11,11 @@ def connected_components(csgraph, directed=True, connection="weak", return_label
     """The connected components, as ``scipy.sparse.csgraph.connected_components``.
 
     Dense input: 0, NaN and inf are no edge. ``kleene.connected_components`` labels
-    them (union-find or FastSV for weak components, Pearce's search for strong ones;
-    Afforest on the GPU), numbered as SciPy numbers them.
+    them (union-find or FastSV for weak components, Tarjan's search for strong ones;
+    Afforest on the GPU), numbered as the installed SciPy numbers them: strong
+    components in the order the search completes them, each row's successors taken
+    in stored order with SciPy >= 1.18 and in reverse stored order (the order of
+    the Pearce search SciPy ran until then) with SciPy <= 1.17.
 
     Example
     -------

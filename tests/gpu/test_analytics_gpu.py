@@ -29,10 +29,7 @@ from cuda_cases import gpu_missing  # noqa: E402
 if gpu_missing():
     pytest.skip(gpu_missing(), allow_module_level=True)
 
-import scipy  # noqa: E402
 from scipy.sparse.csgraph import connected_components as scipy_cc  # noqa: E402
-
-SCIPY_1_17 = tuple(int(x) for x in scipy.__version__.split(".")[:2]) < (1, 18)
 
 import kleene  # noqa: E402
 
@@ -93,15 +90,14 @@ def test_components_agree(G):
         k2, labels2 = kleene.connected_components(A, directed=directed, connection=connection)
         assert isinstance(labels2, cupy.ndarray) and labels2.dtype == np.int32
         assert k2 == k
-        # strong labels: SciPy 1.17's numbering (1.18 numbers the same partition
-        # another way); on any SciPy the CPU's labels, and SciPy's partition
+        # strong labels: the installed SciPy's numbering (1.18 on: Tarjan's search over
+        # the rows in stored order; up to 1.17: Pearce's), as the CPU's
         got = cupy.asnumpy(labels2)
         assert _same_partition(got, labels)
         np.testing.assert_array_equal(
             got, kleene.connected_components(G, directed=directed, connection=connection)[1]
         )
-        if SCIPY_1_17 or connection == "weak":
-            np.testing.assert_array_equal(got, labels)
+        np.testing.assert_array_equal(got, labels)
         k3, labels3 = kleene.connected_components(
             A, directed=directed, connection=connection, fused=False
         )

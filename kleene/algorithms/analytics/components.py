@@ -1,5 +1,5 @@
 """Connected components: the back ends' compiled kernels (union-find, Afforest on the
-GPU, Pearce's search), or composed as min-label products (FastSV) and reachability
+GPU, Tarjan's search), or composed as min-label products (FastSV) and reachability
 sweeps."""
 
 from __future__ import annotations
@@ -34,9 +34,11 @@ def connected_components(
     Same arguments, same answer: the number of components and, with
     ``return_labels``, an int32 label per vertex, numbered as SciPy numbers them
     (weak components by their smallest vertex: the component of vertex 0 is 0,
-    the next one met in vertex order 1, ...; strong components in the order
-    Pearce's depth-first search, which SciPy up to 1.17 runs, completes them; SciPy
-    1.18 numbers the same partition in another order).
+    the next one met in vertex order 1, ...; strong components 0, 1, 2, ... in the
+    order Tarjan's depth-first search completes them, roots tried in vertex order:
+    with the installed SciPy >= 1.18 the search takes each row's successors in
+    stored order, as SciPy 1.18's does; with SciPy <= 1.17 in reverse stored order,
+    which completes them in the order of the Pearce search SciPy ran until then).
 
     Weak components (``directed=False``, or ``connection="weak"``) are FastSV
     (Zhang, Azad and Hu): every vertex keeps a parent label, starting at itself;
@@ -60,10 +62,10 @@ def connected_components(
     return_labels : bool
     fused : bool or None
         None runs the back end's compiled kernel where there is one (the CPU's
-        union-find and Pearce's algorithm, ``kleene.backends.cpu.components``, which
+        union-find and Tarjan's search, ``kleene.backends.cpu.components``, which
         read a SciPy CSR matrix with finite values as it is; the GPU's Afforest,
         ``kleene.backends.cuda.analytics.components``, for weak components; strong
-        components of a GPU graph run Pearce's algorithm on a host copy of the
+        components of a GPU graph run Tarjan's search on a host copy of the
         pattern, so their labels are SciPy's too), False the composed form above
         (its strong labels number the components by their smallest vertex; the
         partition is the same), True requires the compiled kernel.

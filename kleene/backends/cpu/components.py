@@ -10,11 +10,19 @@ Two optional fused primitives (``kleene/engine/primitives.md``), each returning
   read), then one pass over the vertices in increasing order gives each root the
   next label when its component is first met, so a component's label is the rank of
   its smallest vertex (SciPy's depth-first labelling gives the same).
-- ``components_strong(indptr, indices, n, *, values=None)``: strongly connected components by
-  Pearce's iterative variant of Tarjan's algorithm, step for step the one SciPy
-  runs (successors pushed on a doubly linked depth-first stack, a vertex met again
-  moved to the top; components labelled in the order they complete), so the
-  labels, not only the partition, are SciPy's.
+- ``components_strong(indptr, indices, n, *, values=None, numbering=None)``: strongly
+  connected components by Tarjan's depth-first search, iterative in the manner of
+  Tarjan and Zwick (2024): each edge read once, one array for the high-links and the
+  labels, components labelled 0, 1, 2, ... in the order the search completes them,
+  roots tried in vertex order. SciPy numbers them the same way, with the successors
+  taken in stored order from 1.18 on (its own Tarjan-Zwick search) and, up to 1.17,
+  in reverse stored order: Pearce's search that SciPy ran until then pushes every
+  successor onto a doubly linked depth-first stack, a vertex met again moved to the
+  top, so it descends into the last successor first, which is a recursive search
+  over the reversed rows, and completes the components in its order. ``numbering``
+  ("tarjan" or "pearce"; None: the installed SciPy's) picks the direction, so the
+  labels, not only the partition, are SciPy's (tests/test_components.py checks both
+  directions against plain references, and the installed SciPy's directly).
 
 Both read the pattern only (a stored zero is an edge). The composed forms
 (``kleene.algorithms.analytics.components``: FastSV min-second products, and
@@ -26,6 +34,9 @@ with ``KLEENE_CPU=numpy``, both names are None and the composed forms run.
 from __future__ import annotations
 
 import numpy as np
+import scipy
+
+from kleene.errors import InvalidValue
 
 try:
     import numba
@@ -33,6 +44,11 @@ except ImportError:  # pragma: no cover - exercised only without numba
     numba = None
 
 HAVE_NUMBA = numba is not None
+# SciPy 1.18 numbers strong components as a search over the rows in stored order
+# completes them, SciPy up to 1.17 as one over the reversed rows (the module docstring).
+SCIPY_NUMBERING = (
+    "tarjan" if tuple(int(x) for x in scipy.__version__.split(".")[:2]) >= (1, 18) else "pearce"
+)
 
 
 def _weak(indptr, indices, n):
@@ -89,74 +105,97 @@ def _finite(values):
     return not bad
 
 
-def _strong(indptr, indices, n):
-    void = -1
-    end = -2
-    lowlinks = np.full(n, void, dtype=np.int64)  # then the labels, counted down
-    ss = np.full(n, void, dtype=np.int64)  # component stack; also the DFS stack's forward links
-    stack_b = np.full(n, void, dtype=np.int64)
-    ss_head = end
-    index = 0
-    label = n - 1
-    for v0 in range(n):
-        if lowlinks[v0] != void:
+def _tarjan(indptr, indices, n, backwards):
+    """(count, int32 labels) of the strong components by Tarjan's depth-first search,
+    iterative in the manner of Tarjan and Zwick (2024), labelled 0, 1, 2, ... in the
+    order the search completes them; roots tried in vertex order, each vertex's
+    successors in stored order (``backwards``: from the row's end).
+
+    One array ``val`` holds each vertex's state: -1 unvisited; while the vertex is
+    active (visited, its component not complete) its high-link: the earliest-visited
+    active vertex it is known to reach, as that vertex's reverse timestamp (the
+    first vertex visited gets n, the next n - 1, ...; a completed component gives
+    its timestamps back, so those of the active vertices are exactly n, n - 1, ...,
+    ts + 1); once its component is complete, the component's label.
+    Labels stay below ts + 1 (there are never more of them than completed vertices),
+    so a completed successor never raises a high-link: the search needs no on-stack
+    flag. The depth-first stack holds (vertex, next edge): one successor is advanced
+    at a time and each edge is read once; a vertex's entry is stored complemented
+    (sign bit set) once its high-link rises above its own timestamp, i.e. once it is
+    known not to lead its component. A finished vertex that leads its component
+    takes its label with the finished non-leads above it on the component stack
+    whose high-link does not pass its timestamp (those it reached); a non-lead goes
+    on that stack and passes its high-link to its parent.
+    """
+    val = np.full(n, -1, dtype=np.int32)
+    stack_v = np.empty(n, dtype=np.int32)
+    stack_e = np.empty(n, dtype=indptr.dtype)
+    comp = np.empty(n, dtype=np.int32)
+    step = -1 if backwards else 1
+    ts = n  # the next reverse timestamp
+    label = 0
+    held = 0  # entries of comp
+    for r in range(n):
+        if val[r] != -1:
             continue
-        stack_head = v0
-        ss[v0] = end
-        stack_b[v0] = end
-        while stack_head != end:
-            v = stack_head
-            if lowlinks[v] == void:
-                lowlinks[v] = index
-                index += 1
-                for j in range(indptr[v], indptr[v + 1]):
-                    w = indices[j]
-                    if lowlinks[w] == void:
-                        if ss[w] != void:  # already on the DFS stack: excise it
-                            f = ss[w]
-                            b = stack_b[w]
-                            if b != end:
-                                ss[b] = f
-                            if f != end:
-                                stack_b[f] = b
-                        ss[w] = stack_head
-                        stack_b[w] = end
-                        stack_b[stack_head] = w
-                        stack_head = w
+        val[r] = ts
+        ts -= 1
+        top = 0
+        stack_v[0] = r
+        stack_e[0] = indptr[r + 1] - 1 if backwards else indptr[r]
+        while top >= 0:
+            x = stack_v[top]
+            v = x if x >= 0 else ~x
+            e = stack_e[top]
+            stop = indptr[v] - 1 if backwards else indptr[v + 1]
+            hv = val[v]
+            high = hv
+            down = -1
+            while e != stop:
+                w = indices[e]
+                e += step
+                vw = val[w]
+                if vw == -1:
+                    down = w
+                    break
+                if vw > hv:
+                    hv = vw
+            if hv != high:  # v reaches an active vertex above its high-link
+                val[v] = hv
+                x = ~v
+                stack_v[top] = x
+            if down >= 0:  # descend into the unvisited successor
+                stack_e[top] = e
+                val[down] = ts
+                ts -= 1
+                top += 1
+                stack_v[top] = down
+                stack_e[top] = indptr[down + 1] - 1 if backwards else indptr[down]
+                continue
+            top -= 1  # v is finished
+            if x >= 0:  # v leads its component: it and what it reached above it
+                while held > 0 and val[comp[held - 1]] <= hv:
+                    held -= 1
+                    val[comp[held]] = label
+                    ts += 1
+                val[v] = label
+                ts += 1
+                label += 1
             else:
-                stack_head = ss[v]
-                if stack_head >= 0:
-                    stack_b[stack_head] = end
-                ss[v] = void
-                stack_b[v] = void
-                root = True
-                low_v = lowlinks[v]
-                for j in range(indptr[v], indptr[v + 1]):
-                    low_w = lowlinks[indices[j]]
-                    if low_w < low_v:
-                        low_v = low_w
-                        root = False
-                lowlinks[v] = low_v
-                if root:
-                    index -= 1
-                    while ss_head != end and lowlinks[v] <= lowlinks[ss_head]:
-                        w = ss_head
-                        ss_head = ss[w]
-                        ss[w] = void
-                        lowlinks[w] = label
-                        index -= 1
-                    lowlinks[v] = label
-                    label -= 1
-                else:
-                    ss[v] = ss_head
-                    ss_head = v
-    labels = ((n - 1) - lowlinks).astype(np.int32)
-    return (n - 1) - label, labels
+                comp[held] = v
+                held += 1
+                if top >= 0:  # (a lead's label never raises its parent's high-link)
+                    y = stack_v[top]
+                    u = y if y >= 0 else ~y
+                    if hv > val[u]:
+                        val[u] = hv
+                        stack_v[top] = ~u
+    return label, val
 
 
 if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _jit = numba.njit(cache=True, nogil=True)
-    _weak, _strong, _finite = _jit(_weak), _jit(_strong), _jit(_finite)
+    _weak, _tarjan, _finite = _jit(_weak), _jit(_tarjan), _jit(_finite)
 
 
 def components_weak(indptr, indices, n: int, *, symmetric: bool = False, values=None):
@@ -171,10 +210,17 @@ def components_weak(indptr, indices, n: int, *, symmetric: bool = False, values=
     return int(count), labels
 
 
-def components_strong(indptr, indices, n: int, *, values=None):
-    """(count, int32 labels) of the strongly connected components, SciPy's numbering;
-    ``values`` as for :func:`components_weak`."""
+def components_strong(indptr, indices, n: int, *, values=None, numbering=None):
+    """(count, int32 labels) of the strongly connected components, labelled in the order
+    Tarjan's search completes them with each row's successors in stored order
+    (``numbering="tarjan"``, SciPy >= 1.18's labels) or in reverse stored order
+    ("pearce", SciPy <= 1.17's); None: the installed SciPy's. ``values`` as for
+    :func:`components_weak`."""
+    numbering = SCIPY_NUMBERING if numbering is None else numbering
+    if numbering not in ("tarjan", "pearce"):
+        raise InvalidValue(f"numbering must be 'tarjan' or 'pearce', got {numbering!r}")
     if values is not None and not _finite(np.asarray(values)):
         return None
-    count, labels = _strong(np.asarray(indptr), np.asarray(indices), int(n))
+    ptr, idx = np.asarray(indptr), np.asarray(indices)
+    count, labels = _tarjan(ptr, idx, int(n), numbering == "pearce")
     return int(count), labels
