@@ -16,7 +16,8 @@ import scipy.sparse as sp
 
 import kleene
 from kleene.algorithms.graph_input import as_graph
-from kleene.core import Matrix
+from kleene.backends import backend
+from kleene.core import Matrix, access
 from kleene.engine import multi_source_sssp
 from kleene.ops import symmetrize
 
@@ -228,14 +229,16 @@ def _solve(g: Graph, method, directed, idx, preds, limit=np.inf):
         out = kleene.apsp(g.data, method=method, directed=directed, return_predecessors=tree)
         srcs = np.arange(g.n)
     elif idx.size == 1:  # one source: kleene's single-source loop, not the batched one
-        out = kleene.sssp(
-            g.data,
-            int(idx[0]),
-            method=method,
-            directed=directed,
-            return_predecessors=tree,
-            limit=bound,
-        )
+        out = _one_source(g, directed, int(idx[0]), bound) if host and least > 0 else None
+        if out is None:
+            out = kleene.sssp(
+                g.data,
+                int(idx[0]),
+                method=method,
+                directed=directed,
+                return_predecessors=tree,
+                limit=bound,
+            )
         out = tuple(a.reshape(1, -1) for a in out) if tree else out.reshape(1, -1)
         srcs = idx
     elif bound is not None and host and least >= 0 and method == "auto":
@@ -268,6 +271,28 @@ def _solve(g: Graph, method, directed, idx, preds, limit=np.inf):
     if host and pred.size:
         pred = settled_first(_directed_csr(g, directed), dist, pred)
     return dist, pred
+
+
+def _one_source(g: Graph, directed, s: int, bound):
+    """Distances (n,) from ``s`` over a host graph of positive weights, or None where
+    the back end has no fused delta-stepping: its loop (the one ``kleene.sssp`` runs
+    for one source) on the graph as ``kleene.sssp`` reads it (``as_graph``), given the
+    weights' bounds and mean, which on a graph met once per call cost less than
+    ``sssp``'s cached summaries; past ``bound`` inf."""
+    step = backend(np).delta_stepping
+    if step is None:
+        return None
+    A = as_graph(g.data, directed=directed)
+    ptr, idx, w = access.csr(A)
+    if w.size == 0 or w.dtype != np.float64:
+        return None
+    least, most = float(w.min()), float(w.max())
+    if not (least > 0 and most < np.inf):
+        return None
+    dist = step(ptr, idx, w, g.n, s, float(w.mean()), bounds=(least, most))
+    if bound is not None:
+        dist[dist > bound] = np.inf
+    return dist
 
 
 def _solve_with_tree(g: Graph, method, directed, idx, bound=None):

@@ -28,10 +28,13 @@ _BLOCK = 1 << 22
 
 
 def _parents(indptr, indices, data, both, dist, srcs, out):
+    """``out`` as :func:`parents` says; returns how many reachable vertices other than
+    their row's source found no tight in-edge."""
     # Indices through np.uint64: no negative-index wraparound check per edge.
     one = np.uint64(1)
     k, n = dist.shape
     least = np.empty(n, np.float64)
+    lost = 0
     for r in range(k):
         d = dist[r]
         p = out[r]
@@ -56,6 +59,10 @@ def _parents(indptr, indices, data, both, dist, srcs, out):
                         least[ua] = db
                         p[ua] = b
         p[srcs[r]] = -1
+        for v in range(n):
+            if p[v] < 0 and d[v] < np.inf and v != srcs[r]:
+                lost += 1
+    return lost
 
 
 _parents_compiled = numba.njit(cache=True, nogil=True)(_parents) if numba else _parents
@@ -70,10 +77,8 @@ def parents(S, directed: bool, dist, srcs):
     dist = np.ascontiguousarray(dist, dtype=np.float64).reshape(-1, S.shape[0])
     out = np.empty(dist.shape, np.int64)
     srcs = np.asarray(srcs, np.int64)
-    _parents_compiled(S.indptr, S.indices, S.data, not directed, dist, srcs, out)
-    lost = (out < 0) & np.isfinite(dist)
-    lost[np.arange(srcs.size), srcs] = False
-    return None if lost.any() else out
+    lost = _parents_compiled(S.indptr, S.indices, S.data, not directed, dist, srcs, out)
+    return None if lost else out
 
 
 def settled_first(S, dist, pred):

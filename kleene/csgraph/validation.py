@@ -100,6 +100,11 @@ def check_indices(indices, n: int):
     """(flat int64 NumPy array, output shape prefix) of SciPy's ``indices``; None: all."""
     if indices is None:
         return np.arange(n, dtype=np.int64), (n,)
+    if isinstance(indices, (int, np.integer)) and not isinstance(indices, bool):
+        i = int(indices) + n if indices < 0 else int(indices)  # SciPy wraps negative indices
+        if not 0 <= i < n:
+            raise InvalidValue("indices out of range 0...N")
+        return np.array([i], dtype=np.int64), ()
     idx = np.asarray(indices.get() if is_cupy_array(indices) else indices)
     if idx.dtype.kind not in "iu":
         if idx.dtype.kind == "f" and np.all(np.mod(idx, 1) == 0):

@@ -138,18 +138,15 @@ def _tarjan(indptr, indices, n, backwards):
     for r in range(n):
         if val[r] != -1:
             continue
-        val[r] = ts
+        # The current vertex's frame lives in locals (v, its high-link hv, lead, the
+        # next edge e); the stack holds its ancestors' frames.
+        v = r
+        hv = val[r] = ts
         ts -= 1
-        top = 0
-        stack_v[0] = r
-        stack_e[0] = indptr[r + 1] - 1 if backwards else indptr[r]
-        while top >= 0:
-            x = stack_v[top]
-            v = x if x >= 0 else ~x
-            e = stack_e[top]
-            stop = indptr[v] - 1 if backwards else indptr[v + 1]
-            hv = val[v]
-            high = hv
+        lead = True
+        e, stop = (indptr[r + 1] - 1, indptr[r] - 1) if backwards else (indptr[r], indptr[r + 1])
+        top = -1
+        while True:
             down = -1
             while e != stop:
                 w = indices[e]
@@ -158,22 +155,24 @@ def _tarjan(indptr, indices, n, backwards):
                 if vw == -1:
                     down = w
                     break
-                if vw > hv:
+                if vw > hv:  # (a completed successor's label never passes hv)
                     hv = vw
-            if hv != high:  # v reaches an active vertex above its high-link
-                val[v] = hv
-                x = ~v
-                stack_v[top] = x
+                    lead = False
             if down >= 0:  # descend into the unvisited successor
-                stack_e[top] = e
-                val[down] = ts
-                ts -= 1
                 top += 1
-                stack_v[top] = down
-                stack_e[top] = indptr[down + 1] - 1 if backwards else indptr[down]
+                stack_v[top] = v if lead else ~v
+                stack_e[top] = e
+                val[v] = hv
+                v = down
+                hv = val[v] = ts
+                ts -= 1
+                lead = True
+                if backwards:
+                    e, stop = indptr[v + 1] - 1, indptr[v] - 1
+                else:
+                    e, stop = indptr[v], indptr[v + 1]
                 continue
-            top -= 1  # v is finished
-            if x >= 0:  # v leads its component: it and what it reached above it
+            if lead:  # v leads its component: it and what it reached above it
                 while held > 0 and val[comp[held - 1]] <= hv:
                     held -= 1
                     val[comp[held]] = label
@@ -182,14 +181,22 @@ def _tarjan(indptr, indices, n, backwards):
                 ts += 1
                 label += 1
             else:
+                val[v] = hv
                 comp[held] = v
                 held += 1
-                if top >= 0:  # (a lead's label never raises its parent's high-link)
-                    y = stack_v[top]
-                    u = y if y >= 0 else ~y
-                    if hv > val[u]:
-                        val[u] = hv
-                        stack_v[top] = ~u
+            if top < 0:
+                break
+            x = stack_v[top]  # back to the parent, which takes a non-lead's high-link
+            e = stack_e[top]
+            top -= 1
+            child, child_lead = hv, lead
+            lead = x >= 0
+            v = x if lead else ~x
+            hv = val[v]
+            stop = indptr[v] - 1 if backwards else indptr[v + 1]
+            if not child_lead and child > hv:
+                hv = child
+                lead = False
     return label, val
 
 
