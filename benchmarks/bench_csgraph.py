@@ -120,6 +120,7 @@ def tasks(name: str, A, dense_small, quick: bool):
     small = sp.csr_array(A[:SMALL, :SMALL])
     d_small, p_small = S.floyd_warshall(small, directed, return_predecessors=True)
     _, p1 = S.dijkstra(A, directed, src, return_predecessors=True)
+    masked_small = S.csgraph_masked_from_dense(dense_small)  # (built once: not timed)
     out = [
         ("dijkstra", "1 source", lambda m: m.dijkstra(A, directed, src), same),
         ("dijkstra", "64 sources", lambda m: m.dijkstra(A, directed, many), same),
@@ -201,7 +202,7 @@ def tasks(name: str, A, dense_small, quick: bool):
         (
             "csgraph_from_masked",
             f"{SMALL}²",
-            lambda m: m.csgraph_from_masked(S.csgraph_masked_from_dense(dense_small)),
+            lambda m: m.csgraph_from_masked(masked_small),
             same,
         ),
     ]

@@ -15,8 +15,57 @@ from kleene.backends import array_module, is_cupy_array
 from kleene.core import Matrix
 from kleene.errors import InvalidValue
 
+try:
+    import numba
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
+
 DTYPE = np.float64
 ITYPE = np.int32
+# the dtypes the compiled passes read (others, float16 and complex among them: NumPy's forms)
+_COMPILED = {np.dtype(t) for t in (np.bool_, np.float32, np.float64)} | {
+    np.dtype(k + str(b)) for k in "iu" for b in (1, 2, 4, 8)
+}
+
+
+def _null_mask(x, null, tol, close, use_null, inf_null, nan_null, mask):
+    """``mask`` (flat, bool) of the entries of ``x`` (flat) that are no edge: within
+    ``tol`` of ``null`` where ``close`` (a float array: ``np.ma.masked_values``'s test,
+    which for a finite null is ``|x - null| <= atol + rtol·|null|``), equal to it
+    otherwise; with ``inf_null``/``nan_null`` the infinite/NaN entries too. One pass,
+    no temporaries."""
+    for i in range(x.size):
+        v = np.float64(x[i])
+        hit = False
+        if use_null:
+            hit = abs(v - null) <= tol if close else v == null
+        if inf_null and (v == np.inf or v == -np.inf):
+            hit = True
+        if nan_null and v != v:
+            hit = True
+        mask[i] = hit
+
+
+def _from_mask(mask, x, n, data, cols, indptr):
+    """The CSR arrays of the entries of ``x`` (n × n, C order) that ``mask`` leaves:
+    ``indptr`` (n + 1) written, and ``data``/``cols`` (at least as long as the entries
+    kept); returns how many."""
+    k = 0
+    for i in range(n):
+        indptr[i] = k
+        row = i * n
+        for j in range(n):
+            if not mask[row + j]:
+                data[k] = np.float64(x[row + j])
+                cols[k] = j
+                k += 1
+    indptr[n] = k
+    return k
+
+
+if numba is not None:  # compiled on first use per dtype, then loaded from the disk cache
+    _null_mask = numba.njit(cache=True, nogil=True)(_null_mask)
+    _from_mask = numba.njit(cache=True, nogil=True)(_from_mask)
 
 
 def _square(graph) -> int:
@@ -50,6 +99,27 @@ def csgraph_masked_from_dense(graph, null_value=0, nan_null=True, infinity_null=
             nan_null, null_value = True, None
         elif np.isinf(null_value):
             infinity_null, null_value = True, None
+    if numba is not None and graph.dtype in _COMPILED:
+        # np.ma.masked_values's mask (isclose for floats, its default tolerances; ==
+        # otherwise) and the inf/NaN tests in one compiled pass
+        mask = np.empty(graph.shape, dtype=bool)
+        null = DTYPE(0.0) if null_value is None else null_value
+        tol = 1e-8 + 1e-5 * abs(null)
+        flat = graph.reshape(-1) if graph.flags.c_contiguous else graph.ravel()
+        close = graph.dtype.kind == "f"
+        _null_mask(
+            flat,
+            null,
+            tol,
+            close,
+            null_value is not None,
+            bool(infinity_null),
+            bool(nan_null),
+            mask.reshape(-1),
+        )
+        if null_value is None:
+            return np.ma.masked_array(graph, mask, copy=False)
+        return np.ma.masked_array(graph, mask, copy=False, fill_value=null_value)
     if null_value is None:
         graph = np.ma.masked_array(graph, np.zeros(graph.shape, dtype=bool), copy=False)
     else:
@@ -75,6 +145,16 @@ def csgraph_from_masked(graph):
     container = _csr_type(graph)
     graph = np.ma.asarray(graph)
     n = _square(graph)
+    values = np.ma.getdata(graph)
+    if numba is not None and values.dtype in _COMPILED:
+        masked = np.ascontiguousarray(np.ma.getmaskarray(graph)).reshape(-1)
+        x = np.ascontiguousarray(values).reshape(-1)
+        kept = x.size - int(np.count_nonzero(masked))
+        data = np.empty(kept, dtype=DTYPE)
+        cols = np.empty(kept, dtype=ITYPE)
+        indptr = np.empty(n + 1, dtype=ITYPE)
+        _from_mask(masked, x, n, data, cols, indptr)
+        return container((data, cols, indptr), shape=(n, n))
     mask = ~np.ma.getmaskarray(graph)
     data = np.asarray(graph.data[mask], dtype=DTYPE, order="C")
     cols = np.broadcast_to(np.arange(n, dtype=ITYPE), (n, n))[mask]
