@@ -35,10 +35,14 @@ The kernels (all ``nogil``; Python threads over ranges, as ``cpu/closure.py``, e
 ``pull_full_par``):
 
 - ``pull_full``: ``pull`` where every u(k) is present and every row allowed (the
-  dense product): no flags per entry, unsigned positions. ``pull_full2`` takes rows
-  two at a time, the two sums' additions side by side (a sum's chain of additions
-  is what a row waits on), each row still summed alone in its order; for a monoid
-  with a terminal value or ``any`` it is ``pull_full``. ``pull_full_par`` runs it
+  dense product): no flags per entry, unsigned positions, and a row's loop not
+  unrolled (a position past u also ends it), so a row of irregular length costs one
+  mispredicted exit, not two. ``pull_full2`` takes rows two at a time, the two
+  sums' additions side by side (a sum's chain of additions is what a long row
+  waits on), each row still summed alone in its order; for a monoid with a
+  terminal value or ``any`` it is ``pull_full``. The dense product pairs rows where
+  they hold ``_PAIR_ENTRIES`` entries or more on average (short rows wait on their
+  loops' exits more than on their additions). ``pull_full_par`` runs either
   over one range of rows per thread on Numba's threading layer (``numba.prange``),
   whose workers stay at hand between calls: a product this short would otherwise
   wait on a pool worker's wake-up as long as its own work. A row is still summed
@@ -104,6 +108,7 @@ HAVE_NUMBA = numba is not None
 
 _MIN_THREADED = 1 << 17  # stored entries (or products) below which one thread runs
 _CHUNKS_PER_THREAD = 4  # ranges per thread, taken in turn (balance on a busy machine)
+_PAIR_ENTRIES = 32  # mean stored entries a row from which the dense pull pairs rows
 _NO_BOOL = np.zeros(1, dtype=bool)
 _PARALLEL_LOCK = threading.Lock()  # around the kernels on Numba's threading layer
 
@@ -155,7 +160,11 @@ def pull(indptr, indices, avals, u, up, has_up, allowed, has_allowed, r0, r1, w,
 @numba.njit(cache=CACHE, nogil=True)
 def pull_full(indptr, indices, avals, u, r0, r1, w, wp):
     # pull with every u(k) present and every row allowed: no flags to test per entry,
-    # unsigned positions (no negative-index wraparound per access); writes every row
+    # unsigned positions (no negative-index wraparound per access); writes every row.
+    # A position past u ends a row (never, in a valid matrix): the loop's second exit
+    # keeps LLVM from unrolling it by a count known at run time, whose remainder loop
+    # adds a mispredicted exit to every row of irregular length
+    nu = np.uint64(u.size)
     for i in range(r0, r1):
         p = np.uint64(indptr[i])
         p1 = np.uint64(indptr[i + 1])
@@ -171,6 +180,8 @@ def pull_full(indptr, indices, avals, u, r0, r1, w, wp):
                 if HAS_TERM and acc == TERM:
                     break
                 k = np.uint64(indices[p])
+                if k >= nu:
+                    break
                 acc = _add(acc, {pull_mul})
                 p += _U1
         w[i] = acc
@@ -231,10 +242,14 @@ def pull_full2(indptr, indices, avals, u, r0, r1, w, wp):
 
 
 @numba.njit(cache=CACHE, nogil=True, parallel=True)
-def pull_full_par(indptr, indices, avals, u, bounds, w, wp):
-    # pull_full2 over the row ranges [bounds[t], bounds[t + 1]) on Numba's threads
+def pull_full_par(indptr, indices, avals, u, bounds, w, wp, pairs):
+    # pull_full2 (``pairs``) or pull_full over the row ranges [bounds[t], bounds[t + 1])
+    # on Numba's threads
     for t in numba.prange(bounds.size - 1):
-        pull_full2(indptr, indices, avals, u, bounds[t], bounds[t + 1], w, wp)
+        if pairs:
+            pull_full2(indptr, indices, avals, u, bounds[t], bounds[t + 1], w, wp)
+        else:
+            pull_full(indptr, indices, avals, u, bounds[t], bounds[t + 1], w, wp)
 
 
 @numba.njit(cache=CACHE, nogil=True)
@@ -659,18 +674,23 @@ def _pull_full(spec, mod, head, work: int, tail) -> bool:
     wake), or one range on the calling thread where the work is small."""
     indptr = head[0]
     nrows = indptr.size - 1
+    # Rows two at a time where they are long enough for their two chains of additions
+    # to pay for the pair's extra loops (each a mispredicted exit on rows of irregular
+    # length); else one row at a time.
+    pairs = work >= _PAIR_ENTRIES * nrows
     threads = _threads() if work >= _MIN_THREADED else 1
     if threads == 1 or nrows < 2:
-        return _run(spec, mod.pull_full2, head, [(0, max(nrows, 0))], tail)
+        kernel = mod.pull_full2 if pairs else mod.pull_full
+        return _run(spec, kernel, head, [(0, max(nrows, 0))], tail)
     # row bounds of about equal entries (a thread given an empty range does nothing);
     # each target is below indptr[-1], so its position is at most nrows
-    targets = [work * t // threads for t in range(1, threads)]
     bounds = np.empty(threads + 1, dtype=np.int64)
     bounds[0], bounds[-1] = 0, nrows
-    bounds[1:-1] = indptr.searchsorted(np.array(targets, dtype=indptr.dtype))
+    for t in range(1, threads):
+        bounds[t] = indptr.searchsorted(work * t // threads)
     try:
         with _PARALLEL_LOCK:  # one at a time: Numba's workqueue layer is not thread-safe
-            mod.pull_full_par(*head, bounds, *tail)
+            mod.pull_full_par(*head, bounds, *tail, pairs)
     except NumbaError:
         if not spec.user:
             raise
