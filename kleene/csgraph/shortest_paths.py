@@ -242,12 +242,10 @@ def _solve(g: Graph, method, directed, idx, preds, limit=np.inf):
         out = tuple(a.reshape(1, -1) for a in out) if tree else out.reshape(1, -1)
         srcs = idx
     elif bound is not None and host and least >= 0 and method == "auto":
-        # Sources bounded by ``limit``: sssp's own route (the multi-source op on the
+        # Sources bounded by ``limit``: sssp's own route (the multi-source rows on the
         # graph as sssp reads it), whose CPU rows stop each search at the bound and
         # drop what lies past it, without a second pass over the (k, n) rows.
-        A = as_graph(g.data, directed=directed)
-        dist, pred = multi_source_sssp(A, idx, predecessors=tree, limit=bound)
-        out = (dist, pred) if tree else dist
+        out = _bounded_rows(g, directed, idx, tree, bound)
         srcs = idx
     else:
         out = kleene.sssp(
@@ -273,6 +271,42 @@ def _solve(g: Graph, method, directed, idx, preds, limit=np.inf):
     return dist, pred
 
 
+def _bounded_rows(g: Graph, directed, idx, tree: bool, bound: float):
+    """(k, n) distances [and predecessors] from ``idx`` over a host graph of
+    non-negative weights, exact up to ``bound`` and inf past it: the CPU back end's
+    multi-source rows (``sssp_rows``, as ``kleene.engine.multi_source_sssp`` runs them)
+    on the graph as ``kleene.sssp`` reads it (``as_graph``: its weight checks done),
+    into rows allocated here (NumPy refuses with a MemoryError what cannot fit); the
+    op's own route where the back end has no such rows."""
+    A = _as_searched(g, directed)
+    rows = backend(np).sssp_rows
+    if rows is None:
+        dist, pred = multi_source_sssp(A, idx, predecessors=tree, limit=bound)
+        return (dist, pred) if tree else dist
+    ptr, ind, w = access.csr(A)
+    dist = np.empty((idx.size, g.n))
+    pred = np.empty((idx.size, g.n), dtype=np.int64) if tree else None
+    rows(ptr, ind, w, idx, tree, out=(dist, pred), limit=bound)
+    return (dist, pred) if tree else dist
+
+
+def _as_searched(g: Graph, directed) -> Matrix:
+    """The host graph as ``kleene.sssp`` reads it (``as_graph``). Undirected, a CSR
+    equal to its transpose (SciPy's, built in one pass) is read as it is, which costs
+    less than the general symmetry test: stored both ways already, it is its own
+    union with its transpose."""
+    S = g.data
+    if not directed and g.sparse and S.has_canonical_format:
+        T = S.T.tocsr()
+        if (
+            np.array_equal(S.indptr, T.indptr)
+            and np.array_equal(S.indices, T.indices)
+            and np.array_equal(S.data, T.data)
+        ):
+            return as_graph(S, directed=True)
+    return as_graph(S, directed=directed)
+
+
 def _one_source(g: Graph, directed, s: int, bound):
     """Distances (n,) from ``s`` over a host graph of positive weights, or None where
     the back end has no fused delta-stepping: its loop (the one ``kleene.sssp`` runs
@@ -282,7 +316,7 @@ def _one_source(g: Graph, directed, s: int, bound):
     step = backend(np).delta_stepping
     if step is None:
         return None
-    A = as_graph(g.data, directed=directed)
+    A = _as_searched(g, directed)
     ptr, idx, w = access.csr(A)
     if w.size == 0 or w.dtype != np.float64:
         return None

@@ -113,8 +113,11 @@ def check_indices(indices, n: int):
             raise InvalidValue("indices must be integers")
     shape = idx.shape
     flat = idx.astype(np.int64).ravel()
-    flat = np.where(flat < 0, flat + n, flat)  # SciPy wraps negative indices
-    if flat.size and (flat.min() < 0 or flat.max() >= n):
+    if flat.size and flat.min() < 0:
+        flat = np.where(flat < 0, flat + n, flat)  # SciPy wraps negative indices
+        if flat.min() < 0:
+            raise InvalidValue("indices out of range 0...N")
+    if flat.size and flat.max() >= n:
         raise InvalidValue("indices out of range 0...N")
     return flat, shape
 

@@ -223,8 +223,17 @@ def _reached_parents(indptr, indices, weights, d, p, touched, count, n):
 if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _jit = numba.njit(cache=True, nogil=True)
     _dijkstra_row, _reached_parents = _jit(_dijkstra_row), _jit(_reached_parents)
+    # Each twice: over the cores, and on the calling thread alone (``prange`` a plain
+    # range), for searches too small to repay waking the other threads, which on a
+    # loaded machine can wait a scheduler tick each.
+    _rows_serial = _jit(_rows_kernel)
+    _delta_rows_serial = _jit(_delta_rows_kernel)
     _rows_kernel = numba.njit(cache=True, nogil=True, parallel=True)(_rows_kernel)
     _delta_rows_kernel = numba.njit(cache=True, nogil=True, parallel=True)(_delta_rows_kernel)
+
+# Below this many (sources × stored edges), an upper bound of the searches' work, the
+# rows run on the calling thread.
+_SERIAL_WORK = 1 << 21
 
 
 def _dijkstra_rows(
@@ -267,12 +276,15 @@ def _dijkstra_rows(
     dist, pred = _outputs(out, k, n, bool(predecessors))
     if k and n:
         workers = max(1, min(k, numba.get_num_threads()))
+        serial = workers == 1 or k * idx.size <= _SERIAL_WORK
+        if serial:
+            workers = 1
         rows = pred if predecessors else np.empty((k, 0), dtype=np.int64)  # never written
         uptr, uidx = ptr.view(np.uint64), idx.view(np.uint32)
         if not predecessors or strict_sums(least, most, n):
             # (every weight positive and finite: their mean, without the filtered copy)
             delta = float(w.mean()) if least > 0 and most < np.inf else _mean_positive(w)
-            _delta_rows_kernel(
+            (_delta_rows_serial if serial else _delta_rows_kernel)(
                 uptr,
                 uidx,
                 w,
@@ -286,7 +298,9 @@ def _dijkstra_rows(
                 limit,
             )
         else:
-            _rows_kernel(uptr, uidx, w, src, dist, rows, bool(predecessors), workers, limit)
+            (_rows_serial if serial else _rows_kernel)(
+                uptr, uidx, w, src, dist, rows, bool(predecessors), workers, limit
+            )
     return dist, pred
 
 
