@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from kleene.backends import backend
 from kleene.core import access
 from kleene.core.matrix import Matrix
@@ -37,7 +39,9 @@ def weak_components(A: Matrix):
     if A.format != "csr":
         A = A.to_format("csr")
     ptr, idx, _ = access.csr(A)
-    return kernel(ptr, idx, A.nrows, symmetric=is_symmetric(A, values=False))
+    # (only the GPU's Afforest reads it; the CPU's union-find reads every edge anyway)
+    symmetric = A.xp is not np and is_symmetric(A, values=False)
+    return kernel(ptr, idx, A.nrows, symmetric=symmetric)
 
 
 def strong_components(A: Matrix):
@@ -57,8 +61,6 @@ def strong_components(A: Matrix):
     >>> count, sorted(set(labels.tolist()))
     (2, [0, 1])
     """
-    import numpy as np
-
     kernel = getattr(backend(np), "components_strong", None)
     if kernel is None:
         raise InvalidValue("connected_components: no compiled strong-components kernel")

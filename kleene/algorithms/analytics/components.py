@@ -8,7 +8,7 @@ import numpy as np
 
 from kleene.backends import backend
 from kleene.core import Matrix, Vector
-from kleene.engine import weak_components
+from kleene.engine import strong_components, weak_components
 from kleene.errors import InvalidValue
 from kleene.ops import ewise_add, ewise_mult, extract, mxv, select, vxm
 from kleene.semiring import Semiring, binary, monoid
@@ -113,12 +113,9 @@ def connected_components(
     if n == 0:
         count, labels = 0, xp.zeros(0, dtype=np.int32)
     elif kernel is not None and fused is not False:
-        if xp is np or strong:
-            s = A.to_scipy()  # a host CSR: the kernels read its pattern
-            count, labels = kernel(s.indptr, s.indices, n)
-            labels = labels if xp is np else xp.asarray(labels)
-        else:  # weak components on the GPU: the kernel reads A's CSR as stored
-            count, labels = weak_components(A)
+        # the kernels read A's CSR pattern as stored (a GPU matrix's strong components:
+        # its pattern alone crosses to the host search)
+        count, labels = strong_components(A) if strong else weak_components(A)
     else:
         root = _strong_roots(A) if strong else _fastsv(A)
         count, labels = _numbered(xp, root)
