@@ -441,6 +441,11 @@ def test_partitioned_graph_errors(client):
         sssp_partitioned(H, 0)
     with pytest.raises(IndexError):
         sssp_partitioned(H, 3)
+    with pytest.raises(ValueError, match="device must be 'cpu' or 'gpu'"):
+        partition_graph(client, G, device="tpu")
+    if not kleene.gpu_available():  # a worker without a GPU says so, from its task
+        with pytest.raises(RuntimeError, match="GPU|CUDA|cupy"):
+            partition_graph(client, G, device="gpu")
 
 
 def test_partitioned_graph_failures_are_named_never_partial():

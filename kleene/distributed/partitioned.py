@@ -7,7 +7,8 @@ then answers whole searches on its own; that stops where one worker's memory doe
 equal numbers of edges and leaves range k on worker k (and, for PageRank, the same
 ranges of Aᵀ's rows). Each round the client sends every worker the part of the
 frontier (or of the vector) its rows need, the workers scan their own edges
-(``row_tasks.py``), and the client merges what comes back:
+(``row_tasks.py``: one kleene product each, on the worker's CPU or GPU), and the
+client merges what comes back:
 
 - ``bfs``: a level-synchronous push. Worker k returns the vertices its rows of the
   frontier reach; the client keeps the unvisited ones as the next level.
@@ -32,7 +33,14 @@ from kleene.algorithms.graph_input import as_graph, check_source
 from kleene.errors import InvalidObject, InvalidValue, NegativeCycleError
 
 from . import row_tasks
-from .failures import DistributedError, check_client, gather, require_workers, worker_addresses
+from .failures import (
+    DistributedError,
+    check_client,
+    gather,
+    require_workers,
+    settle,
+    worker_addresses,
+)
 
 
 class PartitionedGraph:
@@ -40,9 +48,9 @@ class PartitionedGraph:
     :func:`partition_graph`): ``bounds[k] .. bounds[k + 1] - 1`` are worker
     ``workers[k]``'s rows."""
 
-    def __init__(self, client, A, workers: list[str], directed: bool):
+    def __init__(self, client, A, workers: list[str], directed: bool, device: str = "cpu"):
         self.client, self.n, self.directed = client, A.shape[0], directed
-        self.workers = workers
+        self.workers, self.device = workers, device
         target = np.arange(len(workers) + 1) * (A.nnz / len(workers))
         bounds = np.searchsorted(A.indptr, target, side="left")
         bounds[0], bounds[-1] = 0, self.n
@@ -57,16 +65,30 @@ class PartitionedGraph:
         """M's row ranges, each sent to its worker (and kept there); a DistributedError
         if one of the workers has left."""
         require_workers(self.client, self.workers, what)
-        out = []
+        rows, out = [], []
         for k, w in enumerate(self.workers):
             lo, hi = int(self.bounds[k]), int(self.bounds[k + 1])
             try:
-                out.append(self.client.scatter(M[lo:hi], workers=[w]))
+                rows.append(self.client.scatter(M[lo:hi], workers=[w]))
             except KeyError as e:  # the scheduler's word for a worker that left meanwhile
                 raise DistributedError(
                     f"{what} did not finish: a Dask worker or its data was lost ({w} left "
                     "the cluster); no partial result is returned"
                 ) from e
+            label = f"{what}: rows {lo}..{hi - 1} to a kleene Matrix on the {self.device}"
+            task = self.client.submit(
+                row_tasks.to_block,
+                label,
+                rows[-1],
+                self.device,
+                workers=[w],
+                allow_other_workers=False,
+                pure=False,
+            )
+            out.append(task)
+        settle(out, what, watch=(self.client, self.workers))  # (a worker without a GPU: its error)
+        for f in rows:  # the host copies go; each worker keeps its Matrix
+            f.release()
         return out
 
     def in_blocks(self, weighted: bool) -> list:
@@ -119,16 +141,19 @@ class PartitionedGraph:
         kind = "directed" if self.directed else "undirected"
         return (
             f"<kleene PartitionedGraph: {self.n} vertices, {kind}, row blocks on "
-            f"{len(self.workers)} workers>"
+            f"{len(self.workers)} workers' {self.device}>"
         )
 
 
-def partition_graph(client, G, *, directed: bool = True) -> PartitionedGraph:
+def partition_graph(client, G, *, directed: bool = True, device: str = "cpu") -> PartitionedGraph:
     """Cut ``G``'s rows into one contiguous range a worker of ``client`` (about equal
     edge counts) and leave each range there: a :class:`PartitionedGraph` for
     :func:`bfs_partitioned`, :func:`sssp_partitioned` and :func:`pagerank_partitioned`.
     ``G`` is any graph kleene's algorithms take, read by their rules (+inf is no
     edge, NaN refused); ``directed=False`` adds every edge both ways first.
+    ``device="gpu"`` keeps each block in its worker's GPU memory (a dask-cuda worker's
+    own card), where the rounds' products then run; a worker without one fails the
+    call with its DeviceUnavailable.
 
     >>> import scipy.sparse as sp, kleene.distributed as kd  # doctest: +SKIP
     >>> from dask.distributed import Client  # doctest: +SKIP
@@ -138,10 +163,12 @@ def partition_graph(client, G, *, directed: bool = True) -> PartitionedGraph:
     >>> kd.bfs_partitioned(H, 0).tolist(), kd.sssp_partitioned(H, 0).tolist()  # doctest: +SKIP
     ([0, 1, 2], [0.0, 1.0, 3.0])
     """
+    if device not in ("cpu", "gpu"):
+        raise InvalidValue(f"partition_graph: device must be 'cpu' or 'gpu', got {device!r}")
     workers = worker_addresses(client, "partition_graph")
     A = as_graph(G, directed=directed).to("cpu").to_scipy()
     A.sum_duplicates()
-    return PartitionedGraph(client, A, sorted(workers), directed)
+    return PartitionedGraph(client, A, sorted(workers), directed, device)
 
 
 def _one_source(source, n: int, name: str) -> int:

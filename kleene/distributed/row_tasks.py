@@ -1,51 +1,64 @@
 """What a worker does with its row block of a partitioned graph (``partitioned.py``).
 
-Each task reads one block (a SciPy CSR of the rows ``lo .. hi - 1`` of A, or of Aᵀ
-for a pull, with global column ids) and the slice of the frontier or vector that
-falls in it, and returns only what the client must merge: the vertices a frontier
-reaches, the best candidate distance per reached vertex, a range of the next
-PageRank vector. None of them writes what it was given.
+A block is a ``kleene.Matrix`` of the rows ``lo .. hi - 1`` of A (or of Aᵀ for a
+pull) with global column ids, made on its worker by :func:`to_block` and kept there,
+on that worker's CPU or GPU. Each round's task reads its block and the slice of the
+frontier or vector that falls in it, and returns only what the client must merge,
+as host (NumPy) arrays: the vertices a frontier reaches, the best candidate distance
+per reached vertex, a range of the next PageRank vector. Each is one kleene product
+of a sparse frontier with the block (the semiring says what is merged), so a GPU
+block runs the GPU kernels. None of them writes what it was given.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from kleene.core import Matrix, Vector
+from kleene.ops import mxv, vxm
+
 from .failures import named_task
 
 
-def _rows(block, local):
-    """(tails as local row ids repeated per edge, heads, weights) of the rows ``local``."""
-    sub = block[local]
-    tails = np.repeat(np.arange(local.size), np.diff(sub.indptr))
-    return tails, sub.indices, sub.data
+def _host(a) -> np.ndarray:
+    return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
 @named_task
-def reach(block, lo: int, frontier):
+def to_block(rows, device: str):
+    """The SciPy CSR ``rows`` as a kleene Matrix on this worker's ``device``."""
+    return Matrix.from_scipy(rows).to(device)
+
+
+def _frontier(block: Matrix, lo: int, frontier, values):
+    """The part of a frontier in this block's rows as a sparse vector over them."""
+    xp = block.xp
+    ids = xp.asarray(np.asarray(frontier, dtype=np.int64) - lo)
+    return Vector.from_coo(ids, xp.asarray(values), block.nrows)
+
+
+@named_task
+def reach(block: Matrix, lo: int, frontier):
     """The distinct heads of the edges out of ``frontier`` (global ids in this block)."""
-    _, heads, _ = _rows(block, np.asarray(frontier, dtype=np.int64) - lo)
-    return np.unique(heads)
+    f = _frontier(block, lo, frontier, np.ones(len(frontier), dtype=np.bool_))
+    heads, _ = vxm(f, block, "any_pair").to_coo()
+    return _host(heads).astype(np.int64)
 
 
 @named_task
-def relax(block, lo: int, frontier, dist):
+def relax(block: Matrix, lo: int, frontier, dist):
     """(heads, least dist[tail] + w over the edges out of ``frontier`` into each head):
-    one Bellman-Ford relaxation of this block's part of the frontier."""
-    tails, heads, w = _rows(block, np.asarray(frontier, dtype=np.int64) - lo)
-    if heads.size == 0:
-        return heads.astype(np.int64), np.zeros(0)
-    cand = np.asarray(dist, dtype=np.float64)[tails] + w
-    order = np.lexsort((cand, heads))  # by head, the least candidate first
-    heads, cand = heads[order], cand[order]
-    first = np.flatnonzero(np.r_[True, heads[1:] != heads[:-1]])
-    return heads[first].astype(np.int64), cand[first]
+    one Bellman-Ford relaxation of this block's part of the frontier (``min_plus``)."""
+    f = _frontier(block, lo, frontier, np.asarray(dist, dtype=np.float64))
+    heads, cand = vxm(f, block, "min_plus").to_coo()
+    return _host(heads).astype(np.int64), _host(cand).astype(np.float64)
 
 
 @named_task
-def pull(block, y):
+def pull(block: Matrix, y):
     """This block's rows of Aᵀ·y (its values the weights, or ones for the pattern)."""
-    return block @ np.asarray(y, dtype=np.float64)
+    v = Vector.from_dense(block.xp.asarray(np.asarray(y, dtype=np.float64)), missing=None)
+    return _host(mxv(block, v, "plus_times").to_dense(missing=0.0))
 
 
-__all__ = ["pull", "reach", "relax"]
+__all__ = ["pull", "reach", "relax", "to_block"]

@@ -1,0 +1,71 @@
+"""A partitioned graph whose row blocks live in the workers' GPU memory
+(``partition_graph(..., device="gpu")``): BFS, SSSP and PageRank give the in-process
+answers. Two in-process workers share the one GPU here (a dask-cuda cluster gives
+each its own card). Skipped without a GPU or without dask.distributed (on the device
+the wheels travel with the call)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+pytestmark = pytest.mark.gpu
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # cuda_cases, beside this file
+from cuda_cases import gpu_missing  # noqa: E402
+
+if gpu_missing():
+    pytest.skip(gpu_missing(), allow_module_level=True)
+
+distributed = pytest.importorskip(
+    "distributed", reason="dask.distributed is not installed (pip install 'kleene[dask]')"
+)
+
+import kleene  # noqa: E402
+from kleene.distributed import (  # noqa: E402
+    bfs_partitioned,
+    pagerank_partitioned,
+    partition_graph,
+    sssp_partitioned,
+)
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+    )
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _graph(n: int, density: float, seed: int):
+    rng = np.random.default_rng(seed)
+    G = sp.random(n, n, density=density, format="csr", random_state=rng)
+    G.data = rng.integers(1, 50, G.nnz).astype(np.float64)
+    return G
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_gpu_blocks_answer_as_in_process(client, directed):
+    G = _graph(600, 0.01, seed=21 if directed else 22)
+    H = partition_graph(client, G, directed=directed, device="gpu")
+    where = client.gather([client.submit(lambda b: b.device, f) for f in H.out_blocks])
+    assert where == ["gpu", "gpu"]
+    for s in (0, 311, 599):
+        np.testing.assert_array_equal(bfs_partitioned(H, s), kleene.bfs(G, s, directed=directed))
+        np.testing.assert_allclose(
+            sssp_partitioned(H, s), kleene.sssp(G, s, directed=directed), rtol=1e-12
+        )
+    same = G if directed else kleene.ops.symmetrize(kleene.Matrix.from_scipy(G))
+    for weight in (True, False):
+        want = kleene.pagerank(same, weight=weight, tol=1e-10)
+        got = pagerank_partitioned(H, weight=weight, tol=1e-10)
+        assert np.abs(got - want).sum() < 1e-9
+    H.release()
