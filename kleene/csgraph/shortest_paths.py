@@ -392,10 +392,24 @@ def _nearest(csgraph, directed, indices, preds, unweighted, limit):
         none = xp.full(n, -9999, dtype=np.int32)
         return (dist, none, none.copy()) if preds else dist
     M, ext = _with_virtual_source(g, idx, directed)
-    quick = preds and ext is not None and _least_weight(g) > 0
+    least = _least_weight(g)
+    quick = preds and ext is not None and least > 0
     both = not directed and ext is None  # (the host's ext is symmetric already)
-    out = kleene.sssp(M, n, directed=not both, return_predecessors=preds and not quick)
-    dist, pred = out if preds and not quick else (out, None)
+    step = backend(np).delta_stepping if ext is not None and least > 0 else None
+    if step is not None and np.isfinite(least):
+        # positive weights on the host: the delta-stepping loop kleene.sssp runs for
+        # one source, on the extended CSR as it is (its weights were checked above)
+        w = g.data.data
+        most = float(w.max())
+        positive = w[w < np.inf] if most == np.inf else w
+        delta = float(positive.mean()) if positive.size else 1.0
+        dist, pred = (
+            step(ext.indptr, ext.indices, ext.data, n + 1, n, delta, bounds=(0.0, most)),
+            None,
+        )
+    else:
+        out = kleene.sssp(M, n, directed=not both, return_predecessors=preds and not quick)
+        dist, pred = out if preds and not quick else (out, None)
     if quick:  # positive weights: the compiled parent pass (only n's edges weigh 0)
         pred = parents(ext, True, dist[None, :], [n])
         if pred is None:
