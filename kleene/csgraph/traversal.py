@@ -13,7 +13,7 @@ from kleene.backends import to_host
 
 from .paths import tree_of
 from .validation import check_vertex, validate
-from .walks import bfs_walk, dfs_walk
+from .walks import bfs_walk, dfs_walk, in_edges
 
 
 def _walk(walker, csgraph, i_start, directed):
@@ -21,12 +21,19 @@ def _walk(walker, csgraph, i_start, directed):
     S = g.data if g.xp is np else sp.csr_matrix(g.data.get())
     start = check_vertex(i_start, g.n)
     ptr, idx = S.indptr, S.indices
+    both = not directed  # undirected: the in-edges too, scanned after the out-edges
     if directed:
         ptr2, idx2 = ptr, idx
+    elif in_edges is not None and S.indptr[-1] == S.indices.size:
+        ptr2, idx2 = in_edges(ptr, idx, g.n)  # (SciPy's order; the pattern alone)
+        if np.array_equal(ptr, ptr2) and np.array_equal(idx, idx2):
+            # a symmetric pattern: a vertex's in-neighbours are its out-neighbours, all
+            # seen once its out-edges are scanned, so that scan would add nothing
+            both = False
     else:
-        T = S.T.tocsr()  # the in-edges, scanned after the out-edges (SciPy's order)
+        T = S.T.tocsr()  # (SciPy's order)
         ptr2, idx2 = T.indptr, T.indices
-    order, pred = walker(ptr, idx, ptr2, idx2, not directed, start, g.n)
+    order, pred = walker(ptr, idx, ptr2, idx2, both, start, g.n)
     if g.xp is not np:
         order, pred = g.xp.asarray(order), g.xp.asarray(pred)
     return order, pred, g

@@ -69,17 +69,25 @@ def _dfs(indptr, indices, indptr2, indices2, both, start, n):
     top, tail = 0, one
     while top >= 0:
         u = np.uint64(stack[top])
-        lo, lo2 = np.uint64(indptr[u]), np.uint64(indptr2[u])
+        lo = np.uint64(indptr[u])
         d1 = np.uint64(indptr[u + one]) - lo
-        d = d1 + (np.uint64(indptr2[u + one]) - lo2 if both else np.uint64(0))
         c = cursor[top]
         child = -1
-        while c < d:
-            v = np.uint64(indices[lo + c]) if c < d1 else np.uint64(indices2[lo2 + c - d1])
+        while c < d1:  # the out-edges, then the in-edges: one loop each
+            v = np.uint64(indices[lo + c])
             c += one
             if pred[v] == NULL:
                 child = np.int64(v)
                 break
+        if child < 0 and both:
+            lo2 = np.uint64(indptr2[u])  # (c counts on from the out-edges)
+            d = d1 + np.uint64(indptr2[u + one]) - lo2
+            while c < d:
+                v = np.uint64(indices2[lo2 + (c - d1)])
+                c += one
+                if pred[v] == NULL:
+                    child = np.int64(v)
+                    break
         cursor[top] = c
         if child < 0:
             top -= 1
@@ -94,8 +102,31 @@ def _dfs(indptr, indices, indptr2, indices2, both, start, n):
     return order[:tail], pred
 
 
+def _in_edges(indptr, indices, n):
+    """The transpose's pattern (indptr int64, indices int32) of an n-vertex CSR: a
+    counting sort of the entries by column, rows taken in order, so each row of the
+    transpose lists its in-neighbours in increasing order, as SciPy's ``S.T.tocsr()``
+    lists them; no values are moved."""
+    one = np.uint64(1)
+    tptr = np.zeros(n + 1, np.int64)
+    for e in range(np.uint64(indptr[n])):
+        tptr[np.uint64(indices[e]) + one] += 1
+    for v in range(n):
+        tptr[v + 1] += tptr[v]
+    at = tptr[:n].copy()
+    tidx = np.empty(np.uint64(indptr[n]), np.int32)
+    for u in range(n):
+        for e in range(np.uint64(indptr[u]), np.uint64(indptr[u + 1])):
+            v = np.uint64(indices[e])
+            tidx[at[v]] = u
+            at[v] += 1
+    return tptr, tidx
+
+
 if numba is not None:
     bfs_walk = numba.njit(cache=True, nogil=True)(_bfs)
     dfs_walk = numba.njit(cache=True, nogil=True)(_dfs)
+    in_edges = numba.njit(cache=True, nogil=True)(_in_edges)
 else:  # pragma: no cover
     bfs_walk, dfs_walk = _bfs, _dfs
+    in_edges = None

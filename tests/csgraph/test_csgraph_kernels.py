@@ -144,3 +144,29 @@ def test_dense_and_masked_conversions_are_scipys(cells, dtype, null, inf_null, n
 def test_from_masked_reads_a_masked_array_without_a_mask():
     got = csgraph.csgraph_from_masked(np.ma.masked_array(np.arange(9.0).reshape(3, 3)))
     assert got.nnz == 9 and got.toarray().tolist() == np.arange(9.0).reshape(3, 3).tolist()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 12), st.integers(0, 2**32 - 1), st.booleans())
+def test_undirected_walks_are_scipys_on_symmetric_and_other_patterns(n, seed, symmetric):
+    # a symmetric pattern (weights differing both ways) skips the in-edge scan
+    rng = np.random.default_rng(seed)
+    mask = rng.random((n, n)) < 0.3
+    if symmetric:
+        mask |= mask.T
+    S = sp.csr_array(np.where(mask, rng.integers(1, 6, size=(n, n)), 0).astype(float))
+    walks = importlib.import_module("kleene.csgraph.walks")
+    if walks.in_edges is not None:
+        ptr, idx = walks.in_edges(S.indptr, S.indices, n)
+        T = S.T.tocsr()
+        assert ptr.tolist() == T.indptr.tolist() and idx.tolist() == T.indices.tolist()
+    start = int(rng.integers(0, n))
+    for name in ("breadth_first_order", "depth_first_order"):
+        got = getattr(csgraph, name)(S, start, directed=False)
+        want = getattr(scipy_csgraph, name)(S, start, directed=False)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+    for name in ("breadth_first_tree", "depth_first_tree"):
+        got = getattr(csgraph, name)(S, start, directed=False)
+        want = getattr(scipy_csgraph, name)(S, start, directed=False)
+        assert (got != want).nnz == 0
