@@ -278,12 +278,12 @@ def _bounded_rows(g: Graph, directed, idx, tree: bool, bound: float):
     on the graph as ``kleene.sssp`` reads it (``as_graph``: its weight checks done),
     into rows allocated here (NumPy refuses with a MemoryError what cannot fit); the
     op's own route where the back end has no such rows."""
-    A = _as_searched(g, directed)
     rows = backend(np).sssp_rows
     if rows is None:
+        A = _as_searched(g, directed)
         dist, pred = multi_source_sssp(A, idx, predecessors=tree, limit=bound)
         return (dist, pred) if tree else dist
-    ptr, ind, w = access.csr(A)
+    ptr, ind, w = _searched_csr(g, directed)
     dist = np.empty((idx.size, g.n))
     pred = np.empty((idx.size, g.n), dtype=np.int64) if tree else None
     rows(ptr, ind, w, idx, tree, out=(dist, pred), limit=bound)
@@ -307,6 +307,17 @@ def _as_searched(g: Graph, directed) -> Matrix:
     return as_graph(S, directed=directed)
 
 
+def _searched_csr(g: Graph, directed):
+    """(indptr, indices, weights) of a host graph as ``kleene.sssp`` reads it, for
+    callers that found its least weight >= 0 (so no NaN or -inf weight): directed, the
+    validated CSR as it is (canonical; a stored +inf weight, no edge to ``as_graph``,
+    only offers inf sums, which improve nothing); undirected, ``_as_searched``'s."""
+    S = g.data
+    if directed and g.sparse:
+        return S.indptr, S.indices, S.data
+    return access.csr(_as_searched(g, directed))
+
+
 def _one_source(g: Graph, directed, s: int, bound):
     """Distances (n,) from ``s`` over a host graph of positive weights, or None where
     the back end has no fused delta-stepping: its loop (the one ``kleene.sssp`` runs
@@ -316,8 +327,7 @@ def _one_source(g: Graph, directed, s: int, bound):
     step = backend(np).delta_stepping
     if step is None:
         return None
-    A = _as_searched(g, directed)
-    ptr, idx, w = access.csr(A)
+    ptr, idx, w = _searched_csr(g, directed)
     if w.size == 0 or w.dtype != np.float64:
         return None
     least, most = float(w.min()), float(w.max())
