@@ -163,14 +163,21 @@ def pull_full(indptr, indices, avals, u, r0, r1, w, wp):
     # unsigned positions (no negative-index wraparound per access); writes every row.
     # A position past u ends a row (never, in a valid matrix): the loop's second exit
     # keeps LLVM from unrolling it by a count known at run time, whose remainder loop
-    # adds a mispredicted exit to every row of irregular length
+    # adds a mispredicted exit to every row of irregular length. Rows too go by
+    # unsigned position, a row's end read once (it is the next row's start).
     nu = np.uint64(u.size)
-    for i in range(r0, r1):
-        p = np.uint64(indptr[i])
-        p1 = np.uint64(indptr[i + 1])
+    i = np.uint64(r0)
+    end = np.uint64(r1)
+    if i >= end:
+        return
+    p1 = np.uint64(indptr[i])
+    while i < end:
+        p = p1
+        p1 = np.uint64(indptr[i + _U1])
         if p == p1:
             w[i] = ZERO
             wp[i] = False
+            i += _U1
             continue
         k = np.uint64(indices[p])
         acc = {pull_mul}
@@ -186,6 +193,7 @@ def pull_full(indptr, indices, avals, u, r0, r1, w, wp):
                 p += _U1
         w[i] = acc
         wp[i] = True
+        i += _U1
 
 
 @numba.njit(cache=CACHE, nogil=True)
