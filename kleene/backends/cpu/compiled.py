@@ -566,21 +566,25 @@ def _module(spec: Spec):
 _FAILED: set = set()  # specs whose user scalar functions Numba could not compile
 
 
-_SPECS: dict = {}  # (semiring by identity, dtypes, flip) -> its Spec, looked up once
+# (semiring by identity, dtypes, flip) -> (its Spec, its module), looked up once: a
+# Spec hashes all its fields, so a call hashes one only where a compile has failed
+_SPECS: dict = {}
 _SPECS_KEPT = 256
 
 
 def _specialised(semiring, x, y, out, flip):
     key = (semiring, np.dtype(x), np.dtype(y), np.dtype(out), bool(flip))
     try:
-        spec = _SPECS[key]
+        spec, mod = _SPECS[key]
     except KeyError:
         if len(_SPECS) >= _SPECS_KEPT:  # semirings made per call: keep the memo small
             _SPECS.clear()
-        spec = _SPECS[key] = spec_for(semiring, x, y, out, flip)
-    if spec is None or spec in _FAILED:
+        spec = spec_for(semiring, x, y, out, flip)
+        mod = None if spec is None else _module(spec)
+        _SPECS[key] = spec, mod
+    if spec is None or (_FAILED and spec in _FAILED):
         return None, None
-    return spec, _module(spec)
+    return spec, mod
 
 
 def _run(spec, kernel, head, ranges, tail) -> bool:
