@@ -205,7 +205,7 @@ def _delta_search(
                     head[at] = v
                 tail[at] = v
                 bucket[v] = b
-    for j in range(count):  # what the bound left queued: empty its lists
+    for j in range(count if queued else 0):  # what the bound left queued: empty its lists
         v = touched[j]
         if bucket[v] >= 0:
             at = bucket[v] & mask

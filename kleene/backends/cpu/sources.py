@@ -129,71 +129,95 @@ def _dijkstra_row(indptr, indices, weights, source, dist, pred, want_pred, heap,
                 pos[v] = at
 
 
-def _rows_kernel(indptr, indices, weights, sources, dist, pred, want_pred, workers, limit):
-    """Row i of ``dist`` (and ``pred``) from ``sources[i]``; worker w takes rows w,
-    w + workers, ... (interleaved: sources of unequal cost spread evenly), with
-    its own heap. Without ``want_pred``, ``pred`` has rows of length 0, never written."""
+def _rows_range(indptr, indices, weights, sources, dist, pred, want_pred, first, step, limit):
+    """Rows first, first + step, ... of ``dist`` (and ``pred``), each from its source,
+    on this thread with one heap. Without ``want_pred``, ``pred`` has rows of length
+    0, never written."""
     k = sources.size
     n = dist.shape[1]
+    heap = np.empty(n, dtype=np.uint32)
+    pos = np.empty(n, dtype=np.int32)
+    for i in range(first, k, step):
+        d = dist[i]
+        _dijkstra_row(indptr, indices, weights, sources[i], d, pred[i], want_pred, heap, pos, limit)
+        if limit < np.inf:
+            for v in range(n):
+                if d[v] > limit:
+                    d[v] = np.inf
+                    if want_pred:
+                        pred[i][v] = -1
+
+
+def _rows_kernel(indptr, indices, weights, sources, dist, pred, want_pred, workers, limit):
+    """Row i of ``dist`` (and ``pred``) from ``sources[i]``; worker w takes rows w,
+    w + workers, ... (interleaved: sources of unequal cost spread evenly)."""
     for w in numba.prange(workers):
-        heap = np.empty(n, dtype=np.uint32)
-        pos = np.empty(n, dtype=np.int32)
-        for i in range(w, k, workers):
-            d = dist[i]
-            _dijkstra_row(
-                indptr, indices, weights, sources[i], d, pred[i], want_pred, heap, pos, limit
-            )
-            if limit < np.inf:
-                for v in range(n):
-                    if d[v] > limit:
-                        d[v] = np.inf
-                        if want_pred:
-                            pred[i][v] = -1
+        _rows_range(indptr, indices, weights, sources, dist, pred, want_pred, w, workers, limit)
+
+
+def _delta_rows_range(
+    indptr, indices, weights, sources, dist, pred, want_pred, delta, nslots, first, step, limit
+):
+    """Rows first, first + step, ... as ``_rows_range`` by delta-stepping; with
+    ``want_pred`` (strict sums only) each reached vertex's smallest tight in-neighbour.
+    The search's scratch is allocated once and every search resets only what it
+    reached, so that past filling its row (the result is dense) a search bounded by
+    ``limit`` costs in proportion to the vertices and edges within it."""
+    k = sources.size
+    n = dist.shape[1]
+    bucket = np.full(n, -1, dtype=np.int64)
+    head = np.full(nslots, -1, dtype=np.int32)
+    tail = np.full(nslots, -1, dtype=np.int32)
+    nxt = np.empty(n, dtype=np.int32)
+    prv = np.empty(n, dtype=np.int32)
+    touched = np.empty(n, dtype=np.int32)
+    for i in range(first, k, step):
+        d = dist[i]
+        d[:] = np.inf
+        count = _delta_search(
+            indptr,
+            indices,
+            weights,
+            sources[i],
+            d,
+            delta,
+            nslots,
+            limit,
+            bucket,
+            nxt,
+            prv,
+            head,
+            tail,
+            touched,
+        )
+        if limit < np.inf:
+            for j in range(count):
+                v = touched[j]
+                if d[v] > limit:
+                    d[v] = np.inf
+        if want_pred:
+            _reached_parents(indptr, indices, weights, d, pred[i], touched, count, n)
 
 
 def _delta_rows_kernel(
     indptr, indices, weights, sources, dist, pred, want_pred, delta, nslots, workers, limit
 ):
-    """As ``_rows_kernel`` by delta-stepping; with ``want_pred`` (strict sums only) each
-    reached vertex's smallest tight in-neighbour. Each worker allocates its search's
-    scratch once and every search resets only what it reached, so that past filling
-    its rows (the result is dense) a search bounded by ``limit`` costs in proportion
-    to the vertices and edges within it."""
-    k = sources.size
-    n = dist.shape[1]
+    """As ``_rows_kernel`` by delta-stepping (``_delta_rows_range`` per worker)."""
     for w in numba.prange(workers):
-        bucket = np.full(n, -1, dtype=np.int64)
-        head = np.full(nslots, -1, dtype=np.int32)
-        tail = np.full(nslots, -1, dtype=np.int32)
-        nxt = np.empty(n, dtype=np.int32)
-        prv = np.empty(n, dtype=np.int32)
-        touched = np.empty(n, dtype=np.int32)
-        for i in range(w, k, workers):
-            d = dist[i]
-            d[:] = np.inf
-            count = _delta_search(
-                indptr,
-                indices,
-                weights,
-                sources[i],
-                d,
-                delta,
-                nslots,
-                limit,
-                bucket,
-                nxt,
-                prv,
-                head,
-                tail,
-                touched,
-            )
-            if limit < np.inf:
-                for j in range(count):
-                    v = touched[j]
-                    if d[v] > limit:
-                        d[v] = np.inf
-            if want_pred:
-                _reached_parents(indptr, indices, weights, d, pred[i], touched, count, n)
+        _delta_rows_range(
+            indptr,
+            indices,
+            weights,
+            sources,
+            dist,
+            pred,
+            want_pred,
+            delta,
+            nslots,
+            w,
+            workers,
+            limit,
+        )
 
 
 def _reached_parents(indptr, indices, weights, d, p, touched, count, n):
@@ -223,11 +247,11 @@ def _reached_parents(indptr, indices, weights, d, p, touched, count, n):
 if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _jit = numba.njit(cache=True, nogil=True)
     _dijkstra_row, _reached_parents = _jit(_dijkstra_row), _jit(_reached_parents)
-    # Each twice: over the cores, and on the calling thread alone (``prange`` a plain
-    # range), for searches too small to repay waking the other threads, which on a
-    # loaded machine can wait a scheduler tick each.
-    _rows_serial = _jit(_rows_kernel)
-    _delta_rows_serial = _jit(_delta_rows_kernel)
+    # The rows of one thread (also called alone, for searches too small to repay
+    # waking the other threads, which on a loaded machine can wait a scheduler tick
+    # each), and over the cores. (Separate functions: one function compiled both
+    # ways would share its disk cache entry, and one way would load the other's.)
+    _rows_range, _delta_rows_range = _jit(_rows_range), _jit(_delta_rows_range)
     _rows_kernel = numba.njit(cache=True, nogil=True, parallel=True)(_rows_kernel)
     _delta_rows_kernel = numba.njit(cache=True, nogil=True, parallel=True)(_delta_rows_kernel)
 
@@ -277,30 +301,23 @@ def _dijkstra_rows(
     if k and n:
         workers = max(1, min(k, numba.get_num_threads()))
         serial = workers == 1 or k * idx.size <= _SERIAL_WORK
-        if serial:
-            workers = 1
         rows = pred if predecessors else np.empty((k, 0), dtype=np.int64)  # never written
         uptr, uidx = ptr.view(np.uint64), idx.view(np.uint32)
         if not predecessors or strict_sums(least, most, n):
             # (every weight positive and finite: their mean, without the filtered copy)
             delta = float(w.mean()) if least > 0 and most < np.inf else _mean_positive(w)
-            (_delta_rows_serial if serial else _delta_rows_kernel)(
-                uptr,
-                uidx,
-                w,
-                src,
-                dist,
-                rows,
-                bool(predecessors),
-                delta,
-                bucket_slots(most, delta, n),
-                workers,
-                limit,
-            )
+            args = (uptr, uidx, w, src, dist, rows, bool(predecessors))
+            args += (delta, bucket_slots(most, delta, n))
+            if serial:
+                _delta_rows_range(*args, 0, 1, limit)
+            else:
+                _delta_rows_kernel(*args, workers, limit)
         else:
-            (_rows_serial if serial else _rows_kernel)(
-                uptr, uidx, w, src, dist, rows, bool(predecessors), workers, limit
-            )
+            args = (uptr, uidx, w, src, dist, rows, bool(predecessors))
+            if serial:
+                _rows_range(*args, 0, 1, limit)
+            else:
+                _rows_kernel(*args, workers, limit)
     return dist, pred
 
 
