@@ -14,6 +14,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+try:
+    import numba
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
+
 import kleene
 from kleene.algorithms.graph_input import as_graph
 from kleene.backends import backend
@@ -290,19 +295,43 @@ def _bounded_rows(g: Graph, directed, idx, tree: bool, bound: float):
     return (dist, pred) if tree else dist
 
 
+def _equals_transpose(indptr, indices, data):
+    """Whether a canonical CSR (sorted rows, no duplicates) equals its transpose,
+    without building it: the transpose's counting sort would put entry (i, j, w),
+    rows taken in order, at the next free place of row j, and the two are equal when
+    every column holds as many entries as its row and each entry finds (j, i, w)
+    stored at that place. Stops at the first mismatch."""
+    n = indptr.size - 1
+    count = np.zeros(n, np.int64)
+    for e in range(indptr[n]):
+        count[indices[e]] += 1
+    at = np.empty(n, np.int64)
+    for v in range(n):
+        if count[v] != indptr[v + 1] - indptr[v]:
+            return False
+        at[v] = indptr[v]
+    for i in range(n):
+        for e in range(indptr[i], indptr[i + 1]):
+            j = indices[e]
+            p = at[j]
+            at[j] = p + 1
+            if indices[p] != i or data[p] != data[e]:
+                return False
+    return True
+
+
+if numba is not None:
+    _equals_transpose = numba.njit(cache=True, nogil=True)(_equals_transpose)
+
+
 def _as_searched(g: Graph, directed) -> Matrix:
     """The host graph as ``kleene.sssp`` reads it (``as_graph``). Undirected, a CSR
-    equal to its transpose (SciPy's, built in one pass) is read as it is, which costs
-    less than the general symmetry test: stored both ways already, it is its own
-    union with its transpose."""
+    equal to its transpose (``_equals_transpose``: one compiled pass, nothing of the
+    edges' size allocated) is read as it is, which costs less than the general
+    symmetry test: stored both ways already, it is its own union with its transpose."""
     S = g.data
-    if not directed and g.sparse and S.has_canonical_format:
-        T = S.T.tocsr()
-        if (
-            np.array_equal(S.indptr, T.indptr)
-            and np.array_equal(S.indices, T.indices)
-            and np.array_equal(S.data, T.data)
-        ):
+    if not directed and numba is not None and g.sparse and S.has_canonical_format:
+        if S.shape[0] and _equals_transpose(S.indptr, S.indices, S.data):
             return as_graph(S, directed=True)
     return as_graph(S, directed=directed)
 

@@ -170,3 +170,31 @@ def test_undirected_walks_are_scipys_on_symmetric_and_other_patterns(n, seed, sy
         got = getattr(csgraph, name)(S, start, directed=False)
         want = getattr(scipy_csgraph, name)(S, start, directed=False)
         assert (got != want).nnz == 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 8), st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
+def test_the_transpose_test_is_the_transpose(n, seed, mirror, zeros):
+    # explicit zeros are edges: (i, j, 0) stored needs (j, i, 0) stored
+    sources = importlib.import_module("kleene.csgraph.shortest_paths")
+    if sources.numba is None:
+        pytest.skip("needs Numba")
+    rng = np.random.default_rng(seed)
+    mask = rng.random((n, n)) < 0.4
+    w = rng.integers(0 if zeros else 1, 3, size=(n, n)).astype(float)
+    if mirror:
+        mask |= mask.T
+        w = np.minimum(w, w.T)
+    rows, cols = np.nonzero(mask)
+    S = sp.csr_array((w[rows, cols], (rows, cols)), shape=(n, n))
+    S.sum_duplicates()
+    T = sp.csr_array(S.T)
+    T.sort_indices()
+    want = (
+        np.array_equal(S.indptr, T.indptr)
+        and np.array_equal(S.indices, T.indices)
+        and np.array_equal(S.data, T.data)
+    )
+    assert sources._equals_transpose(S.indptr, S.indices, S.data) == want
+    if mirror:
+        assert want
