@@ -22,7 +22,7 @@ except ImportError:  # pragma: no cover - exercised only without numba
 import kleene
 from kleene.algorithms.graph_input import as_graph
 from kleene.backends import backend
-from kleene.core import Matrix, access
+from kleene.core import Matrix
 from kleene.engine import multi_source_sssp
 from kleene.ops import symmetrize
 
@@ -344,7 +344,8 @@ def _searched_csr(g: Graph, directed):
     S = g.data
     if directed and g.sparse:
         return S.indptr, S.indices, S.data
-    return access.csr(_as_searched(g, directed))
+    T = _as_searched(g, directed).to_scipy()  # (its CSR arrays, not copied)
+    return T.indptr, T.indices, T.data
 
 
 def _one_source(g: Graph, directed, s: int, bound):
