@@ -283,7 +283,7 @@ def _dijkstra_rows(
     w = np.ascontiguousarray(weights, dtype=np.float64)
     if w.shape != idx.shape:
         raise InvalidValue("dijkstra_rows: weights must have one value per stored edge")
-    least, most = (float(w.min()), float(w.max())) if w.size else (0.0, 0.0)
+    least, most, delta = _weight_stats(w) if w.size else (0.0, 0.0, 1.0)
     if not least >= 0:  # NaN fails this too
         raise InvalidValue("dijkstra_rows: Dijkstra needs non-negative weights (reweight first)")
     limit = float(limit)
@@ -304,8 +304,6 @@ def _dijkstra_rows(
         rows = pred if predecessors else np.empty((k, 0), dtype=np.int64)  # never written
         uptr, uidx = ptr.view(np.uint64), idx.view(np.uint32)
         if not predecessors or strict_sums(least, most, n):
-            # (every weight positive and finite: their mean, without the filtered copy)
-            delta = float(w.mean()) if least > 0 and most < np.inf else _mean_positive(w)
             args = (uptr, uidx, w, src, dist, rows, bool(predecessors))
             args += (delta, bucket_slots(most, delta, n))
             if serial:
@@ -321,11 +319,31 @@ def _dijkstra_rows(
     return dist, pred
 
 
-def _mean_positive(w: np.ndarray) -> float:
-    """Delta-stepping's bucket width: the mean finite positive weight (1 when none is;
-    an infinite weight is an edge no path uses, as ``frontier._weight_summary`` says)."""
-    positive = w[(w > 0) & (w < np.inf)]
-    return float(positive.mean()) if positive.size else 1.0
+def _weight_stats(w):
+    """(least, greatest, mean of the finite positive weights or 1 if none: the bucket
+    width) in one pass; NaN makes the least NaN (the caller refuses it). Any width
+    gives the same distances: it orders the work, not the result."""
+    least = np.inf
+    most = -np.inf
+    total = 0.0
+    count = 0
+    for i in range(w.size):
+        x = w[i]
+        if x != x:
+            least = x
+            break
+        if x < least:
+            least = x
+        if x > most:
+            most = x
+        if 0 < x < np.inf:
+            total += x
+            count += 1
+    return least, most, (total / count if count else 1.0)
+
+
+if HAVE_NUMBA:
+    _weight_stats = numba.njit(cache=True, nogil=True)(_weight_stats)
 
 
 def _outputs(out, k: int, n: int, predecessors: bool):
