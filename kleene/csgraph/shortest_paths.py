@@ -299,24 +299,22 @@ def _equals_transpose(indptr, indices, data):
     """Whether a canonical CSR (sorted rows, no duplicates) equals its transpose,
     without building it: the transpose's counting sort would put entry (i, j, w),
     rows taken in order, at the next free place of row j, and the two are equal when
-    every column holds as many entries as its row and each entry finds (j, i, w)
-    stored at that place. Stops at the first mismatch."""
+    each entry finds (j, i, w) stored at that place and every row is used up. One
+    pass over the entries; stops at the first mismatch."""
     n = indptr.size - 1
-    count = np.zeros(n, np.int64)
-    for e in range(indptr[n]):
-        count[indices[e]] += 1
-    at = np.empty(n, np.int64)
+    at = np.empty(n, np.int64)  # row j's next free place
     for v in range(n):
-        if count[v] != indptr[v + 1] - indptr[v]:
-            return False
         at[v] = indptr[v]
     for i in range(n):
         for e in range(indptr[i], indptr[i + 1]):
             j = indices[e]
             p = at[j]
-            at[j] = p + 1
-            if indices[p] != i or data[p] != data[e]:
+            if p == indptr[j + 1] or indices[p] != i or data[p] != data[e]:
                 return False
+            at[j] = p + 1
+    for v in range(n):
+        if at[v] != indptr[v + 1]:
+            return False
     return True
 
 
