@@ -1,4 +1,4 @@
-"""The CPU's dense pull (mxv with a full u): one row or two rows at a time, on one
+"""The CPU's dense pull (mxv with a full u): one or two terms a loop turn, on one
 thread or split over threads, every row summed in its stored order; masks and
 accumulators through the public mxv."""
 
@@ -24,12 +24,12 @@ def _csr(rng, nrows, ncols, mean):
 
 
 @pytest.mark.parametrize("name", ["plus_times", "min_plus", "max_times"])
-@pytest.mark.parametrize("mean", [3, 12, 2 * compiled._PAIR_ENTRIES])
+@pytest.mark.parametrize("mean", [3, 12, 2 * compiled._LONG_ROW_ENTRIES])
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_dense_pull_bits(monkeypatch, name, mean, threads):
-    # one row at a time where rows are short on average, two at a time where they
-    # are long: either way, on one thread or on several, the bits of summing one
-    # row after the other in stored order (float plus too); empty rows stay absent
+    # one term a loop turn where rows are short on average, two where they are long
+    # (odd and even lengths): either way, on one thread or on several, the bits of
+    # pull_full's row by row sums in stored order (float plus too); empty rows absent
     sr = SEMIRINGS[name]
     rng = np.random.default_rng(mean)
     nrows, ncols = 900, 400
@@ -46,7 +46,7 @@ def test_dense_pull_bits(monkeypatch, name, mean, threads):
     real = mod.pull_full_par
     monkeypatch.setattr(mod, "pull_full_par", lambda *a: calls.append(a[-1]) or real(*a))
     got = compiled.mxv_pull(sr, ptr, idx, val, u, None, None, odt)
-    assert calls == ([] if threads == 1 else [mean >= compiled._PAIR_ENTRIES])
+    assert calls == ([] if threads == 1 else [mean >= compiled._LONG_ROW_ENTRIES])
     assert np.array_equal(got[1], want[1])
     assert np.array_equal(got[0][got[1]].view(np.int64), want[0][want[1]].view(np.int64))
 

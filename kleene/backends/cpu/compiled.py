@@ -37,12 +37,12 @@ The kernels (all ``nogil``; Python threads over ranges, as ``cpu/closure.py``, e
 - ``pull_full``: ``pull`` where every u(k) is present and every row allowed (the
   dense product): no flags per entry, unsigned positions, and a row's loop not
   unrolled (a position past u also ends it), so a row of irregular length costs one
-  mispredicted exit, not two. ``pull_full2`` takes rows two at a time, the two
-  sums' additions side by side (a sum's chain of additions is what a long row
-  waits on), each row still summed alone in its order; for a monoid with a
-  terminal value or ``any`` it is ``pull_full``. The dense product pairs rows where
-  they hold ``_PAIR_ENTRIES`` entries or more on average (short rows wait on their
-  loops' exits more than on their additions). ``pull_full_par`` runs either
+  mispredicted exit, not two. ``pull_full2`` takes a row's terms two a loop turn
+  (one exit test and one position check for two entries), still added one after
+  the other in stored order; for a monoid with a terminal value or ``any`` it is
+  ``pull_full``. The dense product runs it where rows hold ``_LONG_ROW_ENTRIES``
+  entries or more on average (shorter rows lose more to the test after its loop
+  than they gain). ``pull_full_par`` runs either
   over one range of rows per thread on Numba's threading layer (``numba.prange``),
   whose workers stay at hand between calls: a product this short would otherwise
   wait on a pool worker's wake-up as long as its own work. A row is still summed
@@ -108,7 +108,7 @@ HAVE_NUMBA = numba is not None
 
 _MIN_THREADED = 1 << 17  # stored entries (or products) below which one thread runs
 _CHUNKS_PER_THREAD = 4  # ranges per thread, taken in turn (balance on a busy machine)
-_PAIR_ENTRIES = 32  # mean stored entries a row from which the dense pull pairs rows
+_LONG_ROW_ENTRIES = 20  # mean stored entries a row from which pull_full2 runs
 _NO_BOOL = np.zeros(1, dtype=bool)
 _PARALLEL_LOCK = threading.Lock()  # around the kernels on Numba's threading layer
 
@@ -198,63 +198,56 @@ def pull_full(indptr, indices, avals, u, r0, r1, w, wp):
 
 @numba.njit(cache=CACHE, nogil=True)
 def pull_full2(indptr, indices, avals, u, r0, r1, w, wp):
-    # pull_full two rows at a time, their sums' additions side by side over the
-    # shorter row's length (two chains of additions overlap where one would wait on
-    # each), then the longer row's rest. Each row is still summed alone, in its
-    # stored order: the same bits as pull_full
+    # pull_full taking a row's terms two a loop turn: one exit test and one position
+    # check for two entries, on rows long enough for the loop's own work to be what
+    # they wait on. The terms are still added one after the other in stored order:
+    # the same bits as pull_full
     if STOP_FIRST or HAS_TERM:
         pull_full(indptr, indices, avals, u, r0, r1, w, wp)
         return
-    i = r0
-    while i + 1 < r1:
-        pa = np.uint64(indptr[i])
-        pb = np.uint64(indptr[i + 1])
-        eb = np.uint64(indptr[i + 2])
-        if pa == pb or pb == eb:
-            pull_full(indptr, indices, avals, u, i, i + 2, w, wp)
-            i += 2
+    nu = np.uint64(u.size)
+    i = np.uint64(r0)
+    end = np.uint64(r1)
+    if i >= end:
+        return
+    p1 = np.uint64(indptr[i])
+    while i < end:
+        p = p1
+        p1 = np.uint64(indptr[i + _U1])
+        if p == p1:
+            w[i] = ZERO
+            wp[i] = False
+            i += _U1
             continue
-        ea = pb
-        p = pa
         k = np.uint64(indices[p])
-        xa = {pull_mul}
-        p = pb
-        k = np.uint64(indices[p])
-        xb = {pull_mul}
-        pa += _U1
-        pb += _U1
-        both = min(ea - pa, eb - pb)
-        for t in range(both):
-            p = pa + np.uint64(t)
+        acc = {pull_mul}
+        p += _U1
+        while p + _U1 < p1:
             k = np.uint64(indices[p])
-            xa = _add(xa, {pull_mul})
-            p = pb + np.uint64(t)
-            k = np.uint64(indices[p])
-            xb = _add(xb, {pull_mul})
-        p = pa + both
-        while p < ea:
-            k = np.uint64(indices[p])
-            xa = _add(xa, {pull_mul})
+            k2 = np.uint64(indices[p + _U1])
+            if k >= nu or k2 >= nu:
+                break
+            t = {pull_mul}
             p += _U1
-        p = pb + both
-        while p < eb:
-            k = np.uint64(indices[p])
-            xb = _add(xb, {pull_mul})
+            k = k2
+            t2 = {pull_mul}
             p += _U1
-        w[i] = xa
+            acc = _add(_add(acc, t), t2)
+        if p < p1:
+            k = np.uint64(indices[p])
+            if k < nu:
+                acc = _add(acc, {pull_mul})
+        w[i] = acc
         wp[i] = True
-        w[i + 1] = xb
-        wp[i + 1] = True
-        i += 2
-    pull_full(indptr, indices, avals, u, i, r1, w, wp)
+        i += _U1
 
 
 @numba.njit(cache=CACHE, nogil=True, parallel=True)
-def pull_full_par(indptr, indices, avals, u, bounds, w, wp, pairs):
-    # pull_full2 (``pairs``) or pull_full over the row ranges [bounds[t], bounds[t + 1])
-    # on Numba's threads
+def pull_full_par(indptr, indices, avals, u, bounds, w, wp, long_rows):
+    # pull_full2 (``long_rows``) or pull_full over the row ranges
+    # [bounds[t], bounds[t + 1]) on Numba's threads
     for t in numba.prange(bounds.size - 1):
-        if pairs:
+        if long_rows:
             pull_full2(indptr, indices, avals, u, bounds[t], bounds[t + 1], w, wp)
         else:
             pull_full(indptr, indices, avals, u, bounds[t], bounds[t + 1], w, wp)
@@ -686,13 +679,13 @@ def _pull_full(spec, mod, head, work: int, tail) -> bool:
     wake), or one range on the calling thread where the work is small."""
     indptr = head[0]
     nrows = indptr.size - 1
-    # Rows two at a time where they are long enough for their two chains of additions
-    # to pay for the pair's extra loops (each a mispredicted exit on rows of irregular
-    # length); else one row at a time.
-    pairs = work >= _PAIR_ENTRIES * nrows
+    # Two terms a loop turn where rows are long on average (the loop's own work is
+    # what they wait on), else one: the extra test after the loop costs short rows
+    # more than it saves them.
+    long_rows = work >= _LONG_ROW_ENTRIES * nrows
     threads = _threads() if work >= _MIN_THREADED else 1
     if threads == 1 or nrows < 2:
-        kernel = mod.pull_full2 if pairs else mod.pull_full
+        kernel = mod.pull_full2 if long_rows else mod.pull_full
         return _run(spec, kernel, head, [(0, max(nrows, 0))], tail)
     # row bounds of about equal entries (a thread given an empty range does nothing);
     # each target is below indptr[-1], so its position is at most nrows
@@ -702,7 +695,7 @@ def _pull_full(spec, mod, head, work: int, tail) -> bool:
         bounds[t] = indptr.searchsorted(work * t // threads)
     try:
         with _PARALLEL_LOCK:  # one at a time: Numba's workqueue layer is not thread-safe
-            mod.pull_full_par(*head, bounds, *tail, pairs)
+            mod.pull_full_par(*head, bounds, *tail, long_rows)
     except NumbaError:
         if not spec.user:
             raise
