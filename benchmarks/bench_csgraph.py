@@ -332,6 +332,7 @@ def run_gpu(args) -> list[dict]:
             }
             print(row, flush=True)
             rows.append(row)
+            args.flush(rows)  # every row as it comes: a run cut short keeps what it measured
         del G
         cp.get_default_memory_pool().free_all_blocks()
     return rows
@@ -365,14 +366,19 @@ def main() -> None:
     p.add_argument("--out", default="")
     args = p.parse_args()
     facts = host_facts()
+    cmd = "PYTHONPATH=. python3 benchmarks/bench_csgraph.py " + " ".join(sys.argv[1:])
+
+    def flush(rows):
+        if args.out:
+            write_results(args.out, f"csgraph_{args.device}", rows, {"host": facts, "command": cmd})
+
+    args.flush = flush
     rows = run_gpu(args) if args.device == "gpu" else run_cpu(args)
     try:
         facts["loadavg end"] = [round(x, 2) for x in os.getloadavg()]
     except OSError:
         pass
-    if args.out:
-        cmd = "PYTHONPATH=. python3 benchmarks/bench_csgraph.py " + " ".join(sys.argv[1:])
-        write_results(args.out, f"csgraph_{args.device}", rows, {"host": facts, "command": cmd})
+    flush(rows)
 
 
 if __name__ == "__main__":
