@@ -360,9 +360,9 @@ def test_mxv_full_u_pulls(monkeypatch, name):
 @pytest.mark.parametrize("name", ["plus_times", "min_plus", "any_pair", "max_times"])
 @pytest.mark.parametrize("threads", [2, 3])
 def test_full_pull_same_bits_on_threads(monkeypatch, name, threads):
-    # the dense pull (two rows at a time, split over Numba's threads) sums each row
+    # the dense pull (rows split over Numba's threads by stored entries) sums each row
     # in its stored order on one thread: the same bits as one row after the other on
-    # the calling thread (float plus too); rows of 0 to 60 entries, pairs unequal
+    # the calling thread (float plus too); rows of 0 to 60 entries, of unequal lengths
     sr = SEMIRINGS[name]
     rng = np.random.default_rng(9)
     lengths = rng.integers(0, 61, 700)
