@@ -12,10 +12,13 @@ def connected_components(csgraph, directed=True, connection="weak", return_label
 
     Dense input: 0, NaN and inf are no edge. ``kleene.connected_components`` labels
     them (union-find or FastSV for weak components, Tarjan's search for strong ones;
-    Afforest on the GPU), numbered as the installed SciPy numbers them: strong
-    components in the order the search completes them, each row's successors taken
-    in stored order with SciPy >= 1.18 and in reverse stored order (the order of
-    the Pearce search SciPy ran until then) with SciPy <= 1.17.
+    on the GPU Afforest, and trimming and colouring sweeps for strong components),
+    numbered as the installed SciPy numbers them: strong components in the order
+    the search completes them, each row's successors taken in stored order with
+    SciPy >= 1.18 and in reverse stored order (the order of the Pearce search SciPy
+    ran until then) with SciPy <= 1.17. A CuPy or cupyx graph's strong components
+    are numbered by their smallest vertex, as cupyx.scipy.sparse.csgraph numbers
+    them (SciPy's labels too where the pattern is symmetric).
 
     Example
     -------

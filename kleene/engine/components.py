@@ -44,33 +44,78 @@ def weak_components(A: Matrix):
     return kernel(ptr, idx, A.nrows, symmetric=symmetric)
 
 
-def strong_components(A: Matrix):
+def strong_components(A: Matrix, *, numbering: str | None = None):
     """``(count, int32 labels)`` of the strongly connected components of A's pattern,
-    numbered as the installed SciPy numbers them, on A's device.
+    on A's device.
 
-    A depth-first search on the host (``backends.cpu.components_strong``) over A's CSR
-    pattern as stored: a GPU matrix sends only its row pointers and column indices to
-    the host (no values, no SciPy matrix built), and the labels come back. InvalidValue
-    without the compiled host kernel (no Numba).
+    ``numbering`` says how the components are numbered: "scipy", in the order the
+    installed SciPy's depth-first search completes them (the CPU's Tarjan search,
+    ``backends.cpu.components_strong``; a GPU matrix sends only its row pointers and
+    column indices to the host, and the labels come back); "smallest", by their
+    smallest vertex (cupyx's numbering; the GPU computes it by trimming and colouring,
+    ``backends.cuda.strong_colouring``, and hands a graph too deep for its sweeps to
+    the host search); None: "scipy" on the CPU, "smallest" on the GPU. Where the
+    pattern is symmetric the two agree: the components are then the weak ones, which
+    a GPU matrix finds by Afforest (``weak_components``). InvalidValue for another
+    ``numbering``, or without the compiled host search (no Numba) where it is needed.
 
     Example
     -------
     >>> import kleene
-    >>> A = kleene.Matrix.from_edges([0, 1, 1], [1, 0, 2], [1.0, 1.0, 1.0])
-    >>> count, labels = strong_components(A)
-    >>> count, sorted(set(labels.tolist()))
-    (2, [0, 1])
+    >>> A = kleene.Matrix.from_edges([0, 1, 2, 2], [1, 2, 1, 3], [1.0, 1.0, 1.0, 1.0])
+    >>> strong_components(A)[1].tolist()  # (3 completes first, then {1, 2}, then 0)
+    [2, 1, 1, 0]
+    >>> strong_components(A, numbering="smallest")[1].tolist()
+    [0, 1, 1, 2]
     """
-    kernel = getattr(backend(np), "components_strong", None)
-    if kernel is None:
-        raise InvalidValue("connected_components: no compiled strong-components kernel")
+    if numbering not in (None, "scipy", "smallest"):
+        raise InvalidValue(f"numbering must be 'scipy' or 'smallest', got {numbering!r}")
+    on_gpu = A.xp is not np
+    numbering = numbering or ("smallest" if on_gpu else "scipy")
     if A.format != "csr":
         A = A.to_format("csr")
     ptr, idx, _ = access.csr(A)
-    if A.xp is np:
-        return kernel(ptr, idx, A.nrows)
-    count, labels = kernel(ptr.get(), idx.get(), A.nrows)
-    return count, A.xp.asarray(labels)
+    if on_gpu and is_symmetric(A, values=False):
+        return weak_components(A)  # (symmetric: both numberings are the weak one)
+    if on_gpu and numbering == "smallest":
+        found = backend(A.xp).strong_colouring(ptr, idx, A.nrows)
+        if found is not None:
+            return found
+    kernel = getattr(backend(np), "components_strong", None)
+    if kernel is None:
+        raise InvalidValue("connected_components: no compiled strong-components kernel")
+    if on_gpu:
+        count, labels = kernel(ptr.get(), idx.get(), A.nrows)
+        labels = A.xp.asarray(labels)
+    else:
+        count, labels = kernel(ptr, idx, A.nrows)
+    if numbering == "smallest":
+        labels = by_smallest_vertex(A.xp, labels)
+    return count, labels
 
 
-__all__ = ["has_weak_components", "strong_components", "weak_components"]
+def by_smallest_vertex(xp, labels):
+    """The same partition as ``labels`` (int32, 0 .. count - 1), its parts renumbered
+    in the order of their smallest vertex.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> by_smallest_vertex(np, np.array([2, 0, 2, 1], dtype=np.int32)).tolist()
+    [0, 1, 0, 2]
+    """
+    n = labels.size
+    if n == 0:
+        return labels
+    ids = xp.arange(n, dtype=np.int64)
+    by_part = xp.lexsort(xp.stack((ids, labels.astype(np.int64))))  # part, then vertex
+    parts = labels[by_part]
+    starts = xp.flatnonzero(xp.concatenate((xp.ones(1, dtype=bool), parts[1:] != parts[:-1])))
+    first = xp.empty(int(labels.max()) + 1, dtype=np.int64)
+    first[parts[starts]] = by_part[starts]  # each part's smallest vertex
+    rank = xp.empty(first.size, dtype=np.int32)
+    rank[xp.argsort(first)] = xp.arange(first.size, dtype=np.int32)
+    return rank[labels]
+
+
+__all__ = ["by_smallest_vertex", "has_weak_components", "strong_components", "weak_components"]

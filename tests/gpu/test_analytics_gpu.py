@@ -4,9 +4,11 @@ A graph on the GPU must give CuPy results equal to the CPU's and to the referenc
 PageRank within 1e-9 in L1 of the CPU answer (the same operations; sums may run in
 another order), with personalization and dangling vectors given as CuPy arrays;
 weak components (the compiled Afforest kernel, and the composed FastSV) with SciPy's
-labels; strong components with SciPy's labels (the compiled search on a host copy of
-the pattern) and, composed (``fused=False``), SciPy's partition. Skipped without
-CuPy or a GPU.
+labels; strong components (trimming and colouring sweeps) with SciPy's partition
+numbered by smallest vertex (cupyx's numbering), SciPy's own labels with
+``numbering="scipy"`` (the host search), the same bits on every run, and a graph too
+deep for the sweeps handed to the host search; composed (``fused=False``), SciPy's
+partition. Skipped without CuPy or a GPU.
 """
 
 from __future__ import annotations
@@ -52,6 +54,13 @@ def _gpu(G):
     return kleene.Matrix.from_scipy(G).to("gpu")
 
 
+def _by_smallest(labels):
+    """The partition of ``labels``, its parts numbered in the order of their smallest
+    vertex (written apart from the library's renumbering)."""
+    seen: dict[int, int] = {}
+    return np.array([seen.setdefault(int(v), len(seen)) for v in labels], dtype=np.int32)
+
+
 def _same_partition(a, b) -> bool:
     pairs = set(zip(a.tolist(), b.tolist(), strict=True))
     return len(pairs) == len(set(a.tolist())) == len(set(b.tolist()))
@@ -90,14 +99,23 @@ def test_components_agree(G):
         k2, labels2 = kleene.connected_components(A, directed=directed, connection=connection)
         assert isinstance(labels2, cupy.ndarray) and labels2.dtype == np.int32
         assert k2 == k
-        # strong labels: the installed SciPy's numbering (1.18 on: Tarjan's search over
-        # the rows in stored order; up to 1.17: Pearce's), as the CPU's
         got = cupy.asnumpy(labels2)
         assert _same_partition(got, labels)
-        np.testing.assert_array_equal(
-            got, kleene.connected_components(G, directed=directed, connection=connection)[1]
-        )
-        np.testing.assert_array_equal(got, labels)
+        if directed and connection == "strong":
+            # the GPU's numbering: by smallest vertex; SciPy's (1.18 on: Tarjan's search
+            # over the rows in stored order; up to 1.17: Pearce's) on request
+            np.testing.assert_array_equal(got, _by_smallest(labels))
+            for _ in range(2):
+                again = kleene.connected_components(A, directed=True, connection="strong")[1]
+                np.testing.assert_array_equal(cupy.asnumpy(again), got)
+            k4, labels4 = kleene.engine.strong_components(A, numbering="scipy")
+            assert k4 == k
+            np.testing.assert_array_equal(cupy.asnumpy(labels4), labels)
+        else:
+            np.testing.assert_array_equal(
+                got, kleene.connected_components(G, directed=directed, connection=connection)[1]
+            )
+            np.testing.assert_array_equal(got, labels)
         k3, labels3 = kleene.connected_components(
             A, directed=directed, connection=connection, fused=False
         )
@@ -111,3 +129,78 @@ def test_weak_and_strong_compiled_on_gpu_graphs():
     assert k == 3 and cupy.asnumpy(labels).tolist() == [0, 1, 2]
     k, labels = kleene.connected_components(A, connection="strong", fused=True)
     assert k == 3 and cupy.asnumpy(labels).tolist() == [0, 1, 2]
+
+
+def _rmat(scale, seed):
+    src, dst = kleene.generators.rmat(scale, 8, seed=seed)
+    n = 1 << scale
+    return sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_strong_colouring_on_rmat_graphs_repeats_bit_for_bit(seed):
+    # directed R-MAT: one large component among many small ones and singletons, hubs
+    # with rows long enough for every lane count
+    G = _rmat(12, seed)
+    G.sum_duplicates()
+    k, want = scipy_cc(G, connection="strong")
+    A = _gpu(G)
+    first = None
+    for _ in range(4):
+        count, labels = kleene.engine.strong_components(A)
+        assert count == k
+        got = cupy.asnumpy(labels)
+        if first is None:
+            first = got
+            np.testing.assert_array_equal(got, _by_smallest(want))
+        np.testing.assert_array_equal(got, first)
+
+
+def test_strong_colouring_of_hubs_split_in_segments():
+    # hub 0: 3000 out-edges (segments of its row in both sweeps and the trim), 1500 back;
+    # hub 3001: 2000 in-edges from a cycle's vertices and 600 out to them
+    n = 4000
+    src = np.r_[np.zeros(3000, int), np.arange(1, 1501), np.arange(3002, 4000), [3999]]
+    dst = np.r_[np.arange(1, 3001), np.zeros(1500, int), np.arange(3003, 4001) % 4000, [3002]]
+    src = np.r_[src, np.arange(2000, 4000), np.full(600, 3001)]
+    dst = np.r_[dst, np.full(2000, 3001), np.arange(3100, 3700)]
+    G = sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
+    G.sum_duplicates()
+    k, want = scipy_cc(G, connection="strong")
+    for _ in range(3):
+        count, labels = kleene.connected_components(_gpu(G), connection="strong")
+        assert count == k
+        np.testing.assert_array_equal(cupy.asnumpy(labels), _by_smallest(want))
+
+
+def test_strong_colouring_budget_and_the_host_search():
+    from kleene.backends.cuda.analytics.strong import strong_colouring
+
+    # a directed cycle of 3000 vertices with a tail: one component needs ~3000 sweeps
+    n = 3200
+    src = np.r_[np.arange(3000), np.arange(3000, n - 1)]
+    dst = np.r_[(np.arange(3000) + 1) % 3000, np.arange(3001, n)]
+    G = sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
+    k, want = scipy_cc(G, connection="strong")
+    A = _gpu(G)
+    ptr, idx = cupy.asarray(G.indptr, dtype=np.int64), cupy.asarray(G.indices)
+    assert strong_colouring(ptr, idx, n, sweeps=64) is None  # past its budget
+    count, labels = strong_colouring(ptr, idx, n, sweeps=100_000)
+    assert count == k
+    np.testing.assert_array_equal(cupy.asnumpy(labels), _by_smallest(want))
+    count, labels = kleene.connected_components(A, connection="strong")  # host fallback
+    assert count == k
+    np.testing.assert_array_equal(cupy.asnumpy(labels), _by_smallest(want))
+
+
+def test_strong_components_of_symmetric_and_empty_gpu_graphs():
+    G = _rmat(10, 3)
+    G = (G + G.T).tocsr()  # symmetric: the strong components are the weak ones
+    k, want = scipy_cc(G, connection="strong")
+    count, labels = kleene.connected_components(_gpu(G), connection="strong")
+    assert count == k
+    np.testing.assert_array_equal(cupy.asnumpy(labels), want)  # SciPy's own labels
+    count, labels = kleene.connected_components(_gpu(sp.csr_matrix((5, 5))), connection="strong")
+    assert count == 5 and cupy.asnumpy(labels).tolist() == [0, 1, 2, 3, 4]
+    with pytest.raises(kleene.errors.InvalidValue, match="numbering"):
+        kleene.engine.strong_components(_gpu(G), numbering="tarjan")

@@ -39,6 +39,11 @@ def connected_components(
     with the installed SciPy >= 1.18 the search takes each row's successors in
     stored order, as SciPy 1.18's does; with SciPy <= 1.17 in reverse stored order,
     which completes them in the order of the Pearce search SciPy ran until then).
+    A GPU graph's strong components are numbered by their smallest vertex, as
+    cupyx.scipy.sparse.csgraph numbers them: the same partition, and the same labels
+    as SciPy's wherever the pattern is symmetric
+    (``kleene.engine.strong_components(A, numbering="scipy")`` gives SciPy's order on
+    the GPU too, by the host's search).
 
     Weak components (``directed=False``, or ``connection="weak"``) are FastSV
     (Zhang, Azad and Hu): every vertex keeps a parent label, starting at itself;
@@ -64,11 +69,13 @@ def connected_components(
         None runs the back end's compiled kernel where there is one (the CPU's
         union-find and Tarjan's search, ``kleene.backends.cpu.components``, which
         read a SciPy CSR matrix with finite values as it is; the GPU's Afforest,
-        ``kleene.backends.cuda.analytics.components``, for weak components; strong
-        components of a GPU graph run Tarjan's search on a host copy of the
-        pattern, so their labels are SciPy's too), False the composed form above
-        (its strong labels number the components by their smallest vertex; the
-        partition is the same), True requires the compiled kernel.
+        ``kleene.backends.cuda.analytics.components``, for weak components, and
+        for strong ones trimming and colouring sweeps, ``...analytics.strong``, or
+        Afforest where the pattern is symmetric; a graph deeper than the sweeps'
+        budget goes to Tarjan's search on a host copy of the pattern), False the
+        composed form above (its strong labels number the components by their
+        smallest vertex; the partition is the same), True requires the compiled
+        kernel.
 
     device : "cpu", "gpu" or None
         Where to compute (None: where G lives). G is copied there first (a SciPy or
@@ -113,8 +120,7 @@ def connected_components(
     if n == 0:
         count, labels = 0, xp.zeros(0, dtype=np.int32)
     elif kernel is not None and fused is not False:
-        # the kernels read A's CSR pattern as stored (a GPU matrix's strong components:
-        # its pattern alone crosses to the host search)
+        # the kernels read A's CSR pattern as stored
         count, labels = strong_components(A) if strong else weak_components(A)
     else:
         root = _strong_roots(A) if strong else _fastsv(A)
