@@ -300,9 +300,11 @@ def _equals_transpose(indptr, indices, data):
     without building it: the transpose's counting sort would put entry (i, j, w),
     rows taken in order, at the next free place of row j, and the two are equal when
     each entry finds (j, i, w) stored at that place and every row is used up. One
-    pass over the entries; stops at the first mismatch."""
+    pass over the entries; stops at the first mismatch. The index arrays are read
+    through unsigned views (``_unsigned``): Numba then indexes with them as they are,
+    where a signed index costs a test for a negative one at every access."""
     n = indptr.size - 1
-    at = np.empty(n, np.int64)  # row j's next free place
+    at = np.empty(n, np.uint64)  # row j's next free place
     for v in range(n):
         at[v] = indptr[v]
     for i in range(n):
@@ -311,7 +313,7 @@ def _equals_transpose(indptr, indices, data):
             p = at[j]
             if p == indptr[j + 1] or indices[p] != i or data[p] != data[e]:
                 return False
-            at[j] = p + 1
+            at[j] = p + np.uint64(1)
     for v in range(n):
         if at[v] != indptr[v + 1]:
             return False
@@ -322,27 +324,40 @@ if numba is not None:
     _equals_transpose = numba.njit(cache=True, nogil=True)(_equals_transpose)
 
 
+def _unsigned(a):
+    """A view of a non-negative index array as the unsigned integers of its width."""
+    return a.view(np.dtype(f"u{a.dtype.itemsize}"))
+
+
 def _as_searched(g: Graph, directed) -> Matrix:
     """The host graph as ``kleene.sssp`` reads it (``as_graph``). Undirected, a CSR
-    equal to its transpose (``_equals_transpose``: one compiled pass, nothing of the
-    edges' size allocated) is read as it is, which costs less than the general
-    symmetry test: stored both ways already, it is its own union with its transpose."""
+    equal to its transpose (``_stored_both_ways``) is read as it is, which costs less
+    than the general symmetry test: stored both ways already, it is its own union
+    with its transpose."""
     S = g.data
-    if not directed and numba is not None and g.sparse and S.has_canonical_format:
-        if S.shape[0] and _equals_transpose(S.indptr, S.indices, S.data):
-            return as_graph(S, directed=True)
+    if not directed and g.sparse and _stored_both_ways(S):
+        return as_graph(S, directed=True)
     return as_graph(S, directed=directed)
+
+
+def _stored_both_ways(S) -> bool:
+    """Whether a validated host CSR equals its transpose (``_equals_transpose``: one
+    compiled pass, nothing of the edges' size allocated); False without Numba."""
+    if numba is None or not S.has_canonical_format or not S.shape[0]:
+        return False
+    return bool(_equals_transpose(_unsigned(S.indptr), _unsigned(S.indices), S.data))
 
 
 def _searched_csr(g: Graph, directed):
     """(indptr, indices, weights) of a host graph as ``kleene.sssp`` reads it, for
-    callers that found its least weight >= 0 (so no NaN or -inf weight): directed, the
-    validated CSR as it is (canonical; a stored +inf weight, no edge to ``as_graph``,
-    only offers inf sums, which improve nothing); undirected, ``_as_searched``'s."""
+    callers that found its least weight >= 0 (so no NaN or -inf weight): the validated
+    CSR as it is (canonical; a stored +inf weight, no edge to ``as_graph``, only offers
+    inf sums, which improve nothing) where it is directed or stored both ways (then it
+    is what ``as_graph`` reads as directed); otherwise ``as_graph``'s."""
     S = g.data
-    if directed and g.sparse:
+    if g.sparse and (directed or _stored_both_ways(S)):
         return S.indptr, S.indices, S.data
-    T = _as_searched(g, directed).to_scipy()  # (its CSR arrays, not copied)
+    T = as_graph(S, directed=directed).to_scipy()  # (its CSR arrays, not copied)
     return T.indptr, T.indices, T.data
 
 

@@ -202,20 +202,28 @@ def _delta_rows_range(
 def _delta_rows_kernel(
     indptr, indices, weights, sources, dist, pred, want_pred, delta, nslots, workers, limit
 ):
-    """As ``_rows_kernel`` by delta-stepping (``_delta_rows_range`` per worker)."""
+    """As ``_rows_kernel`` by delta-stepping (``_delta_rows_range`` per worker).
+    Bounded by ``limit``, a search costs mostly the fill of its row, alike for every
+    row, so worker w takes one block of consecutive rows: it then first-touches
+    memory of its own, where interleaved rows, which do not end on page boundaries,
+    would share every page between two workers."""
+    k = sources.size
+    blocks = limit < np.inf
     for w in numba.prange(workers):
+        lo = k * w // workers if blocks else 0
+        hi = k * (w + 1) // workers if blocks else k
         _delta_rows_range(
             indptr,
             indices,
             weights,
-            sources,
-            dist,
-            pred,
+            sources[lo:hi],
+            dist[lo:hi],
+            pred[lo:hi],
             want_pred,
             delta,
             nslots,
-            w,
-            workers,
+            0 if blocks else w,
+            1 if blocks else workers,
             limit,
         )
 
