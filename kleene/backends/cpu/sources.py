@@ -330,23 +330,24 @@ def _dijkstra_rows(
 def _weight_stats(w):
     """(least, greatest, mean of the finite positive weights or 1 if none: the bucket
     width) in one pass; NaN makes the least NaN (the caller refuses it). Any width
-    gives the same distances: it orders the work, not the result."""
+    gives the same distances: it orders the work, not the result. The loop has no
+    branch (adding 0.0 leaves the sum, of positive terms, as it is): its only chain
+    from one weight to the next is then the sum's, in the weights' order."""
     least = np.inf
     most = -np.inf
     total = 0.0
     count = 0
+    nan = False
     for i in range(w.size):
         x = w[i]
-        if x != x:
-            least = x
-            break
-        if x < least:
-            least = x
-        if x > most:
-            most = x
-        if 0 < x < np.inf:
-            total += x
-            count += 1
+        nan |= x != x
+        least = min(least, x)
+        most = max(most, x)
+        ok = (0 < x) & (x < np.inf)
+        total += x if ok else 0.0
+        count += ok
+    if nan:
+        least = np.nan
     return least, most, (total / count if count else 1.0)
 
 
