@@ -236,6 +236,34 @@ def test_runs_are_identical():
     assert all(np.array_equal(a, b) for a, b in zip(*apsp, strict=True))
 
 
+@needs_fused
+def test_bounded_rows_in_parallel_equal_the_serial_ones():
+    """With ``limit`` each worker takes a block of rows (not every other row): the same
+    distances and predecessors as one thread, and SciPy's distances."""
+    import numba
+
+    src, dst = kleene.generators.rmat(12, 8, seed=5, undirected=True)
+    keep = src != dst
+    w = np.random.default_rng(5).integers(1, 10, int(keep.sum())).astype(np.float64)
+    G = sp.csr_matrix((w, (src[keep], dst[keep])), shape=(4096, 4096))
+    G.sum_duplicates()
+    sources = np.random.default_rng(6).choice(4096, size=61, replace=False)  # (uneven blocks)
+    assert sources.size * G.nnz > cs._SERIAL_WORK  # (the parallel kernel runs)
+    threads = numba.get_num_threads()
+    try:
+        for limit in (6.0, 15.0, np.inf):
+            numba.set_num_threads(1)
+            want = cs._dijkstra_rows(G.indptr, G.indices, G.data, sources, True, limit=limit)
+            numba.set_num_threads(threads)
+            got = cs._dijkstra_rows(G.indptr, G.indices, G.data, sources, True, limit=limit)
+            assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+            dist = cs._dijkstra_rows(G.indptr, G.indices, G.data, sources, limit=limit)[0]
+            assert np.array_equal(dist, want[0])
+            np.testing.assert_array_equal(dist, dijkstra(G, indices=sources, limit=limit))
+    finally:
+        numba.set_num_threads(threads)
+
+
 def test_auto_on_the_cpu_follows_the_measured_rule():
     """dense_closure.auto_method: Dijkstra rows for sparse graphs, the dense closure for dense
     ones without predecessors and for tiny ones (the measurements are in its comment)."""
