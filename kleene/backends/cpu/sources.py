@@ -307,8 +307,10 @@ def _dijkstra_rows(
         check_rows_fit("sssp", k, n, what, 16 if predecessors else 8)
     dist, pred = _outputs(out, k, n, bool(predecessors))
     if k and n:
-        workers = max(1, min(k, numba.get_num_threads()))
-        serial = workers == 1 or k * idx.size <= _SERIAL_WORK
+        # (a small search asks nothing of Numba's threads: that alone costs microseconds)
+        serial = k * idx.size <= _SERIAL_WORK
+        workers = 1 if serial else max(1, min(k, numba.get_num_threads()))
+        serial = serial or workers == 1
         rows = pred if predecessors else np.empty((k, 0), dtype=np.int64)  # never written
         uptr, uidx = ptr.view(np.uint64), idx.view(np.uint32)
         if not predecessors or strict_sums(least, most, n):
