@@ -131,6 +131,44 @@ def test_weak_and_strong_compiled_on_gpu_graphs():
     assert k == 3 and cupy.asnumpy(labels).tolist() == [0, 1, 2]
 
 
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_weak_components_of_hubs_split_in_segments(symmetric):
+    from kleene.backends.cuda.analytics.components import components_weak
+
+    # a long path (the giant component) beside stars whose centres have rows of 2049
+    # and 7000 entries (one and four segments), and the 7000-star's leaves also
+    # joined by a second hub's 2500-entry row to a few pairs: linking those rows
+    # is what joins each star, so a segment skipped or linked twice shows
+    path = np.arange(20_000)
+    star1 = 20_000 + np.arange(2050)  # centre star1[0]
+    star2 = star1[-1] + 1 + np.arange(7001)
+    pairs = star2[-1] + 1 + np.arange(0, 200, 2)
+    n = int(pairs[-1]) + 2
+    src = np.r_[path[:-1], np.full(2049, star1[0]), np.full(7000, star2[0])]
+    dst = np.r_[path[1:], star1[1:], star2[1:]]
+    src = np.r_[src, np.full(2500, star2[5]), pairs]
+    dst = np.r_[dst, np.r_[star2[-2400:], pairs[:100] + 1], pairs + 1]
+    G = sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
+    if symmetric:
+        G = G + G.T
+    G = G.tocsr()
+    G.sum_duplicates()
+    k, want = scipy_cc(G, directed=False)
+    ptr, idx = cupy.asarray(G.indptr, dtype=np.int64), cupy.asarray(G.indices)
+    first = None
+    for _ in range(4):
+        count, labels = components_weak(ptr, idx, n, symmetric=symmetric)
+        assert count == k
+        got = cupy.asnumpy(labels)
+        np.testing.assert_array_equal(got, want)
+        if first is not None:
+            np.testing.assert_array_equal(got, first)
+        first = got
+    count, labels = kleene.connected_components(_gpu(G), directed=False)
+    assert count == k
+    np.testing.assert_array_equal(cupy.asnumpy(labels), want)
+
+
 def _rmat(scale, seed):
     src, dst = kleene.generators.rmat(scale, 8, seed=seed)
     n = 1 << scale

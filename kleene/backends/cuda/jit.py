@@ -171,14 +171,15 @@ def contiguous(a, dtype=None) -> cupy.ndarray:
     return cupy.ascontiguousarray(cupy.asarray(a), dtype=dtype)
 
 
-def zeroed_counters(n: int, counters: int = 2) -> cupy.ndarray:
-    """An int32 work array of ``n`` entries whose first ``counters`` are zero.
+def zeroed_counters(n: int, counters: int = 2, dtype=np.int32) -> cupy.ndarray:
+    """A work array of ``n`` entries (int32, or ``dtype``) whose first ``counters``
+    are zero.
 
     Only the counters are cleared (one async memset), not the whole array.
     """
-    buf = cupy.empty(max(n, counters), dtype=np.int32)
+    buf = cupy.empty(max(n, counters), dtype=dtype)
     stream = cupy.cuda.get_current_stream()
-    cupy.cuda.runtime.memsetAsync(buf.data.ptr, 0, 4 * counters, stream.ptr)
+    cupy.cuda.runtime.memsetAsync(buf.data.ptr, 0, buf.itemsize * counters, stream.ptr)
     return buf
 
 

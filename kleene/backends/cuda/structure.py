@@ -89,11 +89,15 @@ def symmetry_sums(indptr, indices, values, salt: int, stats: dict | None = None)
         if ctype is None:
             raise DomainMismatch(f"symmetry_sums: no kernel for {vals.dtype} values")
         name = f"kl_symmetry_sums<{ctype}, true>"
-    out = cupy.zeros(7, dtype=np.uint64)
-    out[2:] = _scan_start()
+    dev = jit.device_id()
+    stream = cupy.cuda.get_current_stream().ptr
+    out = cupy.empty(7, dtype=np.uint64)  # the two sums at 0, then the scan's start
+    cupy.cuda.runtime.memsetAsync(out.data.ptr, 0, 16, stream)
+    rt, start = cupy.cuda.runtime, _scan_start(dev)
+    rt.memcpyAsync(out.data.ptr + 16, start.data.ptr, start.nbytes, rt.memcpyDeviceToDevice, stream)
     fn = jit.function(codegen.structure_spec(), name)
     chunks = -(-int(idx.size) // _SCAN_CHUNK)
-    grid = jit.blocks_for(chunks * 32, _THREADS, cap=jit.sm_count(jit.device_id()) * 16)
+    grid = jit.blocks_for(chunks * 32, _THREADS, cap=jit.sm_count(dev) * 16)
     fn((grid,), (_THREADS,), (ptr, idx, vals, np.int64(n), np.uint64(salt), out))
     host = out.get()
     if stats is not None and values is not None:

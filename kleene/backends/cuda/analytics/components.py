@@ -7,11 +7,12 @@ numbers weak components, by their smallest vertex, here as a CuPy array.
 
 Afforest (Sutton, Ben-Nun and Barak): union-find over the pattern, trees hooked by
 atomicCAS under their smaller root and compressed by pointer jumping; two rounds
-link every vertex to one neighbour each, a sample of 1024 parents names the most
+link every vertex to one neighbour each, a sample of 256 parents names the most
 frequent root (the giant component), and only the vertices outside it link the rest
 of their neighbours (a row longer than 2048 entries in segments, a block each, so a
-hub does not hold one group of threads for the whole kernel). That skip needs every
-edge on both of its rows:
+hub does not hold one group of threads for the whole kernel; the linking kernel lists
+the segments on the device, so the call waits for the device once, for the count).
+That skip needs every edge on both of its rows:
 ``symmetric=True`` says the pattern is symmetric, otherwise every vertex links all
 its neighbours (union-find over every stored edge, the weak components of a
 directed pattern). Every tree's root is its smallest vertex, so after the last
@@ -34,7 +35,7 @@ from .. import jit
 
 _THREADS = 256
 _SAMPLE_ROUNDS = 2  # neighbours linked per vertex before the giant component is sampled
-_SAMPLES = 1024  # kernels/components.cu: KL_CC_SAMPLES
+_SAMPLES = 256  # kernels/components.cu: KL_CC_SAMPLES
 _LIMIT = 2048  # rows longer than this are linked in segments, a block each
 _SEGMENT = 2048
 _INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -48,7 +49,9 @@ def _module(device: int, index: str, lanes: int):
         "kl_cc_frequent",
         f"kl_cc_sample<{index}>",
         f"kl_cc_finish<{index}, {lanes}>",
-        f"kl_cc_segments<{index}>",
+        f"kl_cc_hubs<{index}>",
+        "kl_cc_roots",
+        "kl_cc_label",
     )
     code = (Path(__file__).parent.parent / "kernels" / "components.cu").read_text()
     mod = cupy.RawModule(code=code, options=jit.OPTIONS, name_expressions=list(names))
@@ -97,16 +100,19 @@ def components_weak(indptr, indices, n: int, *, symmetric: bool = False, values=
     idx = jit.contiguous(indices)
     if idx.dtype not in _INDEX_TYPES:
         idx = idx.astype(np.int64)
-    lanes = lanes_for(int(idx.size), n)
-    init, compress, frequent, sample, finish, segments = _module(
+    nnz = int(idx.size)
+    lanes = lanes_for(nnz, n)
+    init, compress, frequent, sample, finish, hubs_fn, roots, label = _module(
         jit.device_id(), _INDEX_TYPES[idx.dtype], lanes
     )
     cap = jit.sm_count(jit.device_id()) * 16
     grid = (jit.blocks_for(n, _THREADS, cap=cap),)
     block = (_THREADS,)
-    hubs = long_rows(ptr, _LIMIT, _SEGMENT)  # (its host reads wait for no kernel yet)
     comp = cupy.empty(n, dtype=np.int32)
     giant = cupy.zeros(1, dtype=np.int32)
+    # the hubs' segments: a count, then (row, segment) pairs; at most this many
+    most = nnz // _SEGMENT + nnz // (_LIMIT + 1) + 1
+    hubs = jit.zeroed_counters(2 * most + 1, 1, dtype=np.int64)
     n64 = np.int64(n)
     init(grid, block, (comp, n64))
     for r in range(_SAMPLE_ROUNDS):
@@ -116,16 +122,15 @@ def components_weak(indptr, indices, n: int, *, symmetric: bool = False, values=
         frequent((1,), (_SAMPLES,), (comp, n64, giant))
     fgrid = (jit.blocks_for(n * lanes, _THREADS, cap=cap),)
     skip = np.int32(1 if symmetric else 0)
-    limit = np.int64(_LIMIT)
-    finish(fgrid, block, (ptr, idx, n64, comp, giant, skip, np.int32(_SAMPLE_ROUNDS), limit))
-    if hubs is not None:
-        rows, starts, seg_row, total = hubs
-        args = (ptr, idx, comp, giant, skip, rows, starts, seg_row, np.int64(_SEGMENT))
-        segments((total,), block, args)
+    segment = np.int64(_SEGMENT)
+    args = (ptr, idx, n64, comp, giant, skip, np.int32(_SAMPLE_ROUNDS), np.int64(_LIMIT))
+    finish(fgrid, block, (*args, segment, hubs))
+    hubs_fn((jit.blocks_for(most, 1, cap=cap // 2),), block, (ptr, idx, comp, hubs, segment))
     compress(grid, block, (comp, n64))
     # comp[v] is the smallest vertex of v's component: number the roots in order
-    is_root = comp == cupy.arange(n, dtype=np.int32)
-    rank = cupy.cumsum(is_root, dtype=np.int32)
-    labels = rank[comp]
-    labels -= 1
+    rank = cupy.empty(n, dtype=np.int32)
+    roots(grid, block, (comp, n64, rank))
+    cupy.cumsum(rank, out=rank)
+    labels = cupy.empty(n, dtype=np.int32)
+    label(grid, block, (comp, rank, n64, labels))
     return int(rank[-1]), labels

@@ -16,7 +16,9 @@
 // Parents are read volatile: another thread's hook must be seen by the next read in a
 // loop, not a value the compiler kept in a register.
 
-#define KL_CC_SAMPLES 1024
+// (GAP samples 1024; the one block here compares every pair, so 256: a sixteenth of the
+// work, and a giant component still stands out in it)
+#define KL_CC_SAMPLES 256
 
 // Join the trees of u and v (GAP's Link): hook the larger root under the smaller one.
 __device__ __forceinline__ void kl_cc_link(int u, int v, int* comp) {
@@ -90,12 +92,15 @@ kl_cc_frequent(const int* __restrict__ comp, long long n, int* __restrict__ out)
 }
 
 // Link the neighbours r >= first of every vertex (of every vertex whose parent is not
-// giant[0] when skip): LANES threads per vertex, grid-stride. Rows longer than limit
-// are left to kl_cc_segments.
+// giant[0] when skip): LANES threads per vertex, grid-stride. A row longer than limit
+// is cut in segments of `segment` entries instead, listed in hubs (hubs[0] counts them,
+// then a (row, segment) pair each, their order whatever the atomics gave: linking does
+// not depend on it) for kl_cc_hubs, so one group of lanes never walks a hub's row.
 template <typename I, int LANES>
 __global__ void kl_cc_finish(const long long* __restrict__ indptr, const I* __restrict__ indices,
                              long long n, int* comp, const int* __restrict__ giant, int skip,
-                             int first, long long limit) {
+                             int first, long long limit, long long segment,
+                             long long* __restrict__ hubs) {
   const int lane = threadIdx.x % LANES;
   const long long groups = ((long long)gridDim.x * blockDim.x) / LANES;
   const int c = skip ? giant[0] : -1;
@@ -104,30 +109,50 @@ __global__ void kl_cc_finish(const long long* __restrict__ indptr, const I* __re
        u += groups) {
     if (skip && vc[u] == c) continue;
     const long long lo = indptr[u], hi = indptr[u + 1];
-    if (hi - lo > limit) continue;
+    if (hi - lo > limit) {
+      if (lane == 0) {
+        const long long count = (hi - lo + segment - 1) / segment;
+        const long long at = (long long)atomicAdd((unsigned long long*)hubs, (unsigned long long)count);
+        for (long long b = 0; b < count; ++b) {
+          hubs[1 + 2 * (at + b)] = u;
+          hubs[2 + 2 * (at + b)] = b;
+        }
+      }
+      continue;
+    }
     for (long long e = lo + first + lane; e < hi; e += LANES)
       kl_cc_link((int)u, (int)indices[e], comp);
   }
 }
 
-// The rows longer than limit, in segments of `segment` entries, a block each: segment b
-// of the long row rows[seg_row[b]] (whose first segment is starts[seg_row[b]]); the
-// whole row, its first neighbours linked again (a link to the same tree is a no-op).
+// The segments kl_cc_finish listed, a block each (grid-stride over the list): the whole
+// row, its first neighbours linked again (a link within one tree is a no-op).
 template <typename I>
-__global__ void kl_cc_segments(const long long* __restrict__ indptr,
-                               const I* __restrict__ indices, int* comp,
-                               const int* __restrict__ giant, int skip,
-                               const long long* __restrict__ rows,
-                               const long long* __restrict__ starts,
-                               const long long* __restrict__ seg_row, long long segment) {
-  const long long b = blockIdx.x;
-  const long long k = seg_row[b];
-  const int u = (int)rows[k];
-  if (skip && ((volatile int*)comp)[u] == giant[0]) return;
-  const long long lo = indptr[u] + (b - starts[k]) * segment;
-  const long long end = indptr[u + 1];
-  const long long hi = lo + segment < end ? lo + segment : end;
-  for (long long e = lo + threadIdx.x; e < hi; e += blockDim.x) kl_cc_link(u, (int)indices[e], comp);
+__global__ void kl_cc_hubs(const long long* __restrict__ indptr, const I* __restrict__ indices,
+                           int* comp, const long long* __restrict__ hubs, long long segment) {
+  const long long count = hubs[0];
+  for (long long s = blockIdx.x; s < count; s += gridDim.x) {
+    const int u = (int)hubs[1 + 2 * s];
+    const long long lo = indptr[u] + hubs[2 + 2 * s] * segment;
+    const long long end = indptr[u + 1];
+    const long long hi = lo + segment < end ? lo + segment : end;
+    for (long long e = lo + threadIdx.x; e < hi; e += blockDim.x) kl_cc_link(u, (int)indices[e], comp);
+  }
+}
+
+// rank[v] = 1 where v is a root (comp[v] == v), else 0: cumsummed into each root's rank.
+__global__ void kl_cc_roots(const int* __restrict__ comp, long long n, int* __restrict__ rank) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride)
+    rank[v] = comp[v] == (int)v;
+}
+
+// labels[v] = the rank of v's root among the roots, from 0.
+__global__ void kl_cc_label(const int* __restrict__ comp, const int* __restrict__ rank,
+                            long long n, int* __restrict__ labels) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride)
+    labels[v] = rank[comp[v]] - 1;
 }
 
 #undef KL_CC_SAMPLES
