@@ -90,6 +90,21 @@ def test_connected_components(directed, connection):
     assert_array_equal(labels.get(), wl)
 
 
+def test_connected_components_read_every_stored_entry_as_an_edge():
+    # a stored inf, NaN or 0 is an edge, as SciPy reads it; a symmetric pattern
+    # (Afforest) and a directed one (the colouring sweeps)
+    S = sp.csr_array(
+        (np.array([np.inf, np.nan, 0.0, -np.inf, 2.0]), ([0, 1, 2, 3, 5], [1, 2, 3, 0, 4])),
+        shape=(7, 7),
+    )
+    for G in (S, (S + S.T).tocsr()):
+        for directed, connection in ((True, "strong"), (False, "weak")):
+            n, labels = csgraph.connected_components(_on_gpu(G), directed, connection)
+            wn, wl = scipy_csgraph.connected_components(G, directed, connection)
+            assert n == wn
+            assert _same_partition(labels.get(), wl)
+
+
 @pytest.mark.parametrize("name", ["breadth_first_order", "depth_first_order"])
 @pytest.mark.parametrize("directed", [True, False])
 def test_orders(name, directed):
@@ -118,3 +133,8 @@ def test_yen_and_unweighted():
         csgraph.shortest_path(G, unweighted=True).get(),
         scipy_csgraph.shortest_path(S, unweighted=True),
     )
+
+
+def _same_partition(a, b) -> bool:
+    pairs = set(zip(a.tolist(), b.tolist(), strict=True))
+    return len(pairs) == len(set(a.tolist())) == len(set(b.tolist()))

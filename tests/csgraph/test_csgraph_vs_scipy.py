@@ -109,6 +109,20 @@ def test_components_are_scipys(g):
     )
 
 
+@pytest.mark.parametrize("directed", [True, False])
+def test_components_read_every_stored_entry_as_an_edge(directed):
+    # SciPy: a sparse graph's stored inf, NaN and 0 are edges like any other value
+    S = sp.csr_array(
+        (np.array([np.inf, np.nan, 0.0, -np.inf, 2.0]), ([0, 1, 2, 3, 5], [1, 2, 3, 0, 4])),
+        shape=(7, 7),
+    )
+    for connection in ("weak", "strong"):
+        n, labels = csgraph.connected_components(S, directed, connection)
+        wn, wl = scipy_csgraph.connected_components(S, directed, connection)
+        assert n == wn
+        assert_array_equal(labels, wl)
+
+
 @given(graphs(max_n=8), st.data())
 def test_yen_lengths_are_scipys(g, data):
     dense, S, directed = g
