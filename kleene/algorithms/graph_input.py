@@ -148,7 +148,8 @@ def infinite_edges_dropped(A: Matrix, name: str = "G") -> Matrix:
     part = A.known("finite part")  # cached only once -inf was ruled out
     if part is not None:
         return part
-    if A.known("has_nan") is None and all_finite(A):
+    # (the pattern is all the caller reads: no fingerprint of the values is needed)
+    if A.known("has_nan") is None and all_finite(A, fingerprint=False):
         return A
     if stores(A, -np.inf):
         _refuse_negative_infinity(A, name)

@@ -84,22 +84,28 @@ def keep_value_stats(m: Matrix, nans: int, stats: dict) -> None:
         )
 
 
-def scan_csr(A: Matrix):
+def scan_csr(A: Matrix, *, fingerprint: bool = True):
     """One pass over a CSR on a back end with the fingerprint kernel: whether A has a
     NaN value, with both symmetry answers cached on A as a by-product (the input checks
     of a graph and the symmetry test share the read), and for floating-point values
     their range and positive part (``value_stats``: what the shortest-path loops ask
-    next, without another pass and host read). None where it cannot."""
+    next, without another pass and host read). ``fingerprint=False``: the values are
+    scanned but not hashed, so only the pattern's symmetry is learnt (the cheaper pass
+    for callers that read the pattern alone). None where it cannot."""
     sums = getattr(backend(A.xp), "symmetry_sums", None)
     if sums is None or A._fmt != "csr" or A.nrows != A.ncols:
         return None
     ptr, idx, val = A._csr()
     stats: dict = {}
     try:
-        pattern, weighted, nans = sums(ptr, idx, val, SYMMETRY_SALT, stats=stats)
+        found = sums(ptr, idx, val, SYMMETRY_SALT, stats=stats, fingerprint=fingerprint)
     except TypeError:  # a value type without a kernel
         return None
+    pattern, weighted, nans = found
     A.cached("pattern_symmetric", lambda: pattern == 0)
-    A.cached("symmetric", lambda: pattern == 0 and weighted == 0)
+    if weighted is not None:
+        A.cached("symmetric", lambda: pattern == 0 and weighted == 0)
+    elif pattern != 0:
+        A.cached("symmetric", lambda: False)
     keep_value_stats(A, nans, stats)  # (the least value is exact in float64)
     return nans > 0

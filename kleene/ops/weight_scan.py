@@ -15,17 +15,20 @@ import numpy as np
 
 from kleene.core import access
 from kleene.core.matrix import Matrix
+from kleene.core.value_scan import scan_csr
 
 from .operations import reduce
 
 
-def all_finite(A: Matrix) -> bool:
+def all_finite(A: Matrix, *, fingerprint: bool = True) -> bool:
     """Whether no stored value of ``A`` is NaN or infinite, by one sum of its value
     buffer (a dense matrix's absent slots included, so a false answer only sends the
     caller to the exact checks, as does an overflow of large finite values); on the
     GPU by the range the NaN scan finds besides (``value_scan``), so that a first call
     compiles no CuPy reduction. A true one is cached on ``A`` (``has_nan`` False,
-    "finite weights" True).
+    "finite weights" True). ``fingerprint=False``, for a caller that reads the pattern
+    only: where that scan runs first here, it hashes the pattern but not the values
+    (whether the weights are symmetric stays unknown; the pass costs less).
 
     >>> import numpy as np, kleene
     >>> all_finite(kleene.Matrix.from_edges([0], [1], [2.0]))
@@ -36,7 +39,7 @@ def all_finite(A: Matrix) -> bool:
     if A.dtype.kind != "f" or A.known("finite weights"):
         return True
     if A.xp is not np:  # kleene's fused scan, not a CuPy reduction (compiled on first use)
-        finite = _finite_by_scan(A)
+        finite = _finite_by_scan(A, fingerprint)
         if finite is False:
             return False
     else:
@@ -66,10 +69,14 @@ def _sum(values):
         return np.float64(sum(parts))
 
 
-def _finite_by_scan(A: Matrix) -> bool | None:
+def _finite_by_scan(A: Matrix, fingerprint: bool = True) -> bool | None:
     """Whether every stored value is finite, from the NaN scan's by-products (the range
     it caches: the pass the shortest-path checks run anyway), or None where that scan
     keeps no range (a value type or layout without a fused kernel)."""
+    if not fingerprint and A.known("has_nan") is None:
+        nan = scan_csr(A, fingerprint=False)
+        if nan is not None:
+            A.cached("has_nan", lambda: nan)
     if A.has_nan():
         return False
     least, stats = A.known("min_value"), A.known("value_stats")

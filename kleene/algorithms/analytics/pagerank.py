@@ -138,7 +138,8 @@ def pagerank(
         x, p, w = _vectors(np, n, nstart, personalization, dangling)
         x, k = backend(np).pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter)
         return _converged(x, k, max_iter)
-    A = as_graph(G, directed=True)
+    # weight=False reads the pattern only: +inf is still no edge, a NaN weight an edge
+    A = as_graph(G, directed=True, pattern=not weight, check_nan=bool(weight))
     xp, n = A.xp, A.nrows
     if n == 0:
         return xp.zeros(0, dtype=np.float64)

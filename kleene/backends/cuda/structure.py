@@ -68,7 +68,9 @@ def count_ids(ids, n: int):
     return counts.view(np.int64)
 
 
-def symmetry_sums(indptr, indices, values, salt: int, stats: dict | None = None):
+def symmetry_sums(
+    indptr, indices, values, salt: int, stats: dict | None = None, *, fingerprint: bool = True
+):
     """(pattern sum, value sum, NaN count) as Python ints, in one pass over the CSR:
     both sums are 0 when it equals its transpose (see kernels/structure.cu).
 
@@ -76,19 +78,23 @@ def symmetry_sums(indptr, indices, values, salt: int, stats: dict | None = None)
     dict, also gets from the same read (and host copy) the values' "least" and
     "greatest" (NaN aside; absent when every value is NaN), "positive_sum" and
     "positive_count" (floats; the sum in float64, its rounding depends on the order).
+    ``fingerprint=False`` (float values): the values are scanned but not hashed, and
+    the value sum is None (unknown), for a caller that reads the pattern only: three
+    of the five hashes an entry costs are left out.
     """
     ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
     n = ptr.size - 1
     if n <= 0 or idx.size == 0:
         return 0, 0, 0
     if values is None:
-        name, vals = "kl_symmetry_sums<bool, false>", jit.dummy_bool()
+        name, vals = "kl_symmetry_sums<bool, 0>", jit.dummy_bool()
     else:
         vals = jit.contiguous(values)
         ctype = _VALUE_TYPES.get(vals.dtype)
         if ctype is None:
             raise DomainMismatch(f"symmetry_sums: no kernel for {vals.dtype} values")
-        name = f"kl_symmetry_sums<{ctype}, true>"
+        fingerprint = fingerprint or vals.dtype.kind != "f"  # (mode 1: floats only)
+        name = f"kl_symmetry_sums<{ctype}, {2 if fingerprint else 1}>"
     dev = jit.device_id()
     stream = cupy.cuda.get_current_stream().ptr
     out = cupy.empty(7, dtype=np.uint64)  # the two sums at 0, then the scan's start
@@ -102,7 +108,7 @@ def symmetry_sums(indptr, indices, values, salt: int, stats: dict | None = None)
     host = out.get()
     if stats is not None and values is not None:
         _value_stats(host[2:], stats)
-    return int(host[0]), int(host[1]), int(host[2])
+    return int(host[0]), int(host[1]) if fingerprint else None, int(host[2])
 
 
 _scan_starts: dict[int, cupy.ndarray] = {}

@@ -171,9 +171,11 @@ struct kl_value_scan {
 };
 
 // out[0] += sum over entries (i, j) of h(i, j) - h(j, i), out[1] the same with the
-// value mixed in (when VALUES), all mod 2**64 (unsigned wrap-around: the sums do not
-// depend on the order of the additions). With VALUES the same read also gives the
-// value scan (kl_value_scan) in out[2..6]. For a matrix equal to its transpose each
+// value mixed in (MODE 2), all mod 2**64 (unsigned wrap-around: the sums do not
+// depend on the order of the additions). MODE 1 and 2 also give, from the same read,
+// the value scan (kl_value_scan) in out[2..6]; MODE 0 reads the pattern only, MODE 1
+// the values for the scan but mixes no hash of them (for callers of the pattern alone,
+// who need the NaNs and infinities but not whether the weights are symmetric). For a matrix equal to its transpose each
 // entry (i, j, w) has its mirror (j, i, w), so both sums are exactly 0; otherwise the
 // multisets {h(i, j)} and {h(j, i)} differ and a sum is 0 only by a 64-bit coincidence
 // of the salted hash.
@@ -181,7 +183,7 @@ struct kl_value_scan {
 // finds the row of its first entry (a search, broadcast loads), and each lane advances
 // from there (kl_advance_row), so a hub of millions of entries is spread over the
 // whole grid and a run of empty rows costs a search, not a walk.
-template <typename V, bool VALUES>
+template <typename V, int MODE>
 __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
                                  const int* __restrict__ indices, const V* __restrict__ values,
                                  long long n, unsigned long long salt,
@@ -205,11 +207,13 @@ __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
       const unsigned long long f = kl_mix(salt ^ ((ui << 32) | j));
       const unsigned long long b = kl_mix(salt ^ ((j << 32) | ui));
       sp += f - b;
-      if (VALUES) {
+      if (MODE > 0) {
         const V x = values[e];
         scan.add(x);
-        const unsigned long long w = kl_mix(kl_value_bits<V>(x) + salt);
-        sv += kl_mix(f ^ w) - kl_mix(b ^ w);
+        if (MODE > 1) {
+          const unsigned long long w = kl_mix(kl_value_bits<V>(x) + salt);
+          sv += kl_mix(f ^ w) - kl_mix(b ^ w);
+        }
       }
     }
   }
@@ -219,9 +223,9 @@ __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
   }
   if (lane == 0) {
     atomicAdd(out, sp);
-    if (VALUES) atomicAdd(out + 1, sv);
+    if (MODE > 1) atomicAdd(out + 1, sv);
   }
-  if (VALUES) scan.flush(out + 2);
+  if (MODE > 0) scan.flush(out + 2);
 }
 
 // The value scan (kl_value_scan, into out[0..4]) of a dense matrix's rows x cols values
