@@ -50,12 +50,43 @@ def _module(device: int, index: str, lanes: int):
         f"kl_cc_sample<{index}>",
         f"kl_cc_finish<{index}, {lanes}>",
         f"kl_cc_hubs<{index}>",
-        "kl_cc_roots",
-        "kl_cc_label",
     )
+    return _functions(device, names)
+
+
+@cache
+def _functions(device: int, names: tuple[str, ...]):
     code = (Path(__file__).parent.parent / "kernels" / "components.cu").read_text()
     mod = cupy.RawModule(code=code, options=jit.OPTIONS, name_expressions=list(names))
     return tuple(mod.get_function(name) for name in names)
+
+
+def pattern_arrays(indptr, indices, n: int, what: str):
+    """(int64 row pointers, int32 or int64 column indices) of a CSR pattern as the
+    components kernels read them (no copy where they already are); InvalidValue when
+    ``n`` vertices do not fit int32 labels."""
+    if n >= 2**31 - 1:
+        raise InvalidValue(f"{what}: {n} vertices do not fit int32 labels")
+    ptr = jit.contiguous(indptr, np.int64)
+    idx = jit.contiguous(indices)
+    if idx.dtype not in _INDEX_TYPES:
+        idx = idx.astype(np.int64)
+    return ptr, idx
+
+
+def numbered_roots(comp, n: int):
+    """(count, int32 labels) where ``comp[v]`` is the smallest vertex of v's component
+    (its root): each vertex gets its root's rank among the roots, so components are
+    numbered in the order of their smallest vertex. The count's read is the one wait."""
+    roots, label = _functions(jit.device_id(), ("kl_cc_roots", "kl_cc_label"))
+    grid = (jit.blocks_for(n, _THREADS, cap=jit.sm_count(jit.device_id()) * 16),)
+    n64 = np.int64(n)
+    rank = cupy.empty(n, dtype=np.int32)
+    roots(grid, (_THREADS,), (comp, n64, rank))
+    cupy.cumsum(rank, out=rank)
+    labels = cupy.empty(n, dtype=np.int32)
+    label(grid, (_THREADS,), (comp, rank, n64, labels))
+    return int(rank[-1]), labels
 
 
 def long_rows(ptr, limit: int, segment: int):
@@ -94,15 +125,10 @@ def components_weak(indptr, indices, n: int, *, symmetric: bool = False, values=
     n = int(n)
     if n == 0:
         return 0, cupy.zeros(0, dtype=np.int32)
-    if n >= 2**31 - 1:
-        raise InvalidValue(f"components_weak: {n} vertices do not fit int32 labels")
-    ptr = jit.contiguous(indptr, np.int64)
-    idx = jit.contiguous(indices)
-    if idx.dtype not in _INDEX_TYPES:
-        idx = idx.astype(np.int64)
+    ptr, idx = pattern_arrays(indptr, indices, n, "components_weak")
     nnz = int(idx.size)
     lanes = lanes_for(nnz, n)
-    init, compress, frequent, sample, finish, hubs_fn, roots, label = _module(
+    init, compress, frequent, sample, finish, hubs_fn = _module(
         jit.device_id(), _INDEX_TYPES[idx.dtype], lanes
     )
     cap = jit.sm_count(jit.device_id()) * 16
@@ -127,10 +153,4 @@ def components_weak(indptr, indices, n: int, *, symmetric: bool = False, values=
     finish(fgrid, block, (*args, segment, hubs))
     hubs_fn((jit.blocks_for(most, 1, cap=cap // 2),), block, (ptr, idx, comp, hubs, segment))
     compress(grid, block, (comp, n64))
-    # comp[v] is the smallest vertex of v's component: number the roots in order
-    rank = cupy.empty(n, dtype=np.int32)
-    roots(grid, block, (comp, n64, rank))
-    cupy.cumsum(rank, out=rank)
-    labels = cupy.empty(n, dtype=np.int32)
-    label(grid, block, (comp, rank, n64, labels))
-    return int(rank[-1]), labels
+    return numbered_roots(comp, n)  # (comp[v]: the smallest vertex of v's component)

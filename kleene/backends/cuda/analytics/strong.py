@@ -28,10 +28,8 @@ from pathlib import Path
 import cupy
 import numpy as np
 
-from kleene.errors import InvalidValue
-
 from .. import jit
-from .components import lanes_for, long_rows
+from .components import lanes_for, long_rows, numbered_roots, pattern_arrays
 
 _THREADS = 256  # kernels/strong.cu: KL_SCC_THREADS
 _INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
@@ -97,12 +95,7 @@ def strong_colouring(indptr, indices, n: int, *, sweeps: int | None = None):
     n = int(n)
     if n == 0:
         return 0, cupy.zeros(0, dtype=np.int32)
-    if n >= 2**31 - 1:
-        raise InvalidValue(f"strong_colouring: {n} vertices do not fit int32 labels")
-    ptr = jit.contiguous(indptr, np.int64)
-    idx = jit.contiguous(indices)
-    if idx.dtype not in _INDEX_TYPES:
-        idx = idx.astype(np.int64)
+    ptr, idx = pattern_arrays(indptr, indices, n, "strong_colouring")
     lanes = lanes_for(int(idx.size), n)
     scan, apply, init, forward, roots, backward, retire, *by_segments = _module(
         jit.device_id(), _INDEX_TYPES[idx.dtype], lanes
@@ -170,9 +163,4 @@ def strong_colouring(indptr, indices, n: int, *, sweeps: int | None = None):
             return None
         retire(grid, block, (n64, colour, flags[0], comp))  # (the next trim counts the rest)
         flags[0].fill(0)
-    # comp[v] is the smallest vertex of v's component: number the roots in order
-    is_root = comp == cupy.arange(n, dtype=np.int32)
-    rank = cupy.cumsum(is_root, dtype=np.int32)
-    labels = rank[comp]
-    labels -= 1
-    return int(rank[-1]), labels
+    return numbered_roots(comp, n)  # (comp[v]: the smallest vertex of v's component)
