@@ -165,6 +165,19 @@ def test_fast_path_keeps_the_graph_rules():
     G.data[1] = np.nan
     with pytest.raises(ValueError):
         kleene.pagerank(G)
+    # weight=False reads the pattern: a stored +inf is still no edge, a NaN an edge
+    G = sp.csr_matrix(([1.0, np.inf, 2.0], ([0, 1, 1], [1, 2, 0])), shape=(3, 3))
+    want = kleene.pagerank(H, tol=1e-12, weight=False)
+    for fused in (None, False):
+        got = kleene.pagerank(G, tol=1e-12, weight=False, fused=fused)
+        np.testing.assert_allclose(got, want, atol=1e-12)
+    G = sp.csr_matrix(([1.0, np.nan, 2.0], ([0, 1, 1], [1, 2, 0])), shape=(3, 3))
+    both = sp.csr_matrix(([1.0, 1.0, 1.0], ([0, 1, 1], [1, 2, 0])), shape=(3, 3))
+    np.testing.assert_allclose(
+        kleene.pagerank(G, tol=1e-12, weight=False),
+        kleene.pagerank(both, tol=1e-12, weight=False),
+        atol=1e-12,
+    )
     U = sp.random(30, 30, density=0.2, random_state=1, format="csr")
     U.data[:] = 2.5
     np.testing.assert_allclose(

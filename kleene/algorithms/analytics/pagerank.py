@@ -181,14 +181,19 @@ def _host_graph(G, weight: bool):
     form (sorted, no duplicates) whose values are finite and non-negative, else None
     (as_graph reads the rest: duplicates keep the least weight, +inf is no edge, and
     the errors). ``values`` None: every edge weighs 1 (``weight=False``, bool values,
-    or one positive weight on every edge, which divides out)."""
+    or one positive weight on every edge, which divides out); with ``weight=False``
+    only an infinite value sends the matrix to as_graph (+inf is no edge there too)."""
     if getattr(G, "format", None) != "csr" or not type(G).__module__.startswith("scipy.sparse"):
         return None
     n, ncols = G.shape
     data = G.data
     if n != ncols or n == 0 or data.dtype.kind not in "biuf" or not G.has_canonical_format:
         return None
-    if not weight or data.dtype.kind == "b" or not data.size:
+    if data.dtype.kind == "b" or not data.size:
+        return G.indptr, G.indices, None, n
+    if not weight:  # the pattern, unless an infinite entry (+inf: no edge) is stored
+        if data.dtype.kind == "f" and not (data.min() > -np.inf and data.max() < np.inf):
+            return None  # (NaN too: as_graph keeps it as an edge)
         return G.indptr, G.indices, None, n
     least, greatest = data.min(), data.max()
     if not (least >= 0 and greatest < np.inf):  # (NaN fails both)
