@@ -131,6 +131,25 @@ def test_weak_and_strong_compiled_on_gpu_graphs():
     assert k == 3 and cupy.asnumpy(labels).tolist() == [0, 1, 2]
 
 
+def test_long_rows_lists_the_hubs_in_row_order():
+    from kleene.backends.cuda.analytics.components import long_rows
+
+    rng = np.random.default_rng(5)
+    lengths = rng.integers(0, 40, 5000)
+    lengths[rng.choice(5000, 60, replace=False)] = rng.integers(41, 400, 60)
+    lengths[-1] = 41  # the last row long: it writes the total
+    ptr = np.zeros(5001, dtype=np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    rows, starts, seg_row, total = long_rows(cupy.asarray(ptr), 40, 16)
+    want = np.flatnonzero(lengths > 40)
+    counts = -(-lengths[want] // 16)
+    np.testing.assert_array_equal(cupy.asnumpy(rows), want)
+    np.testing.assert_array_equal(cupy.asnumpy(starts), np.r_[0, np.cumsum(counts)])
+    assert total == counts.sum()
+    np.testing.assert_array_equal(cupy.asnumpy(seg_row), np.repeat(np.arange(want.size), counts))
+    assert long_rows(cupy.asarray(ptr), 400, 16) is None
+
+
 @pytest.mark.parametrize("symmetric", [True, False])
 def test_weak_components_of_hubs_split_in_segments(symmetric):
     from kleene.backends.cuda.analytics.components import components_weak

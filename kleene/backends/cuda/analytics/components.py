@@ -94,17 +94,27 @@ def long_rows(ptr, limit: int, segment: int):
     cut in segments of ``segment`` entries: row k of ``rows`` has segments starts[k]
     .. starts[k + 1] - 1, segment b belongs to row seg_row[b]; None when there is no
     such row. (The hubs of a skewed graph, given a block per segment rather than one
-    group of lanes for a whole row.)"""
-    lengths = ptr[1:] - ptr[:-1]
-    rows = cupy.flatnonzero(lengths > limit)
-    if rows.size == 0:
+    group of lanes for a whole row.) Rows in increasing order, so sums taken over
+    them keep a fixed order; two kernels around one prefix sum and one host read.
+    """
+    n = ptr.size - 1
+    if n <= 0:
         return None
-    counts = (lengths[rows] + segment - 1) // segment
-    starts = cupy.zeros(rows.size + 1, dtype=np.int64)
-    cupy.cumsum(counts, out=starts[1:])
-    total = int(starts[-1])
-    seg_row = cupy.searchsorted(starts[1:], cupy.arange(total, dtype=np.int64), side="right")
-    return rows.astype(np.int64), starts, seg_row, total
+    mark, fill = _functions(jit.device_id(), ("kl_long_mark", "kl_long_fill"))
+    grid = (jit.blocks_for(n, _THREADS, cap=jit.sm_count(jit.device_id()) * 16),)
+    args = (ptr, np.int64(n), np.int64(limit), np.int64(segment))
+    key = cupy.empty(n, dtype=np.int64)
+    mark(grid, (_THREADS,), (*args, key))
+    cupy.cumsum(key, out=key)
+    last = int(key[-1])  # (long rows << 32) | their segments: the one wait
+    count, total = last >> 32, last & 0xFFFFFFFF
+    if count == 0:
+        return None
+    rows = cupy.empty(count, dtype=np.int64)
+    starts = cupy.empty(count + 1, dtype=np.int64)
+    seg_row = cupy.empty(total, dtype=np.int64)
+    fill(grid, (_THREADS,), (ptr, key, np.int64(n), *args[2:], rows, starts, seg_row))
+    return rows, starts, seg_row, total
 
 
 def lanes_for(nnz: int, n: int) -> int:

@@ -155,4 +155,38 @@ __global__ void kl_cc_label(const int* __restrict__ comp, const int* __restrict_
     labels[v] = rank[comp[v]] - 1;
 }
 
+// long_rows (analytics/components.py), in row order so the sums over them keep a fixed
+// order: key[r] = (1 << 32) | (r's segment count) for a row longer than limit, else 0;
+// its inclusive prefix sum then holds, per long row, (its rank + 1) << 32 | (the
+// segments up to and including its own).
+__global__ void kl_long_mark(const long long* __restrict__ indptr, long long n, long long limit,
+                             long long segment, long long* __restrict__ key) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride) {
+    const long long len = indptr[r + 1] - indptr[r];
+    key[r] = len > limit ? (1ll << 32) | ((len + segment - 1) / segment) : 0;
+  }
+}
+
+// From the prefix sums: rows[k] = the k-th long row, starts[k] its first segment
+// (starts[count] = the total), seg_row[b] = the long row segment b belongs to.
+__global__ void kl_long_fill(const long long* __restrict__ indptr, const long long* __restrict__ key,
+                             long long n, long long limit, long long segment,
+                             long long* __restrict__ rows, long long* __restrict__ starts,
+                             long long* __restrict__ seg_row) {
+  const long long count = key[n - 1] >> 32;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += stride) {
+    const long long len = indptr[r + 1] - indptr[r];
+    if (len <= limit) continue;
+    const long long k = (key[r] >> 32) - 1;
+    const long long nseg = (len + segment - 1) / segment;
+    const long long end = key[r] & 0xffffffffll;
+    rows[k] = r;
+    starts[k] = end - nseg;
+    if (k == count - 1) starts[count] = end;
+    for (long long b = end - nseg; b < end; ++b) seg_row[b] = k;
+  }
+}
+
 #undef KL_CC_SAMPLES
