@@ -7,6 +7,7 @@ import numpy as np
 from kleene.backends import backend
 from kleene.core import access
 from kleene.core.matrix import Matrix
+from kleene.core.value_scan import SYMMETRY_SALT
 from kleene.errors import InvalidValue
 from kleene.ops import is_symmetric
 
@@ -23,7 +24,8 @@ def weak_components(A: Matrix):
     The back end's kernel (``components_weak``: union-find on the CPU, Afforest on the
     GPU) reads A's CSR arrays as stored, with no copy and no row expansion; whether the
     pattern is symmetric (``is_symmetric``, cached on A) lets Afforest skip the giant
-    component's rows. InvalidValue when the back end has none.
+    component's rows; where it is not known yet, the GPU decides it in the same call
+    (``components_if_symmetric``: one wait). InvalidValue when the back end has none.
 
     Example
     -------
@@ -39,9 +41,10 @@ def weak_components(A: Matrix):
     if A.format != "csr":
         A = A.to_format("csr")
     ptr, idx, _ = access.csr(A)
-    # (only the GPU's Afforest reads it; the CPU's union-find reads every edge anyway)
-    symmetric = A.xp is not np and is_symmetric(A, values=False)
-    return kernel(ptr, idx, A.nrows, symmetric=symmetric)
+    if A.xp is np:  # (the CPU's union-find reads every edge either way)
+        return kernel(ptr, idx, A.nrows)
+    found = _weak_if_symmetric(A, ptr, idx)  # (Afforest's skip needs a symmetric pattern)
+    return found if found is not None else kernel(ptr, idx, A.nrows, symmetric=False)
 
 
 def strong_components(A: Matrix, *, numbering: str | None = None):
@@ -75,8 +78,10 @@ def strong_components(A: Matrix, *, numbering: str | None = None):
     if A.format != "csr":
         A = A.to_format("csr")
     ptr, idx, _ = access.csr(A)
-    if on_gpu and is_symmetric(A, values=False):
-        return weak_components(A)  # (symmetric: both numberings are the weak one)
+    if on_gpu:  # (symmetric: both numberings are the weak one)
+        found = _weak_if_symmetric(A, ptr, idx)
+        if found is not None:
+            return found
     if on_gpu and numbering == "smallest":
         found = backend(A.xp).strong_colouring(ptr, idx, A.nrows)
         if found is not None:
@@ -92,6 +97,22 @@ def strong_components(A: Matrix, *, numbering: str | None = None):
     if numbering == "smallest":
         labels = by_smallest_vertex(A.xp, labels)
     return count, labels
+
+
+def _weak_if_symmetric(A: Matrix, ptr, idx):
+    """The weak components of a GPU matrix whose pattern is symmetric, else None.
+    Where A's symmetry is not known yet and the back end has ``components_if_symmetric``,
+    the symmetry pass and Afforest run together and are read in one wait (the
+    verdict is cached on A): a directed graph pays a wasted Afforest, a symmetric one
+    saves a round trip to the device."""
+    speculate = getattr(backend(A.xp), "components_if_symmetric", None)
+    if speculate is None or A.known("pattern_symmetric") is not None:
+        if not is_symmetric(A, values=False):
+            return None
+        return backend(A.xp).components_weak(ptr, idx, A.nrows, symmetric=True)
+    symmetric, count, labels = speculate(ptr, idx, A.nrows, salt=SYMMETRY_SALT)
+    A.cached("pattern_symmetric", lambda: symmetric)
+    return (count, labels) if symmetric else None
 
 
 def by_smallest_vertex(xp, labels):

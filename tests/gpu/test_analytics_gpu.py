@@ -261,3 +261,96 @@ def test_strong_components_of_symmetric_and_empty_gpu_graphs():
     assert count == 5 and cupy.asnumpy(labels).tolist() == [0, 1, 2, 3, 4]
     with pytest.raises(kleene.errors.InvalidValue, match="numbering"):
         kleene.engine.strong_components(_gpu(G), numbering="tarjan")
+
+
+def test_components_if_symmetric_reads_both_in_one_wait():
+    from kleene.backends.cuda.analytics.components import components_if_symmetric
+    from kleene.backends.cuda.structure import symmetry_sums
+
+    D = _rmat(11, 4)
+    D.sum_duplicates()
+    S = (D + D.T).tocsr()
+    for G, symmetric in ((S, True), (D, False)):
+        ptr, idx = cupy.asarray(G.indptr, dtype=np.int64), cupy.asarray(G.indices)
+        assert (symmetry_sums(ptr, idx, None, 11)[0] == 0) is symmetric
+        first = None
+        for _ in range(3):
+            got = components_if_symmetric(ptr, idx, G.shape[0], salt=11)
+            if not symmetric:
+                assert got == (False, None, None)
+                continue
+            k, want = scipy_cc(G, directed=False)
+            assert got[0] is True and got[1] == k
+            labels = cupy.asnumpy(got[2])
+            np.testing.assert_array_equal(labels, want)
+            if first is not None:
+                np.testing.assert_array_equal(labels, first)
+            first = labels
+    empty = cupy.zeros(4, dtype=np.int64)
+    symmetric, count, labels = components_if_symmetric(empty, empty[:0], 3, salt=1)
+    assert symmetric and count == 3 and cupy.asnumpy(labels).tolist() == [0, 1, 2]
+    # the engine caches the verdict on the matrix and answers as SciPy does either way
+    for G in (S, D):
+        A = _gpu(G)
+        k, want = scipy_cc(G, connection="strong")
+        count, labels = kleene.engine.strong_components(A)
+        assert count == k
+        np.testing.assert_array_equal(cupy.asnumpy(labels), _by_smallest(want))
+        assert A.known("pattern_symmetric") is (G is S)
+
+
+def test_symmetry_sums_over_chunks_rows_and_batches():
+    from kleene.backends.cuda.structure import symmetry_sums
+
+    # rows of every length around a warp's chunk (1024 entries) and a lane's batch,
+    # long runs of empty rows (the warp's row search), one entry off the mirror
+    rng = np.random.default_rng(9)
+    n = 30_000
+    lengths = rng.choice(
+        [0, 0, 0, 1, 3, 31, 33, 257, 1500],
+        n,
+        p=[0.5, 0.2, 0.1, 0.1, 0.04, 0.03, 0.02, 0.009, 0.001],
+    )
+    src = np.repeat(np.arange(n), lengths)
+    dst = rng.integers(0, n, src.size)
+    G = sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
+    S = (G + G.T).tocsr()
+    S.sum_duplicates()
+    ptr, idx = cupy.asarray(S.indptr, dtype=np.int64), cupy.asarray(S.indices)
+    vals = cupy.asarray(S.data)
+    assert symmetry_sums(ptr, idx, None, 3)[0] == 0
+    stats = {}
+    assert symmetry_sums(ptr, idx, vals, 3, stats)[:2] == (0, 0)
+    assert stats["least"] == S.data.min() and stats["greatest"] == S.data.max()
+    assert stats["positive_count"] == S.nnz
+    idx2 = idx.copy()
+    rows = np.repeat(np.arange(n), np.diff(S.indptr))
+    off = np.flatnonzero(S.indices != rows)
+    k = int(off[off.size // 2])  # an entry off the diagonal (its own mirror there)
+    idx2[k] = (idx2[k] + 1) % n  # one entry moved: no longer its mirror's
+    assert symmetry_sums(ptr, idx2, None, 3)[0] != 0
+    vals2 = vals.copy()
+    vals2[k] += 1.0  # the pattern still symmetric, a value not
+    pattern, weighted, _ = symmetry_sums(ptr, idx, vals2, 3)
+    assert pattern == 0 and weighted != 0
+
+
+def test_component_numbering_over_many_tiles():
+    from kleene.backends.cuda.analytics.components import components_weak, numbered_roots
+
+    # more vertices than 1024 tiles of 256 (a tile then scans several chunks), and
+    # mostly singletons: roots in every tile, counted across tiles in order
+    rng = np.random.default_rng(12)
+    n = 300_001
+    src, dst = rng.integers(0, n, (2, 60_000))
+    G = sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
+    G = (G + G.T).tocsr()
+    k, want = scipy_cc(G, directed=False)
+    ptr, idx = cupy.asarray(G.indptr, dtype=np.int64), cupy.asarray(G.indices)
+    for symmetric in (True, False):
+        count, labels = components_weak(ptr, idx, n, symmetric=symmetric)
+        assert count == k
+        np.testing.assert_array_equal(cupy.asnumpy(labels), want)
+    roots = cupy.arange(n, dtype=np.int32)  # every vertex its own root
+    count, labels = numbered_roots(roots, n)
+    assert count == n and bool((labels == roots).all())

@@ -60,6 +60,7 @@ _HOME = {
     "is_pinned": "tile_stream",
     "gather_square": "gather",
     "components_weak": "analytics.components",
+    "components_if_symmetric": "analytics.components",
     "strong_colouring": "analytics.strong",
     "pagerank": "analytics.pagerank",
     "triangle_count": "analytics.triangles",

@@ -83,9 +83,21 @@ def symmetry_sums(
     of the five hashes an entry costs are left out.
     """
     ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
-    n = ptr.size - 1
-    if n <= 0 or idx.size == 0:
+    if ptr.size <= 1 or idx.size == 0:
         return 0, 0, 0
+    fingerprint = fingerprint or (values is not None and values.dtype.kind != "f")
+    host = launch_symmetry_sums(ptr, idx, values, salt, fingerprint=fingerprint).get()
+    if stats is not None and values is not None:
+        _value_stats(host[2:], stats)
+    return int(host[0]), int(host[1]) if fingerprint else None, int(host[2])
+
+
+def launch_symmetry_sums(indptr, indices, values, salt: int, *, fingerprint: bool = True):
+    """:func:`symmetry_sums`' pass, launched and not waited for: the uint64 device array
+    it fills (out[0] the pattern sum, out[1] the value sum, out[2:7] the value scan),
+    for a caller that reads it together with other results (one wait for both).
+    ``indptr`` int64, ``indices`` int32 (as ``symmetry_sums`` makes them), nonempty."""
+    ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
     if values is None:
         name, vals = "kl_symmetry_sums<bool, 0>", jit.dummy_bool()
     else:
@@ -104,11 +116,8 @@ def symmetry_sums(
     fn = jit.function(codegen.structure_spec(), name)
     chunks = -(-int(idx.size) // _SCAN_CHUNK)
     grid = jit.blocks_for(chunks * 32, _THREADS, cap=jit.sm_count(dev) * 16)
-    fn((grid,), (_THREADS,), (ptr, idx, vals, np.int64(n), np.uint64(salt), out))
-    host = out.get()
-    if stats is not None and values is not None:
-        _value_stats(host[2:], stats)
-    return int(host[0]), int(host[1]) if fingerprint else None, int(host[2])
+    fn((grid,), (_THREADS,), (ptr, idx, vals, np.int64(ptr.size - 1), np.uint64(salt), out))
+    return out
 
 
 _scan_starts: dict[int, cupy.ndarray] = {}

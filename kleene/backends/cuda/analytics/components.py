@@ -32,12 +32,14 @@ import numpy as np
 from kleene.errors import InvalidValue
 
 from .. import jit
+from ..structure import launch_symmetry_sums
 
 _THREADS = 256
 _SAMPLE_ROUNDS = 2  # neighbours linked per vertex before the giant component is sampled
 _SAMPLES = 256  # kernels/components.cu: KL_CC_SAMPLES
 _LIMIT = 2048  # rows longer than this are linked in segments, a block each
 _SEGMENT = 2048
+_RANK_TILES = 1024  # most blocks numbering the roots (kl_cc_rank: each adds the counts before it)
 _INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 
 
@@ -78,15 +80,26 @@ def numbered_roots(comp, n: int):
     """(count, int32 labels) where ``comp[v]`` is the smallest vertex of v's component
     (its root): each vertex gets its root's rank among the roots, so components are
     numbered in the order of their smallest vertex. The count's read is the one wait."""
-    roots, label = _functions(jit.device_id(), ("kl_cc_roots", "kl_cc_label"))
-    grid = (jit.blocks_for(n, _THREADS, cap=jit.sm_count(jit.device_id()) * 16),)
-    n64 = np.int64(n)
-    rank = cupy.empty(n, dtype=np.int32)
-    roots(grid, (_THREADS,), (comp, n64, rank))
-    cupy.cumsum(rank, out=rank)
+    count, labels = _ranked_roots(comp, n)
+    return int(count[0]), labels
+
+
+def _ranked_roots(comp, n: int):
+    """(count: a one-entry int32 device array, labels) on the device, nothing read
+    back (kernels/components.cu: kl_cc_tile_roots, kl_cc_rank, kl_cc_label)."""
+    tile_roots, rank_fn, label = _functions(
+        jit.device_id(), ("kl_cc_tile_roots", "kl_cc_rank", "kl_cc_label")
+    )
+    tiles = jit.blocks_for(n, _THREADS, cap=_RANK_TILES)
+    n64, block = np.int64(n), (_THREADS,)
+    work = cupy.empty(n + tiles + 1, dtype=np.int32)  # rank, then the tiles' counts, count
+    rank, counts, count = work[:n], work[n : n + tiles], work[n + tiles :]
+    tile_roots((tiles,), block, (comp, n64, counts))
+    rank_fn((tiles,), block, (comp, n64, counts, rank, count))
     labels = cupy.empty(n, dtype=np.int32)
-    label(grid, (_THREADS,), (comp, rank, n64, labels))
-    return int(rank[-1]), labels
+    grid = (jit.blocks_for(n, _THREADS, cap=jit.sm_count(jit.device_id()) * 16),)
+    label(grid, block, (comp, rank, n64, labels))
+    return count, labels
 
 
 def long_rows(ptr, limit: int, segment: int):
@@ -136,6 +149,35 @@ def components_weak(indptr, indices, n: int, *, symmetric: bool = False, values=
     if n == 0:
         return 0, cupy.zeros(0, dtype=np.int32)
     ptr, idx = pattern_arrays(indptr, indices, n, "components_weak")
+    return numbered_roots(_afforest(ptr, idx, n, symmetric), n)
+
+
+def components_if_symmetric(indptr, indices, n: int, *, salt: int):
+    """(symmetric, count, labels): whether the CSR pattern equals its transpose (the
+    pass of ``structure.symmetry_sums`` with ``salt``) and, when it does, its
+    components as ``components_weak(..., symmetric=True)`` gives them (count and
+    labels None otherwise). Both are launched before either is read, and read in one
+    wait: for a caller that would otherwise wait for the symmetry pass and then for
+    the components. On a pattern that is not symmetric, the Afforest is wasted work
+    (its skip is only valid on a symmetric one)."""
+    n = int(n)
+    ptr, idx = pattern_arrays(indptr, indices, n, "components_if_symmetric")
+    if n == 0 or idx.size == 0:
+        return (True, *components_weak(ptr, idx, n, symmetric=True))
+    sums = launch_symmetry_sums(ptr, idx, None, salt)
+    count, labels = _ranked_roots(_afforest(ptr, idx, n, True), n)
+    # the count (int32) into the low half of sums[1], which the pattern pass leaves 0:
+    # one small copy on the stream, one read of both
+    rt, stream = cupy.cuda.runtime, cupy.cuda.get_current_stream().ptr
+    rt.memcpyAsync(sums.data.ptr + 8, count.data.ptr, 4, rt.memcpyDeviceToDevice, stream)
+    pattern, count = (int(v) for v in sums[:2].get())
+    if pattern != 0:
+        return False, None, None
+    return True, count, labels
+
+
+def _afforest(ptr, idx, n: int, symmetric: bool):
+    """comp: each vertex's root, the smallest vertex of its component (n > 0)."""
     nnz = int(idx.size)
     lanes = lanes_for(nnz, n)
     init, compress, frequent, sample, finish, hubs_fn = _module(
@@ -144,13 +186,13 @@ def components_weak(indptr, indices, n: int, *, symmetric: bool = False, values=
     cap = jit.sm_count(jit.device_id()) * 16
     grid = (jit.blocks_for(n, _THREADS, cap=cap),)
     block = (_THREADS,)
-    comp = cupy.empty(n, dtype=np.int32)
-    giant = cupy.zeros(1, dtype=np.int32)
+    work = cupy.empty(n + 1, dtype=np.int32)
+    comp, giant = work[:n], work[n:]  # (giant: the most frequent root, or 0)
     # the hubs' segments: a count, then (row, segment) pairs; at most this many
     most = nnz // _SEGMENT + nnz // (_LIMIT + 1) + 1
-    hubs = jit.zeroed_counters(2 * most + 1, 1, dtype=np.int64)
+    hubs = cupy.empty(2 * most + 1, dtype=np.int64)
     n64 = np.int64(n)
-    init(grid, block, (comp, n64))
+    init(grid, block, (comp, n64, giant, hubs))  # (also zeroes giant and the hubs' count)
     for r in range(_SAMPLE_ROUNDS):
         sample(grid, block, (ptr, idx, n64, comp, np.int32(r), np.int32(1)))
         compress(grid, block, (comp, n64))
@@ -163,4 +205,4 @@ def components_weak(indptr, indices, n: int, *, symmetric: bool = False, values=
     finish(fgrid, block, (*args, segment, hubs))
     hubs_fn((jit.blocks_for(most, 1, cap=cap // 2),), block, (ptr, idx, comp, hubs, segment))
     compress(grid, block, (comp, n64))
-    return numbered_roots(comp, n)  # (comp[v]: the smallest vertex of v's component)
+    return comp

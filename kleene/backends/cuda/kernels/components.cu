@@ -35,8 +35,11 @@ __device__ __forceinline__ void kl_cc_link(int u, int v, int* comp) {
   }
 }
 
-// comp[v] = v for every v.
-__global__ void kl_cc_init(int* __restrict__ comp, long long n) {
+// comp[v] = v for every v; the giant component's slot and the hubs' segment count 0
+// (here rather than by two memsets: fewer calls on the host's side of a small graph).
+__global__ void kl_cc_init(int* __restrict__ comp, long long n, int* __restrict__ giant,
+                           long long* __restrict__ hub_count) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) *giant = 0, *hub_count = 0;
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride)
     comp[v] = (int)v;
@@ -141,10 +144,61 @@ __global__ void kl_cc_hubs(const long long* __restrict__ indptr, const I* __rest
 }
 
 // rank[v] = 1 where v is a root (comp[v] == v), else 0: cumsummed into each root's rank.
-__global__ void kl_cc_roots(const int* __restrict__ comp, long long n, int* __restrict__ rank) {
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride)
-    rank[v] = comp[v] == (int)v;
+// Numbering the components (analytics/components.py, numbered_roots): each root (comp[v]
+// == v) gets its rank among the roots, counted from 1, in two kernels over gridDim.x
+// tiles of ceil(n / gridDim.x) vertices (the same grid for both): kl_cc_tile_roots
+// counts each tile's roots, kl_cc_rank adds the counts of the tiles before its own and
+// scans its tile 256 vertices at a time, and its last block writes the number of roots
+// to *count. (A library prefix sum over every vertex costs more host time than the
+// kernels; integer sums, so the ranks do not depend on any order.) Blocks of 256.
+__global__ void __launch_bounds__(256)
+kl_cc_tile_roots(const int* __restrict__ comp, long long n, int* __restrict__ tiles) {
+  const long long len = (n + gridDim.x - 1) / gridDim.x;
+  const long long lo = blockIdx.x * len, hi = lo + len < n ? lo + len : n;
+  int roots = 0;
+  for (long long base = lo; base < hi; base += blockDim.x) {
+    const long long v = base + threadIdx.x;
+    roots += __syncthreads_count(v < hi && comp[v] == (int)v);
+  }
+  if (threadIdx.x == 0) tiles[blockIdx.x] = roots;
+}
+
+__global__ void __launch_bounds__(256)
+kl_cc_rank(const int* __restrict__ comp, long long n, const int* __restrict__ tiles,
+           int* __restrict__ rank, int* __restrict__ count) {
+  __shared__ int warp_sums[8];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  // the roots of the tiles before this one
+  int before = 0;
+  for (unsigned t = threadIdx.x; t < blockIdx.x; t += blockDim.x) before += tiles[t];
+  for (int o = 16; o; o >>= 1) before += __shfl_xor_sync(0xffffffffu, before, o);
+  if (lane == 0) warp_sums[warp] = before;
+  __syncthreads();
+  before = 0;
+  for (int w = 0; w < 8; ++w) before += warp_sums[w];
+  __syncthreads();
+  const long long len = (n + gridDim.x - 1) / gridDim.x;
+  const long long lo = blockIdx.x * len, hi = lo + len < n ? lo + len : n;
+  for (long long base = lo; base < hi; base += blockDim.x) {
+    const long long v = base + threadIdx.x;
+    const int root = v < hi && comp[v] == (int)v;
+    int incl = root;  // inclusive scan: in the warp by shuffles, then over the warps
+    for (int o = 1; o < 32; o <<= 1) {
+      const int x = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o) incl += x;
+    }
+    if (lane == 31) warp_sums[warp] = incl;
+    __syncthreads();
+    int offset = 0, chunk = 0;
+    for (int w = 0; w < 8; ++w) {
+      offset += w < warp ? warp_sums[w] : 0;
+      chunk += warp_sums[w];
+    }
+    if (root) rank[v] = before + offset + incl;
+    before += chunk;
+    __syncthreads();  // (warp_sums is rewritten by the next chunk)
+  }
+  if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) *count = before;
 }
 
 // labels[v] = the rank of v's root among the roots, from 0.

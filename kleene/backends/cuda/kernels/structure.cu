@@ -82,6 +82,27 @@ __device__ __forceinline__ long long kl_advance_row(const long long* __restrict_
 }
 
 #define KL_SCAN_CHUNK 1024  // entries per warp task
+#define KL_SCAN_BATCH 8  // entries a lane loads before it uses them
+
+// kl_row_of(indptr, 0, n - 1, e) searched by a whole warp (every lane calls it, with the
+// same e; every lane gets the row): each round, the 32 lanes probe 32 points of the
+// range and a ballot keeps the gap that holds e, so 4M rows take five rounds of
+// loads side by side rather than 22 loads one after the other.
+__device__ __forceinline__ long long kl_warp_row_of(const long long* __restrict__ indptr,
+                                                    long long n, long long e, int lane) {
+  long long lo = 0, hi = n - 1;  // indptr[lo] <= e, and the row lies in [lo, hi]
+  while (hi - lo >= 32) {
+    const long long span = hi - lo;
+    const long long probe = lo + span * (lane + 1) / 33;  // increasing in lane, in [lo, hi)
+    const int below = __popc(__ballot_sync(0xffffffffu, indptr[probe] <= e));
+    const long long next_lo = below ? lo + span * below / 33 : lo;
+    if (below < 32) hi = lo + span * (below + 1) / 33 - 1;
+    lo = next_lo;
+  }
+  const long long r = lo + lane;
+  const unsigned le = __ballot_sync(0xffffffffu, r <= hi && indptr[r] <= e);
+  return lo + __popc(le) - 1;
+}
 
 // A double's bits as an unsigned key in the same order (sign bit flipped for x >= 0, all
 // bits for x < 0), for atomicMin/atomicMax.
@@ -180,14 +201,16 @@ struct kl_value_scan {
 // multisets {h(i, j)} and {h(j, i)} differ and a sum is 0 only by a 64-bit coincidence
 // of the salted hash.
 // Balanced over entries, not rows: a warp takes KL_SCAN_CHUNK consecutive entries,
-// finds the row of its first entry (a search, broadcast loads), and each lane advances
-// from there (kl_advance_row), so a hub of millions of entries is spread over the
-// whole grid and a run of empty rows costs a search, not a walk.
+// finds the row of its first entry (kl_warp_row_of: the whole warp searches), and each
+// lane advances from there (kl_advance_row), so a hub of millions of entries is spread
+// over the whole grid and a run of empty rows costs a search, not a walk. A lane loads
+// KL_SCAN_BATCH entries before it hashes them: the pass is bound by the latency of
+// those loads, and one in flight per lane leaves most of the memory bandwidth unused.
 template <typename V, int MODE>
-__global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
-                                 const int* __restrict__ indices, const V* __restrict__ values,
-                                 long long n, unsigned long long salt,
-                                 unsigned long long* out) {
+__global__ void __launch_bounds__(256)
+kl_symmetry_sums(const long long* __restrict__ indptr, const int* __restrict__ indices,
+                 const V* __restrict__ values, long long n, unsigned long long salt,
+                 unsigned long long* out) {
   const int lane = threadIdx.x & 31;
   const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
   const long long nnz = indptr[n];
@@ -198,21 +221,31 @@ __global__ void kl_symmetry_sums(const long long* __restrict__ indptr,
        c += nwarps) {
     const long long e0 = c * KL_SCAN_CHUNK;
     const long long e1 = e0 + KL_SCAN_CHUNK < nnz ? e0 + KL_SCAN_CHUNK : nnz;
-    const long long r0 = kl_row_of(indptr, 0, n - 1, e0);
-    long long i = r0;
-    for (long long e = e0 + lane; e < e1; e += 32) {
-      i = kl_advance_row(indptr, n, i, e);
-      const unsigned long long ui = (unsigned long long)i;
-      const unsigned long long j = (unsigned long long)(unsigned)indices[e];
-      const unsigned long long f = kl_mix(salt ^ ((ui << 32) | j));
-      const unsigned long long b = kl_mix(salt ^ ((j << 32) | ui));
-      sp += f - b;
-      if (MODE > 0) {
-        const V x = values[e];
-        scan.add(x);
-        if (MODE > 1) {
-          const unsigned long long w = kl_mix(kl_value_bits<V>(x) + salt);
-          sv += kl_mix(f ^ w) - kl_mix(b ^ w);
+    long long i = kl_warp_row_of(indptr, n, e0, lane);
+    for (long long b = e0 + lane; b < e1; b += 32 * KL_SCAN_BATCH) {
+      unsigned j[KL_SCAN_BATCH];
+      V x[KL_SCAN_BATCH];
+#pragma unroll
+      for (int k = 0; k < KL_SCAN_BATCH; ++k) {
+        const long long e = b + 32 * k;
+        j[k] = e < e1 ? (unsigned)indices[e] : 0u;
+        if (MODE > 0) x[k] = e < e1 ? values[e] : V(0);
+      }
+#pragma unroll
+      for (int k = 0; k < KL_SCAN_BATCH; ++k) {
+        const long long e = b + 32 * k;
+        if (e >= e1) break;
+        i = kl_advance_row(indptr, n, i, e);
+        const unsigned long long ui = (unsigned long long)i, uj = j[k];
+        const unsigned long long f = kl_mix(salt ^ ((ui << 32) | uj));
+        const unsigned long long r = kl_mix(salt ^ ((uj << 32) | ui));
+        sp += f - r;
+        if (MODE > 0) {
+          scan.add(x[k]);
+          if (MODE > 1) {
+            const unsigned long long w = kl_mix(kl_value_bits<V>(x[k]) + salt);
+            sv += kl_mix(f ^ w) - kl_mix(r ^ w);
+          }
         }
       }
     }
@@ -305,6 +338,7 @@ __global__ void kl_union_min(const long long* __restrict__ a_ptr, const int* __r
 }
 
 #undef KL_SCAN_CHUNK
+#undef KL_SCAN_BATCH
 
 // E bytes as one load (the bitmap beside 16 bytes of values of one type).
 template <int E> struct kl_bytes;
