@@ -415,6 +415,8 @@ def _rounds(client, grid: dict, sr, workers: list[str], bar, n: int, b: int) -> 
         bar.step(_round_work(n, min(b, n - k * b)))
         pivots[k] = None  # let Dask free the pivot block's old version
     settle(drops, "apsp on dask (freeing the shared blocks)", watch=(client, workers))
+    if ipc:
+        device_ipc.release_all(client, workers)
     return grid
 
 
