@@ -353,6 +353,33 @@ def test_block_sharing_plumbing_of_the_ipc_path(monkeypatch):
         assert device_ipc._EXPORTS == {}
 
 
+def test_a_persisted_input_held_off_its_owners_is_moved_to_them(monkeypatch):
+    """A dask.array persisted wholly on one worker: the chunks of the other worker's
+    blocks go to it by the IPC path's export and fetch (here host chunks, which Dask
+    moves itself), the answer unchanged and nothing left exported."""
+    import dask.array as da
+
+    from kleene.distributed import device_ipc
+
+    monkeypatch.setattr(device_ipc, "enabled", lambda client, workers: True)
+    W = _graph(120, 0.05, seed=17).toarray()
+    W[W == 0] = np.inf
+    np.fill_diagonal(W, 0)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+    )
+    with cluster, distributed.Client(cluster) as c:
+        first = sorted(c.scheduler_info()["workers"])[0]
+        G = c.persist(da.from_array(W, chunks=30), workers=[first])
+        distributed.wait(G)
+        with distributed.get_task_stream(c) as ts:
+            got = kleene.apsp(G, client=c, block_size=30).compute()
+        np.testing.assert_allclose(got, shortest_path(W, method="FW"))
+        moved = {str(t["key"]) for t in ts.data if "kleene-apsp-input-" in str(t["key"])}
+        assert any(k.endswith("-fetch") for k in moved), moved  # some chunks were moved
+        assert device_ipc._EXPORTS == {}
+
+
 def test_a_closed_client_is_named_not_a_key_error():
     cluster = distributed.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"

@@ -144,8 +144,8 @@ def apsp_on_dask(
     srarg = tasks.semiring_arg(sr)
     if lazy:
         with progress_for(progress, total, "apsp on dask") as bar:
-            grid = _blocks_from_dask(client, G, srarg, preds, b, workers)
-            grid = _rounds(client, grid, srarg, workers, bar, n, b)
+            grid, moved = _blocks_from_dask(client, G, srarg, preds, b, workers)
+            grid = _rounds(client, grid, srarg, workers, bar, n, b, drops=moved)
             return _finish_distributed(client, grid, workers, n, b, dtype, sr, as_dask_array)
     need = check_fits(n, dtype, preds, np, method="blocked", sparse_ok=False)
     with out_of_memory(need), progress_for(progress, total, "apsp on dask") as bar:
@@ -189,17 +189,29 @@ def _lazy_input(G, sr, directed: bool) -> tuple[int, np.dtype]:
     return G.shape[0], weights(probe, sr).dtype
 
 
-def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]) -> dict:
+def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]):
     """Each b × b chunk of G computed on its block's owner and turned there into the
-    block's initial value: {(i, j): future of (d, p)}."""
+    block's initial value: ({(i, j): future of (d, p)}, the drops of chunks moved).
+
+    A chunk already in a worker's memory (a persisted G chunked b × b) that is not its
+    owner's goes to the owner GPU to GPU by CUDA IPC where the workers allow it
+    (:mod:`device_ipc`), not through Dask's comm, whose device → host → socket →
+    host → device copy would take longer than the closure's own work on that block."""
     G = G.rechunk((b, b))
     nb = len(G.chunks[0])
     token = uuid.uuid4().hex[:12]
-    grid = {}
+    held = _holders(client, G) if device_ipc.enabled(client, workers) else {}
+    grid, drops = {}, []
     for i in range(nb):
         for j in range(nb):
             at = [_owner(workers, i, j)]
-            chunk = client.compute(G.blocks[i, j], workers=at, allow_other_workers=False)
+            where = held.get((i, j), ())
+            if where and at[0] not in where:
+                tag = f"kleene-apsp-input-{i}-{j}-{token}"
+                chunk, drop = _moved(client, held["futures"][i, j], where[0], at[0], tag)
+                drops.append(drop)
+            else:
+                chunk = client.compute(G.blocks[i, j], workers=at, allow_other_workers=False)
             grid[i, j] = client.submit(
                 tasks.initial,
                 f"apsp: initial block ({i}, {j})",
@@ -213,7 +225,52 @@ def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]) ->
                 allow_other_workers=False,
                 pure=False,
             )
-    return grid
+    return grid, drops
+
+
+def _holders(client, G) -> dict:
+    """{(i, j): the workers holding chunk (i, j) of G} for the chunks already in the
+    cluster's memory (a persisted G), and "futures": a future of each of those."""
+    from distributed import Future
+
+    try:
+        who = client.who_has()  # (every key in memory: no future made for a missing one)
+    except Exception:  # (a scheduler that cannot say: Dask moves the chunks itself)
+        return {}
+    out: dict = {"futures": {}}
+    for i, row in enumerate(G.__dask_keys__()):
+        for j, key in enumerate(row):
+            where = who.get(key)
+            if where:
+                out[i, j] = tuple(where)
+                out["futures"][i, j] = Future(key, client=client)
+    return out
+
+
+def _moved(client, chunk, holder: str, owner: str, tag: str):
+    """(a future of ``chunk`` on ``owner``, the future of its drop) by CUDA IPC from
+    ``holder``: export there, fetch on the owner, the buffer dropped after the fetch."""
+    pin = {"allow_other_workers": False, "pure": False}
+    info = client.submit(
+        device_ipc.export_chunk,
+        "apsp: export of an input chunk",
+        chunk,
+        tag,
+        key=f"{tag}-export",
+        workers=[holder],
+        **pin,
+    )
+    got = client.submit(
+        device_ipc.fetch_chunk,
+        "apsp: fetch of an input chunk",
+        info,
+        key=f"{tag}-fetch",
+        workers=[owner],
+        **pin,
+    )
+    mark = client.submit(device_ipc.fetched_chunk, got, workers=[owner], **pin)
+    drop = client.submit(device_ipc.drop, tag, mark, key=f"{tag}-drop", workers=[holder], **pin)
+    return got, drop
 
 
 def _finish_distributed(
@@ -273,13 +330,16 @@ def _scatter(client, D: Matrix, P: Matrix | None, b: int, workers: list[str]) ->
     return grid
 
 
-def _rounds(client, grid: dict, sr, workers: list[str], bar, n: int, b: int) -> dict:
-    """Submit every round's tasks; step ``bar`` as each round's pivot closure finishes."""
+def _rounds(
+    client, grid: dict, sr, workers: list[str], bar, n: int, b: int, drops: list | None = None
+) -> dict:
+    """Submit every round's tasks; step ``bar`` as each round's pivot closure finishes.
+    ``drops``: those of blocks shared before (the input's), waited for with the rest."""
     nb = len({i for i, _ in grid})
     token = uuid.uuid4().hex[:12]  # fresh keys: never a stale result of an earlier run
     ipc = device_ipc.enabled(client, workers)
     own = {(i, j): _owner(workers, i, j) for i in range(nb) for j in range(nb)}
-    drops: list = []
+    drops = list(drops or [])
 
     def submit(fn, key: str, label: str, at: tuple[int, int], priority: int, *args):
         return client.submit(

@@ -89,8 +89,7 @@ def _buffer(nbytes: int) -> list:
     return [mem, rt.ipcGetMemHandle(mem.ptr), [], nbytes]
 
 
-@named_task
-def export(block, tag: str) -> dict:
+def _export(block, tag: str) -> dict:
     """Copy ``block`` ((d, p) arrays on this worker's GPU) into device buffers kept
     under ``tag``: their IPC handles and an event that follows the copies, for
     :func:`fetch`. (Host arrays are kept as copies with no handle: readable by a fetch
@@ -129,8 +128,7 @@ def export(block, tag: str) -> dict:
     }
 
 
-@named_task
-def fetch(info: dict):
+def _fetch(info: dict):
     """This worker's own copy of an exported block: (d, p) on its device, copied on
     this worker's stream once the owner's copy into the buffer is done."""
     if info["pid"] == os.getpid():  # ran where it was exported: copy the kept arrays
@@ -153,6 +151,30 @@ def fetch(info: dict):
         rt.memcpyAsync(dst.data.ptr, src, dst.nbytes, rt.memcpyDeviceToDevice, stream)
         out.append(dst)
     return tuple(out)
+
+
+export = named_task(_export)
+fetch = named_task(_fetch)
+
+
+@named_task
+def export_chunk(chunk, tag: str) -> dict:
+    """:func:`export` of one array (a chunk of a dask.array input, held by a worker that
+    does not own its block); a host chunk comes back itself, for Dask to move."""
+    if not is_cupy_array(chunk):
+        return {"host": chunk}
+    return _export((chunk,), tag)
+
+
+@named_task
+def fetch_chunk(info: dict):
+    """The chunk :func:`export_chunk` shared, on this worker's device."""
+    return info["host"] if "host" in info else _fetch(info)[0]
+
+
+def fetched_chunk(chunk):
+    """:func:`fetched` of one array."""
+    return fetched((chunk,))
 
 
 def fetched(block):

@@ -137,6 +137,33 @@ def test_ipc_blocks_over_many_rounds_repeat_bit_for_bit():
             np.testing.assert_allclose(first, _host(kleene.apsp(cupy.asarray(W))), rtol=1e-6)
 
 
+def test_a_persisted_gpu_input_moves_to_its_owners_by_ipc():
+    """A dask.array of CuPy chunks persisted on one of two worker processes: the other
+    worker's chunks reach it GPU to GPU (export_chunk / fetch_chunk), the answer is
+    one GPU's in process, and nothing is left behind."""
+    import dask.array as da
+
+    from kleene.distributed import device_ipc
+
+    rng = np.random.default_rng(23)
+    W = cupy.asarray(rng.random((512, 512), dtype=np.float32) * 10 + 1)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster:
+        with distributed.Client(cluster) as c:
+            workers = sorted(c.scheduler_info()["workers"])
+            assert device_ipc.enabled(c, workers), device_ipc.last_reason
+            G = c.persist(da.from_array(W, chunks=128, asarray=False), workers=[workers[0]])
+            distributed.wait(G)
+            with distributed.get_task_stream(c) as ts:
+                got = kleene.apsp(G, client=c, block_size=128).compute()
+            fetched = [t for t in ts.data if str(t["key"]).endswith("-fetch")]
+            assert any("kleene-apsp-input-" in str(t["key"]) for t in fetched)
+            np.testing.assert_allclose(got, _host(kleene.apsp(W)), rtol=1e-6)
+            kept = c.run(lambda: (len(device_ipc._EXPORTS), len(device_ipc._FREE)))
+            assert set(kept.values()) == {(0, 0)}, kept
+
+
 @pytest.mark.parametrize("preds", [False, True])
 def test_blocks_by_cuda_ipc_between_gpu_worker_processes(monkeypatch, preds):
     """Two worker processes on one host: blocks go from GPU to GPU by CUDA IPC
