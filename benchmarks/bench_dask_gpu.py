@@ -458,7 +458,8 @@ def apsp_dask_row(client, gpus: int, n: int, b: int, repeats: int, base, want, a
             row["task stream"] = busy(stream.data, sum(row["runs s"]))
         if not args.no_check:
             rows = sample_rows(n)
-            got = client.compute(R[rows], sync=True)
+            # (CuPy rows where G's chunks are CuPy: apsp leaves the result on the GPUs)
+            got = kleene.backends.to_host(client.compute(R[rows], sync=True))
             if want is not None:
                 err = float(np.max(np.abs(got - want)))
                 row["check vs baseline"] = f"rows {rows}: max |diff| {err:.2e}"
@@ -567,7 +568,7 @@ def sssp_dask_rows(client, gpus: int, csr, sources, base, want, args) -> list[di
         row["cold call s"] = calls[0]
         speedups(row, base)
         if want is not None and not args.no_check:
-            got = client.compute(R[picks], sync=True)
+            got = kleene.backends.to_host(client.compute(R[picks], sync=True))
             row["check"] = f"rows {picks} vs in-process baseline"
             row["ok"] = bool(np.allclose(got, want, rtol=1e-6))
     except Exception as e:  # noqa: BLE001 (the row records it; the run goes on)

@@ -40,7 +40,7 @@ from kleene.algorithms.dense_closure import (
     weights,
 )
 from kleene.algorithms.graph_input import as_graph
-from kleene.backends import to_host
+from kleene.backends import is_cupy_array, to_host
 from kleene.core import Matrix
 from kleene.errors import DimensionMismatch, DomainMismatch, InvalidValue
 from kleene.progress import progress_for
@@ -102,7 +102,8 @@ def apsp_on_dask(
     ``as_dask_array=True`` (the default for a dask.array ``G``) a
     ``dask.array.Array`` whose chunks are the blocks left on the workers, every
     block computed and the diagonal checked for negative cycles before it returns
-    (NumPy chunks when computed; predecessors are not available this way).
+    (its chunks CuPy arrays left on the workers' GPUs where G is a dask.array of CuPy
+    chunks, else NumPy; predecessors are not available this way).
 
     A task that raises comes back as an exception naming the task and its worker;
     a lost worker as a :class:`DistributedError`. Neither returns a partial result.
@@ -146,7 +147,10 @@ def apsp_on_dask(
         with progress_for(progress, total, "apsp on dask") as bar:
             grid, moved = _blocks_from_dask(client, G, srarg, preds, b, workers)
             grid = _rounds(client, grid, srarg, workers, bar, n, b, drops=moved)
-            return _finish_distributed(client, grid, workers, n, b, dtype, sr, as_dask_array)
+            on_device = is_cupy_array(getattr(G, "_meta", None))
+            return _finish_distributed(
+                client, grid, workers, n, b, dtype, sr, as_dask_array, on_device
+            )
     need = check_fits(n, dtype, preds, np, method="blocked", sparse_ok=False)
     with out_of_memory(need), progress_for(progress, total, "apsp on dask") as bar:
         D, P = initial(A, sr, preds)
@@ -201,6 +205,10 @@ def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]):
     nb = len(G.chunks[0])
     token = uuid.uuid4().hex[:12]
     held = _holders(client, G) if device_ipc.enabled(client, workers) else {}
+    # above every round's tasks (_rounds: at most 3 nb + 1): a worker makes all its
+    # initial blocks before it queues round work, so their input checks, which read
+    # back from the device, wait for their own kernels only
+    first = 3 * nb + 3
     grid, drops = {}, []
     for i in range(nb):
         for j in range(nb):
@@ -208,10 +216,12 @@ def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]):
             where = held.get((i, j), ())
             if where and at[0] not in where:
                 tag = f"kleene-apsp-input-{i}-{j}-{token}"
-                chunk, drop = _moved(client, held["futures"][i, j], where[0], at[0], tag)
+                chunk, drop = _moved(client, held["futures"][i, j], where[0], at[0], tag, first)
                 drops.append(drop)
             else:
-                chunk = client.compute(G.blocks[i, j], workers=at, allow_other_workers=False)
+                chunk = client.compute(
+                    G.blocks[i, j], workers=at, allow_other_workers=False, priority=first
+                )
             grid[i, j] = client.submit(
                 tasks.initial,
                 f"apsp: initial block ({i}, {j})",
@@ -223,6 +233,7 @@ def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]):
                 key=f"kleene-apsp-init-{i}-{j}-{token}",
                 workers=at,
                 allow_other_workers=False,
+                priority=first,
                 pure=False,
             )
     return grid, drops
@@ -247,10 +258,10 @@ def _holders(client, G) -> dict:
     return out
 
 
-def _moved(client, chunk, holder: str, owner: str, tag: str):
+def _moved(client, chunk, holder: str, owner: str, tag: str, priority: int):
     """(a future of ``chunk`` on ``owner``, the future of its drop) by CUDA IPC from
     ``holder``: export there, fetch on the owner, the buffer dropped after the fetch."""
-    pin = {"allow_other_workers": False, "pure": False}
+    pin = {"allow_other_workers": False, "pure": False, "priority": priority}
     info = client.submit(
         device_ipc.export_chunk,
         "apsp: export of an input chunk",
@@ -274,7 +285,15 @@ def _moved(client, chunk, holder: str, owner: str, tag: str):
 
 
 def _finish_distributed(
-    client, grid: dict, workers: list[str], n: int, b: int, dtype, sr, as_dask_array: bool
+    client,
+    grid: dict,
+    workers: list[str],
+    n: int,
+    b: int,
+    dtype,
+    sr,
+    as_dask_array: bool,
+    on_device: bool = False,
 ):
     """Wait for every block, check the diagonal blocks for a cycle better than the
     empty path, then the distances as a dask.array (or gathered, for a lazy G asked
@@ -297,7 +316,7 @@ def _finish_distributed(
         if at is not None:
             raise cycle_error(sr, k * b + at, dtype)
     if as_dask_array:
-        return _dask_array(grid, n, b, dtype)
+        return _dask_array(grid, n, b, dtype, on_device)
     dist, _ = _collect(client, grid, workers)
     return dist
 
@@ -501,16 +520,28 @@ def _collect(client, grid: dict, workers: list[str]):
     return dist, np.block([[parts[i, j][1] for j in range(nb)] for i in range(nb)])
 
 
-def _dask_array(grid: dict, n: int, b: int, dtype):
-    """The distances as a dask.array whose chunks are the blocks' futures (left on the workers)."""
+def _dask_array(grid: dict, n: int, b: int, dtype, on_device: bool = False):
+    """The distances as a dask.array whose chunks are the blocks' futures (left on the
+    workers): NumPy chunks, or with ``on_device`` (a G of CuPy chunks) the blocks as
+    they are on the workers' GPUs, with no copy to their hosts."""
     import dask.array as da
     from dask import delayed
 
     nb = int(math.isqrt(len(grid)))
     size = [min(b, n - s) for s in range(0, n, b)]
-    first = delayed(lambda pair: to_host(pair[0]), pure=True)  # NumPy chunks, GPU workers too
+    if on_device:
+        import cupy
+
+        meta = cupy.empty((0, 0), dtype=dtype)
+        first = delayed(lambda pair: pair[0], pure=True)
+    else:
+        meta = np.empty((0, 0), dtype=dtype)
+        first = delayed(lambda pair: to_host(pair[0]), pure=True)  # NumPy chunks, GPU workers too
     rows = [
-        [da.from_delayed(first(grid[i, j]), (size[i], size[j]), dtype=dtype) for j in range(nb)]
+        [
+            da.from_delayed(first(grid[i, j]), (size[i], size[j]), dtype=dtype, meta=meta)
+            for j in range(nb)
+        ]
         for i in range(nb)
     ]
     return da.block(rows)

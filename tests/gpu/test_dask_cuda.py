@@ -139,8 +139,9 @@ def test_ipc_blocks_over_many_rounds_repeat_bit_for_bit():
 
 def test_a_persisted_gpu_input_moves_to_its_owners_by_ipc():
     """A dask.array of CuPy chunks persisted on one of two worker processes: the other
-    worker's chunks reach it GPU to GPU (export_chunk / fetch_chunk), the answer is
-    one GPU's in process, and nothing is left behind."""
+    worker's chunks reach it GPU to GPU (export_chunk / fetch_chunk), the result is a
+    dask.array of CuPy chunks equal to one GPU's answer in process, and nothing is
+    left behind."""
     import dask.array as da
 
     from kleene.distributed import device_ipc
@@ -156,10 +157,15 @@ def test_a_persisted_gpu_input_moves_to_its_owners_by_ipc():
             G = c.persist(da.from_array(W, chunks=128, asarray=False), workers=[workers[0]])
             distributed.wait(G)
             with distributed.get_task_stream(c) as ts:
-                got = kleene.apsp(G, client=c, block_size=128).compute()
+                R = kleene.apsp(G, client=c, block_size=128)
+                R = c.persist(R)
+                distributed.wait(R)
             fetched = [t for t in ts.data if str(t["key"]).endswith("-fetch")]
             assert any("kleene-apsp-input-" in str(t["key"]) for t in fetched)
-            np.testing.assert_allclose(got, _host(kleene.apsp(W)), rtol=1e-6)
+            assert isinstance(R._meta, cupy.ndarray)  # CuPy in, CuPy chunks out, on the GPUs
+            got = R.compute()
+            assert isinstance(got, cupy.ndarray)
+            np.testing.assert_allclose(_host(got), _host(kleene.apsp(W)), rtol=1e-6)
             kept = c.run(lambda: (len(device_ipc._EXPORTS), len(device_ipc._FREE)))
             assert set(kept.values()) == {(0, 0)}, kept
 
