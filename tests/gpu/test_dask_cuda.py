@@ -5,6 +5,7 @@ the wheels travel in .whl: see benchmarks/device_check.sh)."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -41,6 +42,20 @@ def client():
     yield c
     c.close()
     cluster.close()
+
+
+@contextlib.contextmanager
+def _ipc_pair():
+    """Two worker processes on this host sharing blocks by CUDA IPC: (client, workers)."""
+    from kleene.distributed import device_ipc
+
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster:
+        with distributed.Client(cluster) as c:
+            workers = sorted(c.scheduler_info()["workers"])
+            assert device_ipc.enabled(c, workers), device_ipc.last_reason
+            yield c, workers
 
 
 def _graph(n: int, density: float, seed: int):
@@ -121,20 +136,13 @@ def test_ipc_blocks_over_many_rounds_repeat_bit_for_bit():
     shared buffer is ordered by events on the workers' streams (no host waits) and the
     buffers are reused round after round: a copy that ran early or late would change
     the distances, so two runs must agree bit for bit and with one GPU in process."""
-    from kleene.distributed import device_ipc
-
     rng = np.random.default_rng(21)
     W = rng.random((1024, 1024), dtype=np.float32) * 10 + 1
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-    ) as cluster:
-        with distributed.Client(cluster) as c:
-            workers = sorted(c.scheduler_info()["workers"])
-            assert device_ipc.enabled(c, workers), device_ipc.last_reason
-            first = kleene.apsp(W, client=c, block_size=128)
-            again = kleene.apsp(W, client=c, block_size=128)
-            np.testing.assert_array_equal(first, again)
-            np.testing.assert_allclose(first, _host(kleene.apsp(cupy.asarray(W))), rtol=1e-6)
+    with _ipc_pair() as (c, workers):
+        first = kleene.apsp(W, client=c, block_size=128)
+        again = kleene.apsp(W, client=c, block_size=128)
+        np.testing.assert_array_equal(first, again)
+        np.testing.assert_allclose(first, _host(kleene.apsp(cupy.asarray(W))), rtol=1e-6)
 
 
 def test_a_persisted_gpu_input_moves_to_its_owners_by_ipc():
@@ -148,26 +156,21 @@ def test_a_persisted_gpu_input_moves_to_its_owners_by_ipc():
 
     rng = np.random.default_rng(23)
     W = cupy.asarray(rng.random((512, 512), dtype=np.float32) * 10 + 1)
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-    ) as cluster:
-        with distributed.Client(cluster) as c:
-            workers = sorted(c.scheduler_info()["workers"])
-            assert device_ipc.enabled(c, workers), device_ipc.last_reason
-            G = c.persist(da.from_array(W, chunks=128, asarray=False), workers=[workers[0]])
-            distributed.wait(G)
-            with distributed.get_task_stream(c) as ts:
-                R = kleene.apsp(G, client=c, block_size=128)
-                R = c.persist(R)
-                distributed.wait(R)
-            fetched = [t for t in ts.data if str(t["key"]).endswith("-fetch")]
-            assert any("kleene-apsp-input-" in str(t["key"]) for t in fetched)
-            assert isinstance(R._meta, cupy.ndarray)  # CuPy in, CuPy chunks out, on the GPUs
-            got = R.compute()
-            assert isinstance(got, cupy.ndarray)
-            np.testing.assert_allclose(_host(got), _host(kleene.apsp(W)), rtol=1e-6)
-            kept = c.run(lambda: (len(device_ipc._EXPORTS), len(device_ipc._FREE)))
-            assert set(kept.values()) == {(0, 0)}, kept
+    with _ipc_pair() as (c, workers):
+        G = c.persist(da.from_array(W, chunks=128, asarray=False), workers=[workers[0]])
+        distributed.wait(G)
+        with distributed.get_task_stream(c) as ts:
+            R = kleene.apsp(G, client=c, block_size=128)
+            R = c.persist(R)
+            distributed.wait(R)
+        fetched = [t for t in ts.data if str(t["key"]).endswith("-fetch")]
+        assert any("kleene-apsp-input-" in str(t["key"]) for t in fetched)
+        assert isinstance(R._meta, cupy.ndarray)  # CuPy in, CuPy chunks out, on the GPUs
+        got = R.compute()
+        assert isinstance(got, cupy.ndarray)
+        np.testing.assert_allclose(_host(got), _host(kleene.apsp(W)), rtol=1e-6)
+        kept = c.run(lambda: (len(device_ipc._EXPORTS), len(device_ipc._FREE)))
+        assert set(kept.values()) == {(0, 0)}, kept
 
 
 @pytest.mark.parametrize("preds", [False, True])
@@ -178,26 +181,21 @@ def test_blocks_by_cuda_ipc_between_gpu_worker_processes(monkeypatch, preds):
     bit-identical results run after run."""
     from kleene.distributed import device_ipc
 
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-    ) as cluster:
-        with distributed.Client(cluster) as c:
-            workers = sorted(c.scheduler_info()["workers"])
-            assert device_ipc.enabled(c, workers), device_ipc.last_reason
-            G = _graph(300, 0.03, seed=10)
-            runs = [
-                kleene.apsp(G, client=c, block_size=64, return_predecessors=preds) for _ in range(3)
-            ]
-            want = kleene.apsp(G, return_predecessors=preds)
-            parts = [r if preds else (r,) for r in runs]
-            for got in parts:
-                np.testing.assert_allclose(got[0], _host(want[0] if preds else want))
-                for a, b in zip(got, parts[0], strict=True):
-                    np.testing.assert_array_equal(a, b)
-            left = c.run(lambda: len(device_ipc._EXPORTS))
-            assert set(left.values()) == {0}, left
-            # the buffers kept for reuse and the peers' mappings are released after a run
-            kept = c.run(lambda: (len(device_ipc._FREE), len(device_ipc._MAPPED)))
-            assert set(kept.values()) == {(0, 0)}, kept
-            monkeypatch.setenv("KLEENE_DASK_IPC", "0")  # the switch turns it off
-            assert not device_ipc.enabled(c, workers)
+    with _ipc_pair() as (c, workers):
+        G = _graph(300, 0.03, seed=10)
+        runs = [
+            kleene.apsp(G, client=c, block_size=64, return_predecessors=preds) for _ in range(3)
+        ]
+        want = kleene.apsp(G, return_predecessors=preds)
+        parts = [r if preds else (r,) for r in runs]
+        for got in parts:
+            np.testing.assert_allclose(got[0], _host(want[0] if preds else want))
+            for a, b in zip(got, parts[0], strict=True):
+                np.testing.assert_array_equal(a, b)
+        left = c.run(lambda: len(device_ipc._EXPORTS))
+        assert set(left.values()) == {0}, left
+        # the buffers kept for reuse and the peers' mappings are released after a run
+        kept = c.run(lambda: (len(device_ipc._FREE), len(device_ipc._MAPPED)))
+        assert set(kept.values()) == {(0, 0)}, kept
+        monkeypatch.setenv("KLEENE_DASK_IPC", "0")  # the switch turns it off
+        assert not device_ipc.enabled(c, workers)
