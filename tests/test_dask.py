@@ -459,6 +459,19 @@ def test_partitioned_graph_answers_as_in_process(client, directed):
     H.release()
 
 
+def test_partitioned_graph_of_float32_weights_adds_in_float64(client):
+    from kleene.distributed import partition_graph, sssp_partitioned
+
+    G = _graph(300, 0.02, seed=13).astype(np.float32)
+    G.data += np.float32(0.1)  # sums that float32 would round
+    H = partition_graph(client, G)
+    for s in (0, 150):
+        got = sssp_partitioned(H, s)
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, kleene.sssp(G, s), rtol=1e-12)
+    H.release()
+
+
 def test_partitioned_graph_errors(client):
     from kleene.distributed import partition_graph, sssp_partitioned
 

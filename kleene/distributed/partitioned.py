@@ -168,6 +168,8 @@ def partition_graph(client, G, *, directed: bool = True, device: str = "cpu") ->
     workers = worker_addresses(client, "partition_graph")
     A = as_graph(G, directed=directed).to("cpu").to_scipy()
     A.sum_duplicates()
+    if A.dtype != np.float64:  # distances add in float64, as kleene.sssp's do
+        A = A.astype(np.float64)
     return PartitionedGraph(client, A, sorted(workers), directed, device)
 
 
