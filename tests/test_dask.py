@@ -297,6 +297,7 @@ def test_loaded_graph_serves_many_calls(client, directed):
     G = _graph(300, 0.01, seed=11)
     H = load_graph(client, G, directed=directed)
     assert isinstance(H, LoadedGraph) and H.shape == (300, 300) and len(H.workers) == 2
+    assert H.on_device is False  # CPU workers: results left on them are NumPy chunks
     for sources in ([0, 5, 299], [7], list(range(40))):
         want = shortest_path(G, indices=sources, directed=directed)
         np.testing.assert_allclose(kleene.sssp(H, sources, directed=directed), want)
@@ -316,6 +317,7 @@ def test_sources_as_dask_array(client):
     sources = [3, 1, 4, 1, 5, 9, 2, 6]
     d = sssp_on_dask(client, G, sources, as_dask_array=True, batches=3)
     assert isinstance(d, da.Array) and d.chunks == ((3, 3, 2), (200,))
+    assert isinstance(d._meta, np.ndarray)
     np.testing.assert_allclose(d.compute(), shortest_path(G, indices=sources))
     lv, pred = bfs_on_dask(client, G, sources, return_predecessors=True, as_dask_array=True)
     want_lv, want_pred = kleene.bfs(G, sources, return_predecessors=True)

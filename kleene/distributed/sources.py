@@ -6,7 +6,8 @@ symmetrized already for ``directed=False``), or once for many calls with
 :func:`~kleene.distributed.load_graph`; each worker turns it into a Matrix on its
 device once, and each batch of sources is one task running the in-process function
 there. The (k, n) results are gathered and stacked in the order of ``sources``, or
-left on the workers as a ``dask.array`` (``as_dask_array=True``).
+left on the workers as a ``dask.array`` (``as_dask_array=True``): CuPy chunks on their
+GPUs where every worker holds the graph on a GPU, else NumPy chunks.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def bfs_on_dask(
     one it was loaded with). ``batches``: how many tasks the sources are split into
     (default: one per worker). ``as_dask_array=True``: the (k, n) results stay on the
     workers as a ``dask.array`` (a tuple of two with predecessors), every batch
-    finished when it returns.
+    finished when it returns; its chunks are CuPy arrays left on the GPUs where every
+    worker holds the graph on a GPU (``LoadedGraph.on_device``), else NumPy.
 
     >>> import scipy.sparse as sp, kleene, distributed  # doctest: +SKIP
     >>> client = distributed.Client(n_workers=2)  # doctest: +SKIP
@@ -146,7 +148,8 @@ def _batches(client, name, H: LoadedGraph, srcs, single, kwargs, batches, as_das
         )
     if as_dask_array:
         settle(futures, f"{name} on dask", watch=(client, workers))
-        return _dask_arrays(futures, [len(p) for p in parts], n, name, kwargs, single)
+        sizes = [len(p) for p in parts]
+        return _dask_arrays(futures, sizes, n, name, kwargs, single, H.on_device)
     out = gather(client, futures, f"{name} on dask", watch=workers)
     if single:
         return out[0]
@@ -155,8 +158,12 @@ def _batches(client, name, H: LoadedGraph, srcs, single, kwargs, batches, as_das
     return np.concatenate(out)
 
 
-def _dask_arrays(futures, rows: list[int], n: int, name: str, kwargs: dict, single: bool):
-    """The batches' results as dask arrays of NumPy chunks (one chunk per batch)."""
+def _dask_arrays(
+    futures, rows: list[int], n: int, name: str, kwargs: dict, single: bool, on_device: bool
+):
+    """The batches' results as dask arrays, one chunk per batch: CuPy chunks left on
+    the workers' GPUs where the graph is on every worker's GPU (``on_device``), else
+    NumPy chunks."""
     import dask.array as da
     from dask import delayed
 
@@ -164,14 +171,19 @@ def _dask_arrays(futures, rows: list[int], n: int, name: str, kwargs: dict, sing
 
     dist = np.int64 if name == "bfs" else np.float64
     kinds = [dist, np.int64] if kwargs["return_predecessors"] else [dist]
+    if on_device:
+        import cupy
+
+        xp, move = cupy, (lambda a: a)
+    else:
+        xp, move = np, to_host
 
     def part(i: int):
-        pick = delayed(
-            lambda out, i=i: to_host(out[i] if isinstance(out, tuple) else out), pure=True
-        )
+        pick = delayed(lambda out, i=i: move(out[i] if isinstance(out, tuple) else out), pure=True)
         shape = (n,) if single else None
+        meta = xp.empty((0,) * (1 if single else 2), dtype=kinds[i])
         chunks = [
-            da.from_delayed(pick(f), shape or (k, n), dtype=kinds[i])
+            da.from_delayed(pick(f), shape or (k, n), dtype=kinds[i], meta=meta)
             for f, k in zip(futures, rows, strict=True)
         ]
         return chunks[0] if single else da.concatenate(chunks)

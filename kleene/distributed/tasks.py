@@ -131,6 +131,11 @@ def load_graph(csr):
     return A.to("gpu") if gpu_available() else A
 
 
+def device_of(matrix: Matrix) -> str:
+    """Where a worker keeps its Matrix: "cpu" or "gpu"."""
+    return matrix.device
+
+
 @named_task
 def sources(name: str, graph: Matrix, batch, kwargs: dict, on_device: bool = False):
     """``kleene.bfs`` / ``kleene.sssp`` (``name``) from a batch of sources (a list, or one

@@ -107,6 +107,32 @@ def test_bfs_and_sssp_sources_on_a_gpu_worker(client):
     np.testing.assert_allclose(dist, _host(kleene.sssp(G, sources)))
 
 
+@pytest.mark.parametrize("preds", [False, True])
+def test_sources_left_on_gpu_workers_stay_cupy(client, preds):
+    """A graph loaded on GPU workers: as_dask_array rows stay on the GPUs as CuPy chunks
+    (no copy to the workers' hosts), equal to the in-process answer."""
+    from kleene.distributed import bfs_on_dask, load_graph, sssp_on_dask
+
+    S = _graph(400, 0.02, seed=4)
+    H = load_graph(client, S)
+    assert H.on_device
+    sources = [0, 7, 99, 250, 399]
+    try:
+        for fn, ref in ((sssp_on_dask, kleene.sssp), (bfs_on_dask, kleene.bfs)):
+            R = fn(client, H, sources, as_dask_array=True, return_predecessors=preds)
+            for part in R if preds else (R,):
+                assert isinstance(part._meta, cupy.ndarray)
+            got = [p.compute() for p in R] if preds else [R.compute()]
+            assert all(isinstance(g, cupy.ndarray) for g in got)
+            want = ref(S, sources, return_predecessors=preds)
+            np.testing.assert_allclose(_host(got[0]), _host(want[0] if preds else want))
+            one = fn(client, H, 99, as_dask_array=True).compute()
+            assert isinstance(one, cupy.ndarray) and one.shape == (400,)
+            np.testing.assert_allclose(_host(one), _host(ref(S, 99)))
+    finally:
+        H.release()
+
+
 def test_dask_array_result_has_numpy_chunks(client):
     from kleene.distributed import apsp_on_dask
 
