@@ -90,6 +90,8 @@ def run_rows(rows: list, config: dict, calls: dict, want, args, clock, done, sav
     ``rows`` and saved; the answers ({name: NumPy array}) returned."""
     answers = {}
     for name, fn in calls.items():
+        if name not in args.algorithms:
+            continue
         row = {**config, "algorithm": name}
         rows.append(row)
         if not clock.left():
@@ -124,6 +126,7 @@ def main(argv=None) -> None:
     ap.add_argument("--gpus", type=int, nargs="+", default=[1, 2], help="cluster sizes")
     ap.add_argument("--repeats", type=int, default=2, help="timed calls after the cold one")
     ap.add_argument("--budget", type=float, default=480.0, help="no call starts past it (s)")
+    ap.add_argument("--algorithms", nargs="+", choices=ALGORITHMS, default=list(ALGORITHMS))
     ap.add_argument("--cpu", action="store_true", help="CPU workers: a harness check")
     ap.add_argument("--out", default="benchmarks/results/partitioned.json")
     args = ap.parse_args(argv)

@@ -42,6 +42,8 @@ from .failures import (
     worker_addresses,
 )
 
+_INLINE_BYTES = 1 << 20  # a round's argument above this is scattered to its worker
+
 
 class PartitionedGraph:
     """A graph held as row blocks across the workers of ``client`` (see
@@ -68,13 +70,7 @@ class PartitionedGraph:
         rows, out = [], []
         for k, w in enumerate(self.workers):
             lo, hi = int(self.bounds[k]), int(self.bounds[k + 1])
-            try:
-                rows.append(self.client.scatter(M[lo:hi], workers=[w]))
-            except KeyError as e:  # the scheduler's word for a worker that left meanwhile
-                raise DistributedError(
-                    f"{what} did not finish: a Dask worker or its data was lost ({w} left "
-                    "the cluster); no partial result is returned"
-                ) from e
+            rows.append(self._send(M[lo:hi], w, what))
             label = f"{what}: rows {lo}..{hi - 1} to a kleene Matrix on the {self.device}"
             task = self.client.submit(
                 row_tasks.to_block,
@@ -90,6 +86,16 @@ class PartitionedGraph:
         for f in rows:  # the host copies go; each worker keeps its Matrix
             f.release()
         return out
+
+    def _send(self, data, worker: str, what: str):
+        """``data`` scattered to ``worker`` (a future); a DistributedError if it left."""
+        try:
+            return self.client.scatter(data, workers=[worker], hash=False)
+        except KeyError as e:  # the scheduler's word for a worker that left meanwhile
+            raise DistributedError(
+                f"{what} did not finish: a Dask worker or its data was lost ({worker} left "
+                "the cluster); no partial result is returned"
+            ) from e
 
     def in_blocks(self, weighted: bool) -> list:
         """Aᵀ's row ranges on the workers (values: the weights, or ones), made once."""
@@ -123,6 +129,14 @@ class PartitionedGraph:
             args = per_worker[k]
             if args is None:
                 continue
+            # large arrays go straight to their worker, not inside the task graph
+            # (which the scheduler would unpack and forward)
+            args = tuple(
+                self._send(a, w, what)
+                if isinstance(a, np.ndarray) and a.nbytes > _INLINE_BYTES
+                else a
+                for a in args
+            )
             lo, hi = int(self.bounds[k]), int(self.bounds[k + 1])
             label = f"{what}: rows {lo}..{hi - 1}"
             futures.append(
@@ -187,6 +201,8 @@ def bfs_partitioned(H: PartitionedGraph, source: int) -> np.ndarray:
     source = _one_source(source, H.n, "bfs_partitioned")
     level = np.full(H.n, -1, dtype=np.int64)
     level[source] = 0
+    unvisited = np.ones(H.n, dtype=bool)
+    unvisited[source] = False
     frontier, depth = np.array([source], dtype=np.int64), 0
     while frontier.size:
         parts = H.frontier_parts(frontier)
@@ -196,8 +212,14 @@ def bfs_partitioned(H: PartitionedGraph, source: int) -> np.ndarray:
             H.out_blocks,
             [None if p.size == 0 else (int(H.bounds[k]), p) for k, p in enumerate(parts)],
         )
-        reached = np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
-        frontier = reached[level[reached] < 0]
+        # marks, not np.unique: O(n + reached) a level where sorting the workers'
+        # answers (one vertex reached from several blocks) cost most of the round
+        new = np.zeros(H.n, dtype=bool)
+        for heads in found:
+            new[heads] = True
+        new &= unvisited
+        frontier = np.flatnonzero(new)
+        unvisited[frontier] = False
         depth += 1
         level[frontier] = depth
     return level
@@ -221,10 +243,9 @@ def sssp_partitioned(H: PartitionedGraph, source: int) -> np.ndarray:
             H.out_blocks,
             [None if p.size == 0 else (int(H.bounds[k]), p, dist[p]) for k, p in enumerate(parts)],
         )
-        heads = np.concatenate([h for h, _ in found]) if found else np.zeros(0, np.int64)
-        cand = np.concatenate([c for _, c in found]) if found else np.zeros(0)
         best = np.full(H.n, np.inf)
-        np.minimum.at(best, heads, cand)
+        for heads, cand in found:  # a block's heads are distinct: plain fancy indexing
+            best[heads] = np.minimum(best[heads], cand)
         better = np.flatnonzero(best < dist)
         dist[better] = best[better]
         frontier, rounds = better, rounds + 1
