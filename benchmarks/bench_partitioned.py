@@ -174,6 +174,10 @@ def main(argv=None) -> None:
     for gpus in args.gpus:
         config = {"row": f"partitioned, {gpus} {device.upper()} worker(s)", "gpus": gpus}
         cl = client = H = None
+        if not clock.left():  # (partitioning alone takes a while at large scales)
+            rows.append({**config, "skipped": f"past the run's budget of {args.budget:.0f} s"})
+            save()
+            continue
         try:
             cl, client = cluster(gpus, args.cpu)
             t0 = time.perf_counter()
