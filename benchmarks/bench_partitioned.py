@@ -41,8 +41,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("NCCL_NVLS_ENABLE", "0")  # NVLink multicast off in every process
 
-from dask_harness import cluster, error_row, free_device, say, sync, timed  # noqa: E402
 from common import write_results  # noqa: E402
+from dask_harness import cluster, error_row, free_device, say, sync, timed  # noqa: E402
 
 import kleene  # noqa: E402
 

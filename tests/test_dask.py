@@ -493,8 +493,12 @@ def test_partitioned_graph_errors(client):
 @pytest.mark.parametrize("scattered", [False, True])
 def test_partitioned_graph_failures_are_named_never_partial(monkeypatch, scattered):
     # its own cluster: a worker of it is killed
-    from kleene.distributed import bfs_partitioned, pagerank_partitioned, partition_graph
-    from kleene.distributed import partitioned
+    from kleene.distributed import (
+        bfs_partitioned,
+        pagerank_partitioned,
+        partition_graph,
+        partitioned,
+    )
 
     if scattered:  # every round's frontier sent ahead by scatter, as a large one is
         monkeypatch.setattr(partitioned, "_INLINE_BYTES", 0)
