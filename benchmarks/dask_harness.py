@@ -54,11 +54,12 @@ def free_device(cpu: bool) -> None:
         cupy.get_default_pinned_memory_pool().free_all_blocks()
 
 
-def timed(fn, label: str, repeats: int, warmups: int = 0, done=None, on_timed=None):
+def timed(fn, label: str, repeats: int, warmups: int = 0, done=None, on_timed=None, on_cold=None):
     """The first (cold) call, ``warmups`` untimed calls, then ``repeats`` timed calls of
     ``fn``; ``done()`` runs inside each clock after ``fn`` (a device synchronisation).
     Each result is dropped before the next call starts (the device's memory).
-    ``on_timed``: a context manager entered around the timed calls only.
+    ``on_timed`` / ``on_cold``: context managers entered around the timed calls only /
+    the cold call only (a task stream of each, to see what a first call pays for).
     Returns ({cold s, runs s, best s, median s}, the last result)."""
     import contextlib
 
@@ -71,7 +72,8 @@ def timed(fn, label: str, repeats: int, warmups: int = 0, done=None, on_timed=No
         say(f"  {label}: call {r} {dt:.3f} s ({kind})")
         return dt, out
 
-    cold, out = once(1, "cold")
+    with on_cold() if on_cold is not None else contextlib.nullcontext():
+        cold, out = once(1, "cold")
     for r in range(warmups):
         out = None
         once(2 + r, "warm-up")
@@ -88,7 +90,8 @@ def timed(fn, label: str, repeats: int, warmups: int = 0, done=None, on_timed=No
 
 
 def busy(records: list[dict], wall: float) -> dict:
-    """Where the workers' time went over all timed runs: per worker the seconds its
+    """Where the workers' time went over the calls ``records`` (a task stream) spans:
+    per worker the seconds its
     tasks computed (launch to return; GPU work is asynchronous, so a task that waits
     for its inputs' kernels counts them) and received data, per task kind the compute
     seconds, as fractions of the wall time."""

@@ -39,6 +39,11 @@ def test_every_row_timed_and_checked(smoke):
     for r in (apsp, sssp):
         assert r["gpus"] == 2 and r["ok"] is True
         assert r["speed-up vs in-process (best)"] > 0
+        for stream in ("task stream", "task stream, cold call"):  # where the time went
+            kinds = r[stream]["compute s by kind"]
+            assert kinds and all(v >= 0 for v in kinds.values())
+    assert "rest" in apsp["task stream, cold call"]["compute s by kind"]  # trailing updates
+    assert "sources" in sssp["task stream, cold call"]["compute s by kind"]
     assert apsp["blocks between workers"] and "chunks" in apsp["input placement"]
     assert rows["apsp fp32 dense, dask", 1024]["gpus"] == 2  # the all-workers size, no baseline
 
