@@ -474,6 +474,32 @@ def test_partitioned_graph_of_float32_weights_adds_in_float64(client):
     H.release()
 
 
+@pytest.mark.parametrize("reached", [0, 3, 500, 5000])
+def test_partitioned_bfs_merge_sorted_or_marked(reached):
+    """Few heads are sorted, many are marked: the same sorted, distinct, unvisited ids."""
+    from kleene.distributed.partitioned import _unvisited_of
+
+    rng = np.random.default_rng(reached)
+    unvisited = rng.random(4000) < 0.5
+    found = [np.unique(rng.integers(0, 4000, reached)) for _ in range(3)]
+    every = np.unique(np.concatenate(found))
+    np.testing.assert_array_equal(_unvisited_of(found, unvisited), every[unvisited[every]])
+    assert _unvisited_of([], unvisited).size == 0
+
+
+def test_partitioned_bfs_on_a_deep_path(client):
+    """A level a vertex (the sorted merge), levels as in process."""
+    import scipy.sparse as sp
+
+    from kleene.distributed import bfs_partitioned, partition_graph
+
+    n = 120
+    G = sp.csr_matrix((np.ones(n - 1), (np.arange(n - 1), np.arange(1, n))), shape=(n, n))
+    H = partition_graph(client, G)
+    np.testing.assert_array_equal(bfs_partitioned(H, 0), np.arange(n))
+    H.release()
+
+
 def test_partitioned_graph_errors(client):
     from kleene.distributed import partition_graph, sssp_partitioned
 

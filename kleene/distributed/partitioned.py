@@ -212,17 +212,28 @@ def bfs_partitioned(H: PartitionedGraph, source: int) -> np.ndarray:
             H.out_blocks,
             [None if p.size == 0 else (int(H.bounds[k]), p) for k, p in enumerate(parts)],
         )
-        # marks, not np.unique: O(n + reached) a level where sorting the workers'
-        # answers (one vertex reached from several blocks) cost most of the round
-        new = np.zeros(H.n, dtype=bool)
-        for heads in found:
-            new[heads] = True
-        new &= unvisited
-        frontier = np.flatnonzero(new)
+        frontier = _unvisited_of(found, unvisited)
         unvisited[frontier] = False
         depth += 1
         level[frontier] = depth
     return level
+
+
+def _unvisited_of(found: list, unvisited: np.ndarray) -> np.ndarray:
+    """The sorted distinct vertices of ``found`` (the workers' reached heads; a vertex
+    may come from several blocks) not yet visited. Few: sorted (O(r log r), r the
+    heads returned); many: marked in an n-long array (O(n + r)), where sorting a
+    large level's answers cost most of its round and marking every level would cost
+    a deep graph (thousands of small levels) O(n) each."""
+    total = sum(int(h.size) for h in found)
+    if total * 64 < unvisited.size:
+        reached = np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
+        return reached[unvisited[reached]]
+    new = np.zeros(unvisited.size, dtype=bool)
+    for heads in found:
+        new[heads] = True
+    new &= unvisited
+    return np.flatnonzero(new)
 
 
 def sssp_partitioned(H: PartitionedGraph, source: int) -> np.ndarray:
