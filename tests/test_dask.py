@@ -477,14 +477,34 @@ def test_partitioned_graph_of_float32_weights_adds_in_float64(client):
 @pytest.mark.parametrize("reached", [0, 3, 500, 5000])
 def test_partitioned_bfs_merge_sorted_or_marked(reached):
     """Few heads are sorted, many are marked: the same sorted, distinct, unvisited ids."""
-    from kleene.distributed.partitioned import _unvisited_of
+    from kleene.distributed.partitioned import _distinct
 
     rng = np.random.default_rng(reached)
     unvisited = rng.random(4000) < 0.5
     found = [np.unique(rng.integers(0, 4000, reached)) for _ in range(3)]
     every = np.unique(np.concatenate(found))
-    np.testing.assert_array_equal(_unvisited_of(found, unvisited), every[unvisited[every]])
-    assert _unvisited_of([], unvisited).size == 0
+    np.testing.assert_array_equal(_distinct(found, 4000, unvisited), every[unvisited[every]])
+    np.testing.assert_array_equal(_distinct(found, 4000), every)
+    assert _distinct([], 4000, unvisited).size == 0
+
+
+@pytest.mark.parametrize("size", [3, 300, 3000])
+def test_partitioned_sssp_merge_lowers_to_the_least(size):
+    """Few candidates block by block, many through an n-long array: the same distances
+    and the same sorted set of lowered vertices."""
+    from kleene.distributed.partitioned import _relaxed
+
+    rng = np.random.default_rng(size)
+    n = 4000
+    dist = np.where(rng.random(n) < 0.3, np.inf, rng.random(n) * 10)
+    found = [np.unique(rng.integers(0, n, size)) for _ in range(3)]
+    found = [(h, rng.random(h.size) * 10) for h in found]
+    best = dist.copy()
+    for heads, cand in found:
+        np.minimum.at(best, heads, cand)
+    got = dist.copy()
+    np.testing.assert_array_equal(_relaxed(found, got), np.flatnonzero(best < dist))
+    np.testing.assert_array_equal(got, best)
 
 
 def test_partitioned_bfs_on_a_deep_path(client):

@@ -212,28 +212,51 @@ def bfs_partitioned(H: PartitionedGraph, source: int) -> np.ndarray:
             H.out_blocks,
             [None if p.size == 0 else (int(H.bounds[k]), p) for k, p in enumerate(parts)],
         )
-        frontier = _unvisited_of(found, unvisited)
+        frontier = _distinct(found, H.n, unvisited)
         unvisited[frontier] = False
         depth += 1
         level[frontier] = depth
     return level
 
 
-def _unvisited_of(found: list, unvisited: np.ndarray) -> np.ndarray:
-    """The sorted distinct vertices of ``found`` (the workers' reached heads; a vertex
-    may come from several blocks) not yet visited. Few: sorted (O(r log r), r the
-    heads returned); many: marked in an n-long array (O(n + r)), where sorting a
-    large level's answers cost most of its round and marking every level would cost
-    a deep graph (thousands of small levels) O(n) each."""
+def _distinct(found: list, n: int, keep: np.ndarray | None = None) -> np.ndarray:
+    """The sorted distinct vertices of ``found`` (id arrays from the workers; a vertex
+    may come from several blocks), those where ``keep`` is True if given. Few ids:
+    sorted (O(r log r), r the ids returned); many: marked in an n-long array
+    (O(n + r)). Sorting a large level's answers cost most of its round; marking
+    every round would cost a deep graph (thousands of small rounds) O(n) each."""
     total = sum(int(h.size) for h in found)
-    if total * 64 < unvisited.size:
-        reached = np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
-        return reached[unvisited[reached]]
-    new = np.zeros(unvisited.size, dtype=bool)
-    for heads in found:
-        new[heads] = True
-    new &= unvisited
-    return np.flatnonzero(new)
+    if total * 64 < n:
+        ids = np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
+        return ids if keep is None else ids[keep[ids]]
+    mark = np.zeros(n, dtype=bool)
+    for ids in found:
+        mark[ids] = True
+    if keep is not None:
+        mark &= keep
+    return np.flatnonzero(mark)
+
+
+def _relaxed(found: list, dist: np.ndarray) -> np.ndarray:
+    """Lower ``dist`` to the workers' candidates ((heads, candidates) a block, its heads
+    distinct); the sorted vertices it lowered. Few candidates: block by block, in time
+    proportional to them (a deep graph runs thousands of small rounds); many (an
+    eighth of n or more): through an n-long array of the least, which streams where
+    the block-by-block form gathers at random."""
+    n = dist.size
+    if sum(int(h.size) for h, _ in found) * 8 < n:
+        lowered = []
+        for heads, cand in found:
+            better = cand < dist[heads]
+            dist[heads[better]] = cand[better]
+            lowered.append(heads[better])
+        return _distinct(lowered, n)
+    best = np.full(n, np.inf)
+    for heads, cand in found:
+        best[heads] = np.minimum(best[heads], cand)
+    better = np.flatnonzero(best < dist)
+    dist[better] = best[better]
+    return better
 
 
 def sssp_partitioned(H: PartitionedGraph, source: int) -> np.ndarray:
@@ -254,12 +277,7 @@ def sssp_partitioned(H: PartitionedGraph, source: int) -> np.ndarray:
             H.out_blocks,
             [None if p.size == 0 else (int(H.bounds[k]), p, dist[p]) for k, p in enumerate(parts)],
         )
-        best = np.full(H.n, np.inf)
-        for heads, cand in found:  # a block's heads are distinct: plain fancy indexing
-            best[heads] = np.minimum(best[heads], cand)
-        better = np.flatnonzero(best < dist)
-        dist[better] = best[better]
-        frontier, rounds = better, rounds + 1
+        frontier, rounds = _relaxed(found, dist), rounds + 1
     return dist
 
 
