@@ -11,7 +11,6 @@ import numpy as np
 from dask_harness import (
     SEED,
     array_module,
-    busy,
     error_row,
     free_device,
     say,
@@ -20,6 +19,7 @@ from dask_harness import (
     summary,
     sync,
     timed,
+    timed_on_cluster,
 )
 
 import kleene
@@ -198,7 +198,7 @@ def apsp_dask_row(client, gpus: int, n: int, b: int, repeats: int, base, want, a
     """The cluster's row for n; ``b``: the graph's chunk side, the baseline's and the
     largest cluster's block (passed as ``block_size`` only where this cluster's
     default block differs, so that every row closes the same graph)."""
-    from distributed import get_task_stream, wait
+    from distributed import wait
 
     from kleene.distributed import default_block_size, device_ipc
 
@@ -239,27 +239,13 @@ def apsp_dask_row(client, gpus: int, n: int, b: int, repeats: int, base, want, a
             calls.append(time.perf_counter() - t0)
             return settled(client, R)  # the issue's measure: the result persisted too
 
-        streams: dict = {}
-
-        def recorded(name: str):
-            def enter():
-                streams[name] = get_task_stream(client)
-                return streams[name]
-
-            return enter
-
         label = f"apsp fp32 n={n} on {gpus} GPU"
-        stats, R = timed(call, label, repeats, on_timed=recorded("timed"), on_cold=recorded("cold"))
-        row.update(stats)
+        R = timed_on_cluster(client, call, label, repeats, row)
         row["call s"] = calls[1:]  # apsp returned (the timed runs, before their persists)
         row["cold call s"] = calls[0]
         if "best s" in row:
             row["T steps/s"] = n**3 / row["best s"] / 1e12
         speedups(row, base)
-        if "timed" in streams and row["runs s"]:
-            row["task stream"] = busy(streams["timed"].data, sum(row["runs s"]))
-        if "cold" in streams:  # what the first call pays that later ones do not
-            row["task stream, cold call"] = busy(streams["cold"].data, row["cold s"])
         if not args.no_check:
             rows = sample_rows(n)
             # (CuPy rows where G's chunks are CuPy: apsp leaves the result on the GPUs)

@@ -89,6 +89,31 @@ def timed(fn, label: str, repeats: int, warmups: int = 0, done=None, on_timed=No
     return stats, out
 
 
+def timed_on_cluster(client, fn, label: str, repeats: int, row: dict):
+    """:func:`timed` of a cluster call, its stats put in ``row`` with where the workers'
+    time went (:func:`busy`) over the timed calls ("task stream") and over the cold
+    one ("task stream, cold call": what a first call pays that later ones do not);
+    the last result."""
+    from distributed import get_task_stream
+
+    streams: dict = {}
+
+    def recorded(name: str):
+        def enter():
+            streams[name] = get_task_stream(client)
+            return streams[name]
+
+        return enter
+
+    stats, out = timed(fn, label, repeats, on_timed=recorded("timed"), on_cold=recorded("cold"))
+    row.update(stats)
+    if "timed" in streams and stats["runs s"]:
+        row["task stream"] = busy(streams["timed"].data, sum(stats["runs s"]))
+    if "cold" in streams:
+        row["task stream, cold call"] = busy(streams["cold"].data, stats["cold s"])
+    return out
+
+
 def busy(records: list[dict], wall: float) -> dict:
     """Where the workers' time went over the calls ``records`` (a task stream) spans:
     per worker the seconds its

@@ -10,7 +10,6 @@ import numpy as np
 from dask_harness import (
     SEED,
     array_module,
-    busy,
     error_row,
     free_device,
     say,
@@ -19,6 +18,7 @@ from dask_harness import (
     summary,
     sync,
     timed,
+    timed_on_cluster,
 )
 
 import kleene
@@ -100,26 +100,8 @@ def sssp_dask_rows(client, gpus: int, csr, sources, base, want, args) -> list[di
             calls.append(time.perf_counter() - t0)
             return settled(client, R)
 
-        from distributed import get_task_stream
-
-        streams: dict = {}
-
-        def recorded(name: str):
-            def enter():
-                streams[name] = get_task_stream(client)
-                return streams[name]
-
-            return enter
-
         label = f"sssp {k} sources on {gpus} GPU"
-        stats, R = timed(
-            call, label, args.sssp_repeats, on_timed=recorded("timed"), on_cold=recorded("cold")
-        )
-        row.update(stats)
-        if "timed" in streams and row["runs s"]:
-            row["task stream"] = busy(streams["timed"].data, sum(row["runs s"]))
-        if "cold" in streams:  # what the first call pays that later ones do not
-            row["task stream, cold call"] = busy(streams["cold"].data, row["cold s"])
+        R = timed_on_cluster(client, call, label, args.sssp_repeats, row)
         row["call s"] = calls[1:]
         row["cold call s"] = calls[0]
         speedups(row, base)
