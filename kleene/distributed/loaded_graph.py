@@ -10,8 +10,8 @@ call; a caller who asks many questions of one graph loads it once instead::
 Each worker keeps the graph as a kleene Matrix on its own device (its GPU, on GPU
 workers), so a call costs only its source batches. Where every worker holds it on a
 GPU, results left on the workers (``as_dask_array=True``) stay there too, as CuPy
-chunks: the rows are computed on the GPUs and copying them to the workers' hosts
-would cost more than the search (8.6 GB for 64 sources of RMAT-24).
+chunks: the rows are computed on the GPUs, and copying a batch's k × n float64 rows
+to the worker's host can take longer than the search that made them.
 """
 
 from __future__ import annotations
