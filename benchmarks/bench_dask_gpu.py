@@ -23,17 +23,20 @@ check (dense min-plus products iterated to a fixed point in this process).
     ``R = kleene.apsp(G, client=c)`` then ``R = c.persist(R)`` + ``wait(R)``. apsp
     returns once every block is computed and the diagonal checked on the workers
     (the blocks on their GPUs); the persist then runs the result's own chunk tasks
-    (each block copied to its worker's host memory). Both ends are recorded: "call
+    (the graph's chunks are CuPy, so the result's stay on the GPUs; NumPy chunks
+    would each be copied to its worker's host). Both ends are recorded: "call
     s" (apsp returned) and the runs (after the persist: the issue's measure, used
     for the speed-ups); "speed-up, call only" divides by the former;
-  - ``--apsp-all-gpus`` sizes run on the largest GPU count only, without a baseline
-    (the one-GPU closure does not fit in core): T steps/s, checked by ``--reference``;
+  - ``--apsp-all-gpus N ...``: sizes run on the largest GPU count only (none by
+    default), without a baseline (the one-GPU closure does not fit in core): T steps/s,
+    checked by ``--reference``;
 - 128-source SSSP on the symmetric RMAT graph of bench_ingest (``--scale``, 0 skips):
   - baseline: ``kleene.sssp(M_gpu, sources)`` in this process on the graph as a
     CuPy Matrix, result on the GPU;
   - cluster: ``H = load_graph(client, csr)`` once (timed, not in the runs), then
     ``R = sssp_on_dask(client, H, sources, as_dask_array=True)`` (every batch finished
-    on the workers when it returns: "call s") + ``c.persist(R)`` + ``wait(R)``;
+    on the workers when it returns: "call s") + ``c.persist(R)`` + ``wait(R)``, the
+    rows CuPy chunks left on the GPUs (the graph is on every worker's GPU);
   - ``--gather``: also one plain call ``kleene.sssp(csr, sources, client=c)`` from the
     host CSR with NumPy back (the graph shipped, 128 × n float64 to the client).
 
@@ -85,8 +88,9 @@ def main(argv=None) -> None:
         "--apsp-all-gpus",
         type=int,
         nargs="*",
-        default=[131072],
-        help="n run on the largest GPU count only, no baseline",
+        default=[],
+        help="n run on the largest GPU count only, no baseline (none unless given: "
+        "n = 131072 takes minutes)",
     )
     ap.add_argument("--apsp-repeats", type=int, default=3, help="timed calls after the cold one")
     ap.add_argument("--apsp-all-gpus-repeats", type=int, default=1)

@@ -20,6 +20,6 @@ timeout "${TEST_LIMIT:-170}" python3 -m pytest -q -m gpu -p no:cacheprovider \
 echo "gpu dask tests rc=$?"; tail -3 "$OUT/tests.log"
 nvidia-smi --query-gpu=timestamp,index,clocks.sm,power.draw,temperature.gpu,utilization.gpu,memory.used,clocks_throttle_reasons.active \
   --format=csv -l 2 >"$OUT/smi.csv" 2>&1 &
-timeout "${LIMIT:-560}" python3 benchmarks/bench_dask_gpu.py --require-ipc ${ARGS:-} \
+timeout "${LIMIT:-560}" python3 benchmarks/bench_dask_gpu.py --require-ipc ${ARGS:---apsp-all-gpus 131072} \
   --out "$OUT/dask_h200x2.json" 2>&1 | tee "$OUT/bench.log" | grep -v "^\s*$" | tail -40
 kill %1 2>/dev/null
