@@ -507,6 +507,43 @@ def test_partitioned_sssp_merge_lowers_to_the_least(size):
     np.testing.assert_array_equal(got, best)
 
 
+@pytest.mark.parametrize("count", [0, 5, 200, 1000])
+def test_round_ids_packed_as_the_smaller_form(count):
+    """Ids cross as int64 while few, as packed marks (64 times smaller) when many; both
+    come back as the same sorted ids, and the merge reads either."""
+    from kleene.distributed.partitioned import _distinct
+    from kleene.distributed.row_tasks import packed, unpacked
+
+    n = 1000
+    ids = np.sort(np.random.default_rng(count).choice(n, count, replace=False))
+    part = packed(ids, n, np)
+    assert isinstance(part, tuple) == (count * 64 >= n)
+    if isinstance(part, tuple):
+        assert part[1].nbytes == n // 8 + (n % 8 > 0)
+    np.testing.assert_array_equal(unpacked(part, n), ids)
+    other = np.array([3, 999], dtype=np.int64)
+    want = np.union1d(ids, other)
+    np.testing.assert_array_equal(_distinct([part, other], n), want)
+
+
+def test_partitioned_bfs_levels_cross_as_marks(client):
+    """A hub reaching every vertex: the big level goes to the workers and comes back as
+    marks; the levels are the in-process ones."""
+    import scipy.sparse as sp
+
+    from kleene.distributed import bfs_partitioned, partition_graph
+
+    n = 2000
+    rng = np.random.default_rng(5)
+    rows = np.concatenate([np.zeros(n - 1, np.int64), rng.integers(1, n, 3 * n)])
+    cols = np.concatenate([np.arange(1, n), rng.integers(1, n, 3 * n)])
+    G = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    H = partition_graph(client, G)
+    for s in (0, 7):
+        np.testing.assert_array_equal(bfs_partitioned(H, s), kleene.bfs(G, s))
+    H.release()
+
+
 def test_partitioned_bfs_on_a_deep_path(client):
     """A level a vertex (the sorted merge), levels as in process."""
     import scipy.sparse as sp

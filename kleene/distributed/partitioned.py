@@ -151,6 +151,13 @@ class PartitionedGraph:
         cuts = np.searchsorted(frontier, self.bounds)
         return [frontier[cuts[k] : cuts[k + 1]] for k in range(len(self.workers))]
 
+    def level_part(self, k: int, part: np.ndarray):
+        """Worker k's part of a BFS level for :func:`row_tasks.reach`: its global ids,
+        or marks over its rows where those are smaller (``row_tasks.packed``)."""
+        lo, hi = int(self.bounds[k]), int(self.bounds[k + 1])
+        local = row_tasks.packed(part - lo, hi - lo, np)
+        return local if isinstance(local, tuple) else part
+
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
         return (
@@ -210,7 +217,10 @@ def bfs_partitioned(H: PartitionedGraph, source: int) -> np.ndarray:
             row_tasks.reach,
             f"bfs level {depth}",
             H.out_blocks,
-            [None if p.size == 0 else (int(H.bounds[k]), p) for k, p in enumerate(parts)],
+            [
+                None if p.size == 0 else (int(H.bounds[k]), H.level_part(k, p))
+                for k, p in enumerate(parts)
+            ],
         )
         frontier = _distinct(found, H.n, unvisited)
         unvisited[frontier] = False
@@ -220,18 +230,23 @@ def bfs_partitioned(H: PartitionedGraph, source: int) -> np.ndarray:
 
 
 def _distinct(found: list, n: int, keep: np.ndarray | None = None) -> np.ndarray:
-    """The sorted distinct vertices of ``found`` (id arrays from the workers; a vertex
-    may come from several blocks), those where ``keep`` is True if given. Few ids:
-    sorted (O(r log r), r the ids returned); many: marked in an n-long array
-    (O(n + r)). Sorting a large level's answers cost most of its round; marking
-    every round would cost a deep graph (thousands of small rounds) O(n) each."""
+    """The sorted distinct vertices of ``found`` (from the workers: id arrays, or
+    ``row_tasks.packed`` marks over all n; a vertex may come from several blocks),
+    those where ``keep`` is True if given. Few ids: sorted (O(r log r), r the ids
+    returned); many, or marks: marked in an n-long array (O(n + r)). Sorting a large
+    level's answers cost most of its round; marking every round would cost a deep
+    graph (thousands of small rounds) O(n) each."""
+    marks = [p[1] for p in found if isinstance(p, tuple)]
+    found = [p for p in found if not isinstance(p, tuple)]
     total = sum(int(h.size) for h in found)
-    if total * 64 < n:
+    if not marks and total * 64 < n:
         ids = np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
         return ids if keep is None else ids[keep[ids]]
     mark = np.zeros(n, dtype=bool)
     for ids in found:
         mark[ids] = True
+    for bits in marks:
+        mark |= np.unpackbits(bits, count=n).view(bool)
     if keep is not None:
         mark &= keep
     return np.flatnonzero(mark)

@@ -30,19 +30,44 @@ def to_block(rows, device: str):
     return Matrix.from_scipy(rows).to(device)
 
 
-def _frontier(block: Matrix, lo: int, frontier, values):
-    """The part of a frontier in this block's rows as a sparse vector over them."""
+def packed(ids, n: int, xp):
+    """A set of ids in 0..n-1 as the smaller of two forms: the ids (int64, 8 bytes
+    each) or ("bits", n/8 bytes of marks, ``np.packbits``'s order), made with ``xp``
+    where the ids are. A large BFS level is most of n: its marks are 64 times smaller
+    than its ids, which cross the workers' links and the client's every round."""
+    if int(ids.size) * 64 < n:
+        return _host(ids).astype(np.int64)
+    mark = xp.zeros(n, dtype=np.bool_)
+    mark[ids] = True
+    return ("bits", _host(xp.packbits(mark)))
+
+
+def unpacked(part, n: int, xp=np):
+    """The ids of :func:`packed`'s ``part`` (sorted where it was marks), with ``xp``."""
+    if isinstance(part, tuple):
+        return xp.flatnonzero(xp.unpackbits(xp.asarray(part[1]))[:n])
+    return xp.asarray(part)
+
+
+def _frontier(block: Matrix, lo: int, frontier, values=None):
+    """The part of a frontier in this block's rows as a sparse vector over them (its
+    values, or True each): global ids, or :func:`packed` marks over the block's rows."""
     xp = block.xp
-    ids = xp.asarray(np.asarray(frontier, dtype=np.int64) - lo)
-    return Vector.from_coo(ids, xp.asarray(values), block.nrows)
+    if isinstance(frontier, tuple):
+        ids = unpacked(frontier, block.nrows, xp)
+    else:
+        ids = xp.asarray(np.asarray(frontier, dtype=np.int64) - lo)
+    vals = xp.ones(ids.size, dtype=np.bool_) if values is None else xp.asarray(values)
+    return Vector.from_coo(ids, vals, block.nrows)
 
 
 @named_task
 def reach(block: Matrix, lo: int, frontier):
-    """The distinct heads of the edges out of ``frontier`` (global ids in this block)."""
-    f = _frontier(block, lo, frontier, np.ones(len(frontier), dtype=np.bool_))
+    """The distinct heads of the edges out of ``frontier`` (global ids in this block),
+    :func:`packed`."""
+    f = _frontier(block, lo, frontier)
     heads, _ = vxm(f, block, "any_pair").to_coo()
-    return _host(heads).astype(np.int64)
+    return packed(heads, block.ncols, block.xp)
 
 
 @named_task
@@ -61,4 +86,4 @@ def pull(block: Matrix, y):
     return _host(mxv(block, v, "plus_times").to_dense(missing=0.0))
 
 
-__all__ = ["pull", "reach", "relax", "to_block"]
+__all__ = ["packed", "pull", "reach", "relax", "to_block", "unpacked"]
