@@ -4,29 +4,23 @@ in-process baseline, speed-ups computed against it."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_scripts import run_main  # noqa: E402
+
 pytestmark = pytest.mark.bench  # a benchmarks/ script: CI's own step (-m bench)
 pytest.importorskip("distributed", reason="dask.distributed is not installed")
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_dask_gpu", BENCH / "bench_dask_gpu.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        out = tmp_path_factory.mktemp("dask") / "dask_cpu.json"
-        mod.main(["--cpu", "--quick", "--gpus", "2", "--out", str(out)])
-    finally:
-        sys.path.remove(str(BENCH))
+    out = tmp_path_factory.mktemp("dask") / "dask_cpu.json"
+    run_main("bench_dask_gpu", ["--cpu", "--quick", "--gpus", "2", "--out", str(out)])
     return json.loads(out.read_text())
 
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_scripts import run_main  # noqa: E402
+
 pytestmark = pytest.mark.bench  # a benchmarks/ script: CI's own step (-m bench)
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 ROWS = {
     "bfs_csr",
     "bfs_csr_undirected",
@@ -28,15 +29,10 @@ ROWS = {
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_ingest", BENCH / "bench_ingest.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        out = tmp_path_factory.mktemp("ingest") / "ingest_cpu.json"
-        mod.main(["--device", "cpu", "--scales", "8", "--repeats", "1", "--out", str(out)])
-    finally:
-        sys.path.remove(str(BENCH))
+    out = tmp_path_factory.mktemp("ingest") / "ingest_cpu.json"
+    run_main(
+        "bench_ingest", ["--device", "cpu", "--scales", "8", "--repeats", "1", "--out", str(out)]
+    )
     return out
 
 

@@ -3,30 +3,24 @@ RMAT-9 with two CPU workers, every answer checked against the in-process one."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_scripts import run_main  # noqa: E402
+
 pytestmark = pytest.mark.bench  # a benchmarks/ script: CI's own step (-m bench)
 pytest.importorskip("distributed", reason="dask.distributed is not installed")
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):
-    sys.path.insert(0, str(BENCH))
-    try:
-        path = BENCH / "bench_partitioned.py"
-        spec = importlib.util.spec_from_file_location("bench_partitioned", path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        out = tmp_path_factory.mktemp("partitioned") / "partitioned_cpu.json"
-        mod.main(["--cpu", "--scale", "9", "--gpus", "2", "--repeats", "1", "--out", str(out)])
-    finally:
-        sys.path.remove(str(BENCH))
+    out = tmp_path_factory.mktemp("partitioned") / "partitioned_cpu.json"
+    argv = ["--cpu", "--scale", "9", "--gpus", "2", "--repeats", "1", "--out", str(out)]
+    run_main("bench_partitioned", argv)
     return out
 
 
