@@ -1,5 +1,6 @@
 """Workers warm before the clock: every kernel a distributed run needs, compiled on
-every worker by one small run of the same tasks (``tasks.py``).
+every worker by one small run of the same tasks (``tasks.py``), then one small call
+of each algorithm through the cluster.
 
 A worker compiles a kernel the first time a task needs it (NVRTC on a GPU worker,
 Numba on a CPU one), so the first distributed call pays for every compile on the
@@ -8,6 +9,16 @@ the blocked closure (``initial``, ``star``, ``row``, ``column``, ``trailing``) o
 small block of the run's semiring and dtype, with and without predecessors as
 asked, and BFS/SSSP on a small graph; a later call finds its kernels in the
 worker's caches.
+
+Compiles are not a first call's only cost. The first Dask task on a GPU worker that
+takes a block of a dask.array of device chunks waits while Dask registers the array
+library's dispatch there, and the first APSP call between GPU workers decides
+whether CUDA IPC works and opens each peer's mappings. Both are paid once per
+worker (or client), whatever the sizes, so :func:`warm` then makes one small call of
+each algorithm asked for, the way a user's call goes: APSP of a dask.array whose
+chunks are made on the workers (on their GPUs where they have one) and placed off
+their blocks' owners, so the call moves them as it moves a persisted input; BFS and
+SSSP from a graph loaded with :func:`load_graph`, the rows kept as a dask.array.
 """
 
 from __future__ import annotations
@@ -16,6 +27,7 @@ import time
 
 import numpy as np
 
+from kleene.backends import gpu_available
 from kleene.errors import InvalidValue
 from kleene.semiring import get_semiring
 
@@ -33,6 +45,7 @@ def warm(
     predecessors: bool | tuple[bool, ...] = False,
     algorithms: tuple[str, ...] = ALGORITHMS,
     block: int = 1024,
+    calls: bool = True,
 ) -> dict[str, float]:
     """Compile on every worker of ``client`` the kernels of the distributed calls named
     in ``algorithms``, for ``semiring`` and ``dtype`` (with predecessors too where
@@ -40,9 +53,11 @@ def warm(
 
     ``block``: the side of the warm-up blocks, large enough to take the products'
     large-matrix paths (a smaller block may leave a kernel for the first real call).
-    Returns the seconds each worker spent, by worker address. Call it once after the
-    cluster starts (or after workers join): compiled kernels stay in each worker
-    process.
+    ``calls``: then one small call of each algorithm through the cluster (see the
+    module docstring; False compiles only).
+    Returns the seconds each worker spent compiling, by worker address. Call it once
+    after the cluster starts (or after workers join): compiled kernels stay in each
+    worker process.
 
     Example
     -------
@@ -59,7 +74,83 @@ def warm(
         raise InvalidValue(f"warm: algorithms must be among {ALGORITHMS}, got {sorted(unknown)}")
     preds = (predecessors,) if isinstance(predecessors, bool) else tuple(predecessors)
     args = (tasks.semiring_arg(sr), np.dtype(dtype).str, preds, tuple(algorithms), int(block))
-    return client.run(_warm_worker, *args)
+    seconds = client.run(_warm_worker, *args)
+    if calls:
+        _first_calls(client, sr, np.dtype(dtype), tuple(algorithms))
+    return seconds
+
+
+def _weights(rng, shape, dtype) -> np.ndarray:
+    """Weights in [1, 10) of ``dtype``, about half of them no edge (inf)."""
+    a = rng.uniform(1, 10, shape).astype(dtype)
+    a[rng.random(shape) < 0.5] = np.inf
+    return a
+
+
+def _chunk(seed: int, side: int, dtype: str):
+    """A ``side``-square chunk of the warm-up graph, on this worker's GPU if it has one."""
+    a = _weights(np.random.default_rng(seed), (side, side), np.dtype(dtype))
+    if gpu_available():
+        import cupy
+
+        return cupy.asarray(a)
+    return a
+
+
+def _first_calls(client, sr, dtype: np.dtype, algorithms: tuple[str, ...]) -> None:
+    """One small call of each algorithm in ``algorithms``, through the public path, its
+    result kept distributed, persisted, then dropped (see the module docstring)."""
+    import scipy.sparse as sp
+    from distributed import wait
+
+    from .closure_grid import _owner, apsp_on_dask, worker_grid
+    from .loaded_graph import load_graph
+    from .sources import bfs_on_dask, sssp_on_dask
+
+    workers = sorted(worker_addresses(client, "warm"))
+    if "apsp" in algorithms:
+        import dask.array as da
+
+        side = 8
+        nb = max(2, *worker_grid(len(workers)))
+        meta = np.empty((0, 0), dtype=dtype)
+        if all(client.run(gpu_available, workers=workers).values()):
+            try:  # the chunks' type, for a client that can name it
+                import cupy
+
+                meta = cupy.empty((0, 0), dtype=dtype)
+            except Exception:
+                pass
+        rows = []
+        for i in range(nb):
+            row = []
+            for j in range(nb):
+                at = (workers.index(_owner(workers, i, j)) + 1) % len(workers)
+                f = client.submit(
+                    _chunk, i * nb + j, side, dtype.str, workers=[workers[at]], pure=False
+                )
+                row.append(da.from_delayed(f, (side, side), dtype=dtype, meta=meta))
+            rows.append(row)
+        G = client.persist(da.block(rows))
+        wait(G)
+        R = client.persist(apsp_on_dask(client, G, semiring=sr, block_size=side))
+        wait(R)
+        del R, G
+    searches = [a for a in ("bfs", "sssp") if a in algorithms]
+    if searches:
+        g = sp.random(64, 64, density=0.1, random_state=2, format="csr")
+        if dtype.kind == "f":
+            g = g.astype(dtype)
+        H = load_graph(client, g)
+        try:
+            sources = list(range(2 * len(workers)))
+            for name in searches:
+                run = bfs_on_dask if name == "bfs" else sssp_on_dask
+                R = client.persist(run(client, H, sources, as_dask_array=True))
+                wait(R)
+                del R
+        finally:
+            H.release()
 
 
 def _warm_worker(sr, dtype: str, preds: tuple, algorithms: tuple, block: int) -> float:
@@ -70,8 +161,7 @@ def _warm_worker(sr, dtype: str, preds: tuple, algorithms: tuple, block: int) ->
     t0 = time.perf_counter()
     rng = np.random.default_rng(0)
     if "apsp" in algorithms:
-        a = rng.uniform(1, 10, (block, block)).astype(np.dtype(dtype))
-        a[rng.random((block, block)) < 0.5] = np.inf
+        a = _weights(rng, (block, block), np.dtype(dtype))
         for p in preds:
             kk = tasks.initial("warm: a diagonal block", sr, a, 0, 0, p)
             off = tasks.initial("warm: a block", sr, a, 0, block, p)
