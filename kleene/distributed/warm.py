@@ -99,58 +99,73 @@ def _chunk(seed: int, side: int, dtype: str):
 
 def _first_calls(client, sr, dtype: np.dtype, algorithms: tuple[str, ...]) -> None:
     """One small call of each algorithm in ``algorithms``, through the public path, its
-    result kept distributed, persisted, then dropped (see the module docstring)."""
-    import scipy.sparse as sp
+    result kept distributed and persisted, then dropped: the client holds none of the
+    futures after (see the module docstring)."""
+    if "apsp" in algorithms:
+        _first_apsp(client, sr, dtype)
+    searches = [a for a in ("bfs", "sssp") if a in algorithms]
+    if searches:
+        _first_searches(client, dtype, searches)
+
+
+def _first_apsp(client, sr, dtype: np.dtype) -> None:
+    """APSP of a small dask.array (8 × 8 chunks, at least two a side) whose chunks are
+    made on the workers (on their GPUs where they have one), each off its block's
+    owner where there are two workers or more, so that the call moves them as it moves
+    a persisted input."""
+    import dask.array as da
     from distributed import wait
 
     from .closure_grid import _owner, apsp_on_dask, worker_grid
+
+    workers = sorted(worker_addresses(client, "warm"))
+    side = 8
+    nb = max(2, *worker_grid(len(workers)))
+    meta = np.empty((0, 0), dtype=dtype)
+    if all(client.run(gpu_available, workers=workers).values()):
+        try:  # the chunks' type, for a client that can name it
+            import cupy
+
+            meta = cupy.empty((0, 0), dtype=dtype)
+        except Exception:
+            pass
+    rows = []
+    for i in range(nb):
+        row = []
+        for j in range(nb):
+            at = (workers.index(_owner(workers, i, j)) + 1) % len(workers)
+            f = client.submit(
+                _chunk, i * nb + j, side, dtype.str, workers=[workers[at]], pure=False
+            )
+            row.append(da.from_delayed(f, (side, side), dtype=dtype, meta=meta))
+        rows.append(row)
+    G = client.persist(da.block(rows))
+    wait(G)
+    R = client.persist(apsp_on_dask(client, G, semiring=sr, block_size=side))
+    wait(R)
+
+
+def _first_searches(client, dtype: np.dtype, searches: list[str]) -> None:
+    """BFS and SSSP (as ``searches`` asks) from a small graph loaded on every worker,
+    the rows kept as a dask.array."""
+    import scipy.sparse as sp
+    from distributed import wait
+
     from .loaded_graph import load_graph
     from .sources import bfs_on_dask, sssp_on_dask
 
-    workers = sorted(worker_addresses(client, "warm"))
-    if "apsp" in algorithms:
-        import dask.array as da
-
-        side = 8
-        nb = max(2, *worker_grid(len(workers)))
-        meta = np.empty((0, 0), dtype=dtype)
-        if all(client.run(gpu_available, workers=workers).values()):
-            try:  # the chunks' type, for a client that can name it
-                import cupy
-
-                meta = cupy.empty((0, 0), dtype=dtype)
-            except Exception:
-                pass
-        rows = []
-        for i in range(nb):
-            row = []
-            for j in range(nb):
-                at = (workers.index(_owner(workers, i, j)) + 1) % len(workers)
-                f = client.submit(
-                    _chunk, i * nb + j, side, dtype.str, workers=[workers[at]], pure=False
-                )
-                row.append(da.from_delayed(f, (side, side), dtype=dtype, meta=meta))
-            rows.append(row)
-        G = client.persist(da.block(rows))
-        wait(G)
-        R = client.persist(apsp_on_dask(client, G, semiring=sr, block_size=side))
-        wait(R)
-        del R, G
-    searches = [a for a in ("bfs", "sssp") if a in algorithms]
-    if searches:
-        g = sp.random(64, 64, density=0.1, random_state=2, format="csr")
-        if dtype.kind == "f":
-            g = g.astype(dtype)
-        H = load_graph(client, g)
-        try:
-            sources = list(range(2 * len(workers)))
-            for name in searches:
-                run = bfs_on_dask if name == "bfs" else sssp_on_dask
-                R = client.persist(run(client, H, sources, as_dask_array=True))
-                wait(R)
-                del R
-        finally:
-            H.release()
+    g = sp.random(64, 64, density=0.1, random_state=2, format="csr")
+    if dtype.kind == "f":
+        g = g.astype(dtype)
+    H = load_graph(client, g)
+    try:
+        sources = list(range(2 * len(H.workers)))
+        for name in searches:
+            run = bfs_on_dask if name == "bfs" else sssp_on_dask
+            R = client.persist(run(client, H, sources, as_dask_array=True))
+            wait(R)
+    finally:
+        H.release()
 
 
 def _warm_worker(sr, dtype: str, preds: tuple, algorithms: tuple, block: int) -> float:
