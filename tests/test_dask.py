@@ -58,6 +58,25 @@ def test_apsp_equals_scipy(client, n, block):
     np.testing.assert_allclose(got, shortest_path(G, method="FW"))
 
 
+def test_pivot_blocks_past_the_one_step_base_close_by_r_kleene(client):
+    """Blocks of 160 and 140 rows, over the CPU's one-step base of 128: each pivot's
+    closure is the recursive plan (tasks.star); distances and paths as SciPy's."""
+    from kleene.algorithms.dense_closure import dense_method
+
+    assert dense_method(160, np.float64, np, False) == ("recursive", 128)
+    G = _graph(300, 0.02, seed=8)
+    want = shortest_path(G, method="FW")
+    np.testing.assert_allclose(kleene.apsp(G, client=client, block_size=160), want)
+    dist, pred = kleene.apsp(G, client=client, return_predecessors=True, block_size=160)
+    np.testing.assert_allclose(dist, want)
+    for i, j in [(0, 299), (150, 3), (299, 161)]:
+        path = kleene.reconstruct_path(pred, i, j)
+        if np.isfinite(dist[i, j]):
+            assert (path[0], path[-1]) == (i, j)
+            weights = sum(G[a, b] for a, b in zip(path, path[1:], strict=False))
+            assert weights == pytest.approx(dist[i, j])
+
+
 def test_apsp_undirected_float32_and_predecessors(client):
     G = _graph(90, 0.05, seed=1)
     want = shortest_path(G, method="FW", directed=False)

@@ -211,6 +211,22 @@ def resolve_method(
 BLOCKED_MAX_GPU = 8192
 
 
+def dense_method(n: int, dtype, xp, preds: bool) -> tuple[str, int]:
+    """(method, block): the dense closure "auto" runs on an n×n matrix of ``dtype`` on
+    ``xp``'s device, and its block (``block_size`` None): "recursive" down to the
+    largest block the back end closes in one step (``closure_base_block``), or on the
+    GPU, where that step is one thread block's closure, "blocked" up to
+    BLOCKED_MAX_GPU with DEFAULT_BLOCK blocks.
+
+    >>> dense_method(4096, np.float64, np, False)
+    ('recursive', 128)
+    """
+    base = closure_base_block(n, dtype, xp, preds)
+    if xp is not np and n <= BLOCKED_MAX_GPU and base <= DEFAULT_BLOCK:
+        return "blocked", DEFAULT_BLOCK
+    return "recursive", base
+
+
 def auto_method(A: Matrix, sr: Semiring, negative: bool | Callable[[], bool], preds: bool) -> str:
     """The method "auto" runs, by the cost models of ``apsp_cost.py``. ``negative``:
     whether a weight is below 0, or a callable asked only where the choice depends on
@@ -224,8 +240,7 @@ def auto_method(A: Matrix, sr: Semiring, negative: bool | Callable[[], bool], pr
     """
     n = A.nrows
     gpu = A.xp is not np
-    big_base = gpu and closure_base_block(n, A.dtype, A.xp, preds) > DEFAULT_BLOCK
-    dense = "blocked" if gpu and n <= BLOCKED_MAX_GPU and not big_base else "recursive"
+    dense = dense_method(n, A.dtype, A.xp, preds)[0]
     sign = negative if callable(negative) else (lambda: bool(negative))
 
     def sparse() -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kleene.algorithms import dense_closure
+from kleene.algorithms import apsp_dense, dense_closure
 from kleene.backends import gpu_available, is_cupy_array, to_host
 from kleene.core import Matrix
 from kleene.engine import closure, mxm_accumulate
@@ -85,9 +85,22 @@ def cycle_on_diagonal(sr, kk):
 
 @named_task
 def star(sr, kk):
-    """The pivot block's closure: (D, P) → (D*, P*)."""
+    """The pivot block's closure: (D, P) → (D*, P*), by the dense method ``kleene.apsp``
+    would close it with in one process (``dense_closure.dense_method``). A block the
+    back end closes in one step goes to ``closure``; on the GPU a larger one would
+    otherwise be closed by ``closure``'s blocked Floyd-Warshall over pieces one thread
+    block closes (b / that size serial steps of thin products), where R-Kleene's
+    products are large.
+    A Boolean block keeps ``closure``, whose bit-packed kernel closes large blocks."""
     D, P = _matrix(kk[0]), _matrix(kk[1])
-    closure(D, get_semiring(sr), out=D, pred=P)
+    semiring = get_semiring(sr)
+    method, block = dense_closure.dense_method(D.nrows, D.dtype, D.xp, P is not None)
+    if D.nrows <= block or D.dtype == np.bool_:
+        closure(D, semiring, out=D, pred=P)
+    elif method == "recursive":
+        apsp_dense.recursive(semiring, D, P, block)
+    else:
+        apsp_dense.blocked(semiring, D, P, block)
     return _out(D, P)
 
 
