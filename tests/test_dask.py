@@ -458,6 +458,10 @@ def test_warm_runs_the_tasks_on_every_worker(client):
         warm(client, algorithms=("pagerank",))
     only_bfs = warm(client, algorithms=("bfs",), block=32)
     assert sorted(only_bfs) == workers
+    held = set(client.futures)
+    assert sorted(warm(client, algorithms=("partitioned",))) == workers
+    gc.collect()
+    assert set(client.futures) <= held
 
 
 @pytest.mark.parametrize("directed", [True, False])

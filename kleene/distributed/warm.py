@@ -18,7 +18,8 @@ worker (or client), whatever the sizes, so :func:`warm` then makes one small cal
 each algorithm asked for, the way a user's call goes: APSP of a dask.array whose
 chunks are made on the workers (on their GPUs where they have one) and placed off
 their blocks' owners, so the call moves them as it moves a persisted input; BFS and
-SSSP from a graph loaded with :func:`load_graph`, the rows kept as a dask.array.
+SSSP from a graph loaded with :func:`load_graph`, the rows kept as a dask.array;
+with "partitioned", BFS, SSSP and PageRank on a small partitioned graph.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from kleene.semiring import get_semiring
 from . import tasks
 from .failures import worker_addresses
 
-ALGORITHMS = ("apsp", "bfs", "sssp")
+ALGORITHMS = ("apsp", "bfs", "sssp", "partitioned")
+DEFAULT = ("apsp", "bfs", "sssp")
 
 
 def warm(
@@ -43,7 +45,7 @@ def warm(
     semiring="min_plus",
     dtype=np.float32,
     predecessors: bool | tuple[bool, ...] = False,
-    algorithms: tuple[str, ...] = ALGORITHMS,
+    algorithms: tuple[str, ...] = DEFAULT,
     block: int = 1024,
     calls: bool = True,
 ) -> dict[str, float]:
@@ -51,10 +53,13 @@ def warm(
     in ``algorithms``, for ``semiring`` and ``dtype`` (with predecessors too where
     ``predecessors`` says so: a bool or a tuple of both), before the first timed call.
 
+    ``algorithms``: any of "apsp", "bfs", "sssp" (the default: all three) and
+    "partitioned" (``bfs_partitioned``, ``sssp_partitioned`` and
+    ``pagerank_partitioned`` on a small partitioned graph; warmed by that call alone).
     ``block``: the side of the warm-up blocks, large enough to take the products'
     large-matrix paths (a smaller block may leave a kernel for the first real call).
     ``calls``: then one small call of each algorithm through the cluster (see the
-    module docstring; False compiles only).
+    module docstring; False compiles only, and leaves "partitioned" cold).
     Returns the seconds each worker spent compiling, by worker address. Call it once
     after the cluster starts (or after workers join): compiled kernels stay in each
     worker process.
@@ -106,6 +111,8 @@ def _first_calls(client, sr, dtype: np.dtype, algorithms: tuple[str, ...]) -> No
     searches = [a for a in ("bfs", "sssp") if a in algorithms]
     if searches:
         _first_searches(client, dtype, searches)
+    if "partitioned" in algorithms:
+        _first_partitioned(client, dtype)
 
 
 def _first_apsp(client, sr, dtype: np.dtype) -> None:
@@ -164,6 +171,35 @@ def _first_searches(client, dtype: np.dtype, searches: list[str]) -> None:
             run = bfs_on_dask if name == "bfs" else sssp_on_dask
             R = client.persist(run(client, H, sources, as_dask_array=True))
             wait(R)
+    finally:
+        H.release()
+
+
+def _first_partitioned(client, dtype: np.dtype) -> None:
+    """BFS, SSSP and PageRank on a small graph with a hub partitioned over the workers
+    (their GPUs where every worker has one): the first products on row blocks, the
+    levels that cross as packed marks, and Aᵀ's blocks."""
+    import scipy.sparse as sp
+
+    from .partitioned import (
+        bfs_partitioned,
+        pagerank_partitioned,
+        partition_graph,
+        sssp_partitioned,
+    )
+
+    workers = sorted(worker_addresses(client, "warm"))
+    gpu = all(client.run(gpu_available, workers=workers).values())
+    g = sp.random(512, 512, density=0.02, random_state=3, format="lil")
+    g[0, 1:] = 1.0  # a hub: a large level, sent as marks
+    g = g.tocsr()
+    if dtype.kind == "f":
+        g = g.astype(dtype)
+    H = partition_graph(client, g, device="gpu" if gpu else "cpu")
+    try:
+        bfs_partitioned(H, 0)
+        sssp_partitioned(H, 0)
+        pagerank_partitioned(H)
     finally:
         H.release()
 
