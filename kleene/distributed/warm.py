@@ -92,6 +92,23 @@ def _weights(rng, shape, dtype) -> np.ndarray:
     return a
 
 
+def _hub_graph(dtype):
+    """A 512-vertex CSR graph with a hub (vertex 0, an edge to every vertex) beside
+    sparse rows, weights of ``dtype`` where it is a float type: searches on it take
+    their heavy-vertex and dense-frontier paths as a large graph's do."""
+    import scipy.sparse as sp
+
+    g = sp.random(512, 512, density=0.02, random_state=1, format="lil")
+    g[0, 1:] = 1.0
+    g = g.tocsr()
+    dtype = np.dtype(dtype)
+    return g.astype(dtype) if dtype.kind == "f" else g
+
+
+def _all_gpu(client, workers: list[str]) -> bool:
+    return all(client.run(gpu_available, workers=workers).values())
+
+
 def _chunk(seed: int, side: int, dtype: str):
     """A ``side``-square chunk of the warm-up graph, on this worker's GPU if it has one."""
     a = _weights(np.random.default_rng(seed), (side, side), np.dtype(dtype))
@@ -129,7 +146,7 @@ def _first_apsp(client, sr, dtype: np.dtype) -> None:
     side = 8
     nb = max(2, *worker_grid(len(workers)))
     meta = np.empty((0, 0), dtype=dtype)
-    if all(client.run(gpu_available, workers=workers).values()):
+    if _all_gpu(client, workers):
         try:  # the chunks' type, for a client that can name it
             import cupy
 
@@ -155,16 +172,12 @@ def _first_apsp(client, sr, dtype: np.dtype) -> None:
 def _first_searches(client, dtype: np.dtype, searches: list[str]) -> None:
     """BFS and SSSP (as ``searches`` asks) from a small graph loaded on every worker,
     the rows kept as a dask.array."""
-    import scipy.sparse as sp
     from distributed import wait
 
     from .loaded_graph import load_graph
     from .sources import bfs_on_dask, sssp_on_dask
 
-    g = sp.random(64, 64, density=0.1, random_state=2, format="csr")
-    if dtype.kind == "f":
-        g = g.astype(dtype)
-    H = load_graph(client, g)
+    H = load_graph(client, _hub_graph(dtype))
     try:
         sources = list(range(2 * len(H.workers)))
         for name in searches:
@@ -179,8 +192,6 @@ def _first_partitioned(client, dtype: np.dtype) -> None:
     """BFS, SSSP and PageRank on a small graph with a hub partitioned over the workers
     (their GPUs where every worker has one): the first products on row blocks, the
     levels that cross as packed marks, and Aᵀ's blocks."""
-    import scipy.sparse as sp
-
     from .partitioned import (
         bfs_partitioned,
         pagerank_partitioned,
@@ -189,13 +200,8 @@ def _first_partitioned(client, dtype: np.dtype) -> None:
     )
 
     workers = sorted(worker_addresses(client, "warm"))
-    gpu = all(client.run(gpu_available, workers=workers).values())
-    g = sp.random(512, 512, density=0.02, random_state=3, format="lil")
-    g[0, 1:] = 1.0  # a hub: a large level, sent as marks
-    g = g.tocsr()
-    if dtype.kind == "f":
-        g = g.astype(dtype)
-    H = partition_graph(client, g, device="gpu" if gpu else "cpu")
+    device = "gpu" if _all_gpu(client, workers) else "cpu"
+    H = partition_graph(client, _hub_graph(dtype), device=device)
     try:
         bfs_partitioned(H, 0)
         sssp_partitioned(H, 0)
@@ -207,8 +213,6 @@ def _first_partitioned(client, dtype: np.dtype) -> None:
 def _warm_worker(sr, dtype: str, preds: tuple, algorithms: tuple, block: int) -> float:
     """The warm-up on one worker: the closure's tasks on a ``block``-sided graph of
     ``dtype``, then BFS and SSSP on a small loaded graph with a hub; its seconds."""
-    import scipy.sparse as sp
-
     t0 = time.perf_counter()
     rng = np.random.default_rng(0)
     if "apsp" in algorithms:
@@ -222,14 +226,7 @@ def _warm_worker(sr, dtype: str, preds: tuple, algorithms: tuple, block: int) ->
                 "warm: trailing block", sr, off, col, tasks.row("warm: row", sr, kk, off)
             )
     if {"bfs", "sssp"} & set(algorithms):
-        # a hub (vertex 0, an edge to every vertex) beside sparse rows: the searches
-        # take their heavy-vertex and dense-frontier paths as a large graph's do
-        g = sp.random(512, 512, density=0.02, random_state=1, format="lil")
-        g[0, 1:] = 1.0
-        g = g.tocsr()
-        if np.dtype(dtype).kind == "f":  # the run's weights, where they are floats
-            g = g.astype(np.dtype(dtype))
-        graph = tasks.load_graph("warm: load a graph", g)
+        graph = tasks.load_graph("warm: load a graph", _hub_graph(dtype))
         for name in ("bfs", "sssp"):
             if name in algorithms:
                 tasks.sources(f"warm: {name}", name, graph, [0, 1], {})
