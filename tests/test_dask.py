@@ -458,6 +458,7 @@ def test_warm_runs_the_tasks_on_every_worker(client):
         warm(client, algorithms=("pagerank",))
     only_bfs = warm(client, algorithms=("bfs",), block=32)
     assert sorted(only_bfs) == workers
+    assert sorted(warm(client, dtype=np.int64, block=32)) == workers  # (no inf in ints)
     held = set(client.futures)
     assert sorted(warm(client, algorithms=("partitioned",))) == workers
     gc.collect()

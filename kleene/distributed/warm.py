@@ -86,7 +86,10 @@ def warm(
 
 
 def _weights(rng, shape, dtype) -> np.ndarray:
-    """Weights in [1, 10) of ``dtype``, about half of them no edge (inf)."""
+    """Weights in [1, 10) of ``dtype``, about half of them no edge (inf; an integer
+    type has no inf, so every entry is an edge there)."""
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(1, 10, shape).astype(dtype)
     a = rng.uniform(1, 10, shape).astype(dtype)
     a[rng.random(shape) < 0.5] = np.inf
     return a
