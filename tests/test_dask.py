@@ -402,6 +402,32 @@ def test_a_persisted_input_held_off_its_owners_is_moved_to_them(monkeypatch):
         assert device_ipc._EXPORTS == {}
 
 
+def test_each_worker_runs_its_updates_in_the_planned_order(client):
+    """Every worker computes its block updates in grid_order's schedule (each task
+    takes the one before it on its worker as an input): the task stream's start
+    times, per worker, give back the planned sequence."""
+    from kleene.distributed import grid_order
+    from kleene.distributed.closure_grid import _op_name, _owner
+
+    G = _graph(150, 0.05, seed=5)
+    with distributed.get_task_stream(client) as ts:
+        got = kleene.apsp(G, client=client, block_size=30)
+    np.testing.assert_allclose(got, shortest_path(G, method="FW"))
+    workers = sorted(client.scheduler_info()["workers"])
+    ops, _ = grid_order.closure_ops([30] * 5, lambda i, j: _owner(workers, i, j), ipc=False)
+    order = grid_order.schedule(ops, grid_order.LATENCY_COMM)
+    for w in workers:
+        planned = [_op_name(ops[x]) for x in order if ops[x].worker == w and ops[x].kind != "input"]
+        ran = sorted(
+            (t["startstops"][0]["start"], str(t["key"]).split("-")[2:-1])
+            for t in ts.data
+            if t["worker"] == w
+            and str(t["key"]).startswith("kleene-apsp-")
+            and str(t["key"]).split("-")[2] in ("star", "row", "col", "rest")
+        )
+        assert ["-".join(name) for _, name in ran] == planned, w
+
+
 def test_a_closed_client_is_named_not_a_key_error():
     cluster = distributed.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"

@@ -11,10 +11,12 @@ blocks smaller when b does not divide n), block (i, j) owned by the worker at
    block row i, D_kj along block column j).
 
 Every task is submitted at once with its input futures as arguments, and Dask frees
-each block version once its readers have run. Priorities give a look-ahead of one
-round: the trailing updates that feed round k + 1's pivot row and column run first,
-and round k + 1's pivot tasks run before round k's remaining trailing updates, so
-the blocks the next round ships between workers travel while those updates run.
+each block version once its readers have run. Each worker runs its tasks in an order
+decided before submission (:mod:`grid_order`: a list schedule that puts the critical
+path first, so the next rounds' pivot work runs while the current round's trailing
+updates fill the wait), fixed by giving each task the one before it on its worker as
+an extra input: a GPU worker's host runs far ahead of its GPU, so the order its host
+queues the products in is the GPU's schedule.
 
 ``G`` may be a ``dask.array.Array``: then each b × b chunk is computed on the worker
 that owns its block (``client.compute(..., workers=[owner])``), turned into the
@@ -46,7 +48,7 @@ from kleene.errors import DimensionMismatch, DomainMismatch, InvalidValue
 from kleene.progress import progress_for
 from kleene.semiring import get_semiring
 
-from . import device_ipc, tasks
+from . import device_ipc, grid_order, tasks
 from .failures import check_client, gather, settle, worker_addresses
 
 _MIN_BLOCK, _MAX_BLOCK = 64, 8192
@@ -205,10 +207,10 @@ def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]):
     nb = len(G.chunks[0])
     token = uuid.uuid4().hex[:12]
     held = _holders(client, G) if device_ipc.enabled(client, workers) else {}
-    # above every round's tasks (_rounds: at most 3 nb + 1): a worker makes all its
-    # initial blocks before it queues round work, so their input checks, which read
-    # back from the device, wait for their own kernels only
-    first = 3 * nb + 3
+    # above the rounds' tasks (priority 0): a worker makes all its initial blocks
+    # before it queues round work, so their input checks, which read back from the
+    # device, wait for their own kernels only
+    first = 1
     grid, drops = {}, []
     for i in range(nb):
         for j in range(nb):
@@ -349,149 +351,107 @@ def _scatter(client, D: Matrix, P: Matrix | None, b: int, workers: list[str]) ->
     return grid
 
 
+_UPDATES = {"star": tasks.star, "row": tasks.row, "column": tasks.column, "rest": tasks.trailing}
+
+
+def _op_name(op: grid_order.Op) -> str:
+    """The key stem of a block update: star-k, row-k-j, col-k-i, rest-k-i-j."""
+    (i, j), k = op.block, op.k
+    return {"star": f"star-{k}", "row": f"row-{k}-{j}", "column": f"col-{k}-{i}"}.get(
+        op.kind, f"rest-{k}-{i}-{j}"
+    )
+
+
+def _op_label(op: grid_order.Op) -> str:
+    (i, j), k = op.block, op.k
+    what = {"star": "closure of block", "row": "row block", "column": "column block"}
+    return f"apsp round {k}: {what.get(op.kind, 'block')} ({i}, {j})"
+
+
 def _rounds(
     client, grid: dict, sr, workers: list[str], bar, n: int, b: int, drops: list | None = None
 ) -> dict:
-    """Submit every round's tasks; step ``bar`` as each round's pivot closure finishes.
-    ``drops``: those of blocks shared before (the input's), waited for with the rest."""
+    """Submit every round's tasks, each worker's in the order :mod:`grid_order`
+    schedules them (each task takes the one before it on its worker as an extra input);
+    step ``bar`` as each round's pivot closure finishes. ``drops``: those of blocks
+    shared before (the input's), waited for with the rest."""
     nb = len({i for i, _ in grid})
     token = uuid.uuid4().hex[:12]  # fresh keys: never a stale result of an earlier run
     ipc = device_ipc.enabled(client, workers)
-    own = {(i, j): _owner(workers, i, j) for i in range(nb) for j in range(nb)}
+    sizes = [min(b, n - k * b) for k in range(nb)]
+    ops, last = grid_order.closure_ops(sizes, lambda i, j: _owner(workers, i, j), ipc)
+    order = grid_order.schedule(ops, grid_order.LATENCY_IPC if ipc else grid_order.LATENCY_COMM)
     drops = list(drops or [])
+    readers: dict[int, int] = {}  # op -> the ops that take its result, left to queue
+    for op in ops:
+        for a in op.args:
+            readers[a] = readers.get(a, 0) + 1
+    fetches = {x: readers.get(x, 0) for x, op in enumerate(ops) if op.kind == "export"}
+    marks: dict[int, list] = {}
+    final = set(last.values())
+    made: dict[int, object] = {}
+    tail: dict[str, object] = {}  # each worker's last task: the next one's extra input
+    pivots: list = [None] * nb
+    pin = {"allow_other_workers": False, "pure": False}
 
-    def submit(fn, key: str, label: str, at: tuple[int, int], priority: int, *args):
-        return client.submit(
-            fn,
-            label,
-            sr,
-            *args,
-            key=f"kleene-apsp-{key}-{token}",
-            workers=[own[at]],
-            allow_other_workers=False,
-            priority=priority,
-            pure=False,
+    for x in order:
+        op = ops[x]
+        if op.kind == "input":
+            made[x] = grid[op.block]
+            continue
+        args = [made[a] for a in op.args]
+        if op.kind in _UPDATES:
+            key = f"kleene-apsp-{_op_name(op)}-{token}"
+            call = (_UPDATES[op.kind], _op_label(op), sr, *args)
+        else:  # the copy of a block between workers (export, then fetch by a reader)
+            made_by = ops[op.args[0]] if op.kind == "export" else ops[ops[op.args[0]].args[0]]
+            tag = f"kleene-apsp-{_op_name(made_by)}-{token}"
+            if op.kind == "export":
+                key = f"{tag}-export"
+                call = (device_ipc.export, f"apsp: export of {_op_name(made_by)}", args[0], tag)
+            else:
+                key = f"{tag}-fetch-{op.worker}"
+                call = (device_ipc.fetch, f"apsp: fetch of {_op_name(made_by)} to {op.worker}")
+                call += (args[0],)
+        future = client.submit(
+            tasks.in_order,
+            call[0],
+            tail.get(op.worker),
+            *call[1:],
+            key=key,
+            workers=[op.worker],
+            **pin,
         )
-
-    def shared(x, at: tuple[int, int], readers: set[str], priority: int, name: str) -> dict:
-        """Block ``x`` as each reader worker will take it: x itself (Dask moves it), or
-        with IPC a copy fetched from its owner's GPU by the reader."""
-        seen = {w: x for w in readers}
-        others = sorted(readers - {own[at]})
-        if not (ipc and others):
-            return seen
-        o = own[at]
-        key = f"kleene-apsp-{name}-{token}"
-        info = client.submit(
-            device_ipc.export,
-            f"apsp: export of {name}",
-            x,
-            key,
-            key=f"{key}-export",
-            workers=[o],
-            allow_other_workers=False,
-            priority=priority,
-            pure=False,
-        )
-        marks = []
-        for w in others:
-            seen[w] = client.submit(
-                device_ipc.fetch,
-                f"apsp: fetch of {name} to {w}",
-                info,
-                key=f"{key}-fetch-{w}",
-                workers=[w],
-                allow_other_workers=False,
-                priority=priority,
-                pure=False,
+        made[x] = tail[op.worker] = future
+        if op.kind == "star":
+            pivots[op.k] = future
+        if op.kind == "fetch":  # the reader's mark after its copy: the buffer's drop waits
+            ex = op.args[0]
+            tail[op.worker] = mark = client.submit(
+                device_ipc.fetched, future, workers=[op.worker], **pin
             )
-            marks.append(
-                client.submit(
-                    device_ipc.fetched,
-                    seen[w],
-                    workers=[w],
-                    allow_other_workers=False,
-                    priority=priority,
-                    pure=False,
+            marks.setdefault(ex, []).append(mark)
+            if len(marks[ex]) == fetches[ex]:
+                drops.append(
+                    client.submit(
+                        device_ipc.drop,
+                        tag,
+                        *marks.pop(ex),
+                        key=f"{tag}-drop",
+                        workers=[ops[ex].worker],
+                        pure=False,
+                    )
                 )
-            )
-        drops.append(
-            client.submit(
-                device_ipc.drop,
-                key,
-                *marks,
-                key=f"{key}-drop",
-                workers=[o],
-                priority=priority,
-                pure=False,
-            )
-        )
-        return seen  # (a task whose future the client drops may never run: keep the drops)
-
-    pivots = []
+        for a in op.args:  # the client lets go of a result once its readers are queued
+            readers[a] -= 1
+            if readers[a] == 0 and a not in final:
+                made.pop(a, None)
+    grid = {blk: made[x] for blk, x in last.items()}
+    made.clear()
+    tail.clear()
     for k in range(nb):
-        # Look-ahead of one round (higher runs first among ready tasks on a worker):
-        # round k's pivot tasks 3(nb-k)+1 outrank round k-1's other trailing updates
-        # 3(nb-k)+0, and are outranked by the ones feeding them, 3(nb-k)+2.
-        pivot, feeds, rest = 3 * (nb - k) + 1, 3 * (nb - k - 1) + 2, 3 * (nb - k - 1)
-        others = [m for m in range(nb) if m != k]
-        kk = grid[k, k] = submit(
-            tasks.star,
-            f"star-{k}",
-            f"apsp round {k}: closure of block ({k}, {k})",
-            (k, k),
-            pivot,
-            grid[k, k],
-        )
-        pivots.append(kk)
-        readers = {own[k, m] for m in others} | {own[m, k] for m in others}
-        kk_at = shared(kk, (k, k), readers, pivot, f"pivot-{k}")
-        for j in others:
-            grid[k, j] = submit(
-                tasks.row,
-                f"row-{k}-{j}",
-                f"apsp round {k}: row block ({k}, {j})",
-                (k, j),
-                pivot,
-                kk_at[own[k, j]],
-                grid[k, j],
-            )
-        for i in others:
-            grid[i, k] = submit(
-                tasks.column,
-                f"col-{k}-{i}",
-                f"apsp round {k}: column block ({i}, {k})",
-                (i, k),
-                pivot,
-                grid[i, k],
-                kk_at[own[i, k]],
-            )
-        col = {
-            i: shared(grid[i, k], (i, k), {own[i, j] for j in others}, pivot, f"col-{k}-{i}")
-            for i in others
-        }
-        row = {
-            j: shared(grid[k, j], (k, j), {own[i, j] for i in others}, pivot, f"row-{k}-{j}")
-            for j in others
-        }
-        for i in others:
-            for j in others:
-                first = feeds if k + 1 in (i, j) else rest
-                at = own[i, j]
-                grid[i, j] = submit(
-                    tasks.trailing,
-                    f"rest-{k}-{i}-{j}",
-                    f"apsp round {k}: block ({i}, {j})",
-                    (i, j),
-                    first,
-                    grid[i, j],
-                    col[i][at],
-                    row[j][at],
-                )
-        del col, row, kk_at
-    for k, kk in enumerate(pivots):
-        settle([kk], f"apsp on dask (round {k})", watch=(client, workers))
-        bar.step(_round_work(n, min(b, n - k * b)))
+        settle([pivots[k]], f"apsp on dask (round {k})", watch=(client, workers))
+        bar.step(_round_work(n, sizes[k]))
         pivots[k] = None  # let Dask free the pivot block's old version
     settle(drops, "apsp on dask (freeing the shared blocks)", watch=(client, workers))
     if ipc:

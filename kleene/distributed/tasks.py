@@ -130,6 +130,13 @@ def trailing(sr, ij, ik, kj):
     return _out(C, PC)
 
 
+def in_order(fn, _after, *args):
+    """``fn(*args)``, run by the worker only after ``_after`` (the task before it on
+    this worker in :mod:`kleene.distributed.grid_order`'s schedule, or None): the
+    extra input fixes the order in which the worker queues its work."""
+    return fn(*args)
+
+
 @named_task
 def host(block):
     """A block as NumPy arrays, for the client to gather."""
