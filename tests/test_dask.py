@@ -432,6 +432,23 @@ def test_each_worker_runs_its_updates_in_the_planned_order(client):
         assert ["-".join(name) for _, name in ran] == planned, w
 
 
+def test_a_persisted_input_is_taken_by_its_keys(client):
+    """A persisted dask.array's chunks go to the closure as they are: no task of the
+    array's graph (a block's selection) runs inside the call, and the answer is
+    SciPy's."""
+    da = pytest.importorskip("dask.array")
+    W = _graph(90, 0.05, seed=23).toarray()
+    W[W == 0] = np.inf
+    np.fill_diagonal(W, 0)
+    G = client.persist(da.from_array(W, chunks=30))
+    distributed.wait(G)
+    with distributed.get_task_stream(client) as ts:
+        got = kleene.apsp(G, client=client, block_size=30).compute()
+    np.testing.assert_allclose(got, shortest_path(W, method="FW"))
+    ran = {str(t["key"]) for t in ts.data}
+    assert not any("blocks" in k or G.name in k for k in ran), sorted(ran)[:5]
+
+
 def test_a_closed_client_is_named_not_a_key_error():
     cluster = distributed.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"

@@ -199,14 +199,16 @@ def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]):
     """Each b × b chunk of G computed on its block's owner and turned there into the
     block's initial value: ({(i, j): future of (d, p)}, the drops of chunks moved).
 
-    A chunk already in a worker's memory (a persisted G chunked b × b) that is not its
-    owner's goes to the owner GPU to GPU by CUDA IPC where the workers allow it
-    (:mod:`device_ipc`), not through Dask's comm, whose device → host → socket →
-    host → device copy would take longer than the closure's own work on that block."""
+    A chunk already in a worker's memory (a persisted G chunked b × b) is taken by its
+    key, with no task of G's graph run for it. One that is not its owner's goes to the
+    owner GPU to GPU by CUDA IPC where the workers allow it (:mod:`device_ipc`), not
+    through Dask's comm, whose device → host → socket → host → device copy would take
+    longer than the closure's own work on that block."""
     G = G.rechunk((b, b))
     nb = len(G.chunks[0])
     token = uuid.uuid4().hex[:12]
-    held = _holders(client, G) if device_ipc.enabled(client, workers) else {}
+    ipc = device_ipc.enabled(client, workers)
+    held = _holders(client, G)
     # above the rounds' tasks (priority 0): a worker makes all its initial blocks
     # before it queues round work, so their input checks, which read back from the
     # device, wait for their own kernels only
@@ -216,10 +218,12 @@ def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]):
         for j in range(nb):
             at = [_owner(workers, i, j)]
             where = held.get((i, j), ())
-            if where and at[0] not in where:
+            if where and at[0] not in where and ipc:
                 tag = f"kleene-apsp-input-{i}-{j}-{token}"
                 chunk, drop = _moved(client, held["futures"][i, j], where[0], at[0], tag, first)
                 drops.append(drop)
+            elif where:  # in memory already: the chunk's own key (Dask moves it if need be)
+                chunk = held["futures"][i, j]
             else:
                 chunk = client.compute(
                     G.blocks[i, j], workers=at, allow_other_workers=False, priority=first

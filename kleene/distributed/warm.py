@@ -139,7 +139,10 @@ def _first_apsp(client, sr, dtype: np.dtype) -> None:
     """APSP of a small dask.array (8 × 8 chunks, at least two a side) whose chunks are
     made on the workers (on their GPUs where they have one), each off its block's
     owner where there are two workers or more, so that the call moves them as it moves
-    a persisted input."""
+    a persisted input; then of one not persisted, whose chunks the call computes on
+    their owners (a worker's first task on a dask.array's block waits for Dask's
+    first dispatch there)."""
+    import dask
     import dask.array as da
     from distributed import wait
 
@@ -156,20 +159,31 @@ def _first_apsp(client, sr, dtype: np.dtype) -> None:
             meta = cupy.empty((0, 0), dtype=dtype)
         except Exception:
             pass
-    rows = []
-    for i in range(nb):
-        row = []
-        for j in range(nb):
-            at = (workers.index(_owner(workers, i, j)) + 1) % len(workers)
-            f = client.submit(
-                _chunk, i * nb + j, side, dtype.str, workers=[workers[at]], pure=False
-            )
-            row.append(da.from_delayed(f, (side, side), dtype=dtype, meta=meta))
-        rows.append(row)
-    G = client.persist(da.block(rows))
-    wait(G)
-    R = client.persist(apsp_on_dask(client, G, semiring=sr, block_size=side))
-    wait(R)
+
+    def graph(persisted: bool):
+        rows = []
+        for i in range(nb):
+            row = []
+            for j in range(nb):
+                if persisted:
+                    at = (workers.index(_owner(workers, i, j)) + 1) % len(workers)
+                    f = client.submit(
+                        _chunk, i * nb + j, side, dtype.str, workers=[workers[at]], pure=False
+                    )
+                else:
+                    f = dask.delayed(_chunk, pure=True)(i * nb + j, side, dtype.str)
+                row.append(da.from_delayed(f, (side, side), dtype=dtype, meta=meta))
+            rows.append(row)
+        return da.block(rows)
+
+    for persisted in (True, False):
+        G = graph(persisted)
+        if persisted:
+            G = client.persist(G)
+            wait(G)
+        R = client.persist(apsp_on_dask(client, G, semiring=sr, block_size=side))
+        wait(R)
+        del G, R
 
 
 def _first_searches(client, dtype: np.dtype, searches: list[str]) -> None:
