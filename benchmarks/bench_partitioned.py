@@ -131,6 +131,12 @@ def main(argv=None) -> None:
     ap.add_argument("--algorithms", nargs="+", choices=ALGORITHMS, default=list(ALGORITHMS))
     ap.add_argument("--cpu", action="store_true", help="CPU workers: a harness check")
     ap.add_argument("--no-warm", action="store_true", help="no kleene.distributed.warm")
+    ap.add_argument(
+        "--undirected",
+        action="store_true",
+        help="partition_graph(..., directed=False): the graph is symmetric, so PageRank "
+        "takes Aᵀ's rows from the workers' own",
+    )
     ap.add_argument("--out", default="benchmarks/results/partitioned.json")
     args = ap.parse_args(argv)
     from kleene.distributed import (
@@ -145,7 +151,12 @@ def main(argv=None) -> None:
     device = "cpu" if args.cpu else "gpu"
     done = lambda: sync(args.cpu)  # noqa: E731
     rows: list[dict] = []
-    meta: dict = {"scale": args.scale, "repeats": args.repeats, "warm": not args.no_warm}
+    meta: dict = {
+        "scale": args.scale,
+        "repeats": args.repeats,
+        "warm": not args.no_warm,
+        "partition_graph directed": not args.undirected,
+    }
 
     def save():
         write_results(args.out, "A graph across GPU workers: row blocks", rows, meta)
@@ -189,7 +200,7 @@ def main(argv=None) -> None:
                 warm(client, dtype=csr.dtype, algorithms=("partitioned",))
                 config["warm s (untimed)"] = time.perf_counter() - t0
             t0 = time.perf_counter()
-            H = partition_graph(client, csr, device=device)
+            H = partition_graph(client, csr, device=device, directed=not args.undirected)
             config["partition s (untimed)"] = time.perf_counter() - t0
             config["entries per worker"] = [
                 int(csr.indptr[H.bounds[k + 1]] - csr.indptr[H.bounds[k]]) for k in range(gpus)

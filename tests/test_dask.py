@@ -538,6 +538,28 @@ def test_partitioned_graph_answers_as_in_process(client, directed):
     H.release()
 
 
+def test_undirected_pagerank_takes_its_rows_from_the_workers(client):
+    """With directed=False the partitioned A is symmetric, so Aᵀ's row blocks are the
+    workers' own (the weights) or their pattern (made there): nothing is transposed
+    on the client or sent again, and PageRank equals the in-process one."""
+    from kleene.distributed import pagerank_partitioned, partition_graph
+
+    class NoTranspose:  # the client's copy of A, made unusable for a transpose
+        @property
+        def T(self):
+            raise AssertionError("Aᵀ was built on the client")
+
+    G = _graph(300, 0.02, seed=29)
+    H = partition_graph(client, G, directed=False)
+    H._A = NoTranspose()
+    same = kleene.ops.symmetrize(kleene.Matrix.from_scipy(G))
+    for weight in (True, False):
+        got = pagerank_partitioned(H, weight=weight, tol=1e-10)
+        assert np.abs(got - kleene.pagerank(same, weight=weight, tol=1e-10)).sum() < 1e-9
+    assert H.in_blocks(True) is H.out_blocks
+    H.release()
+
+
 def test_partitioned_graph_of_float32_weights_adds_in_float64(client):
     from kleene.distributed import partition_graph, sssp_partitioned
 

@@ -98,15 +98,39 @@ class PartitionedGraph:
             ) from e
 
     def in_blocks(self, weighted: bool) -> list:
-        """Aᵀ's row ranges on the workers (values: the weights, or ones), made once."""
+        """Aᵀ's row ranges on the workers (values: the weights, or ones), made once: for a
+        graph partitioned with ``directed=False`` from the rows the workers hold,
+        else by a transpose on the client, sent."""
         if self._A is None:
             raise InvalidObject("pagerank: this PartitionedGraph was released; partition again")
+        if not self.directed and weighted:  # A is symmetric (both ways): Aᵀ's rows are A's
+            return self.out_blocks
         if weighted not in self._in_blocks:
-            T = self._A.T.tocsr()
-            if not weighted:
-                T.data = np.ones_like(T.data, dtype=np.float64)
-            self._in_blocks[weighted] = self._scatter(T.astype(np.float64), "pagerank")
+            if not self.directed:  # the pattern of the rows each worker holds
+                self._in_blocks[weighted] = self._on_workers(row_tasks.unit_values, "pagerank")
+            else:  # (the client's transpose, sent as the rows are)
+                T = self._A.T.tocsr()
+                if not weighted:
+                    T.data = np.ones_like(T.data, dtype=np.float64)
+                self._in_blocks[weighted] = self._scatter(T.astype(np.float64), "pagerank")
         return self._in_blocks[weighted]
+
+    def _on_workers(self, fn, what: str) -> list:
+        """``fn(label, block)`` on each worker's own row block, kept there."""
+        require_workers(self.client, self.workers, what)
+        out = [
+            self.client.submit(
+                fn,
+                f"{what}: rows {int(self.bounds[k])}..{int(self.bounds[k + 1]) - 1}",
+                block,
+                workers=[w],
+                allow_other_workers=False,
+                pure=False,
+            )
+            for k, (w, block) in enumerate(zip(self.workers, self.out_blocks, strict=True))
+        ]
+        settle(out, what, watch=(self.client, self.workers))
+        return out
 
     def rows_per_worker(self) -> dict[str, int]:
         return {w: int(self.bounds[k + 1] - self.bounds[k]) for k, w in enumerate(self.workers)}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.core import Matrix, Vector
-from kleene.ops import mxv, vxm
+from kleene.ops import apply, mxv, vxm
 
 from .failures import named_task
 
@@ -86,4 +86,11 @@ def pull(block: Matrix, y):
     return _host(mxv(block, v, "plus_times").to_dense(missing=0.0))
 
 
-__all__ = ["packed", "pull", "reach", "relax", "to_block", "unpacked"]
+@named_task
+def unit_values(block: Matrix) -> Matrix:
+    """``block``'s pattern with every stored value 1.0: PageRank's unweighted rows of
+    Aᵀ, from A's own rows where A is symmetric."""
+    return apply(block, "second", right=1.0)
+
+
+__all__ = ["packed", "pull", "reach", "relax", "to_block", "unit_values", "unpacked"]
