@@ -402,23 +402,33 @@ def test_a_persisted_input_held_off_its_owners_is_moved_to_them(monkeypatch):
         assert device_ipc._EXPORTS == {}
 
 
-def test_each_worker_runs_its_updates_in_the_planned_order(client):
-    """Every worker computes its block updates in grid_order's schedule (each task
-    takes the one before it on its worker as an input): the task stream's compute
-    start times, per worker, give back the planned sequence (a transfer of a task's
-    input may start while the task before it computes)."""
-    from kleene.distributed import grid_order
+def test_each_worker_runs_its_updates_in_the_planned_order(monkeypatch):
+    """Where blocks travel by CUDA IPC, every worker computes its block updates in
+    grid_order's schedule (each task takes the one before it on its worker as an
+    input): the task stream's compute start times, per worker, give back the planned
+    sequence. (IPC forced on workers in this process: their exports and fetches of
+    host blocks are copies.)"""
+    from kleene.distributed import device_ipc, grid_order
     from kleene.distributed.closure_grid import _op_name, _owner
 
+    monkeypatch.setattr(device_ipc, "enabled", lambda client, workers: True)
     G = _graph(150, 0.05, seed=5)
-    with distributed.get_task_stream(client) as ts:
-        got = kleene.apsp(G, client=client, block_size=30)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=2, processes=False, dashboard_address=":0"
+    )
+    with cluster, distributed.Client(cluster) as c:
+        with distributed.get_task_stream(c) as ts:
+            got = kleene.apsp(G, client=c, block_size=30)
+        workers = sorted(c.scheduler_info()["workers"])
     np.testing.assert_allclose(got, shortest_path(G, method="FW"))
-    workers = sorted(client.scheduler_info()["workers"])
-    ops, _ = grid_order.closure_ops([30] * 5, lambda i, j: _owner(workers, i, j), ipc=False)
-    order = grid_order.schedule(ops, grid_order.LATENCY_COMM)
+    ops, _ = grid_order.closure_ops([30] * 5, lambda i, j: _owner(workers, i, j), ipc=True)
+    order = grid_order.schedule(ops, grid_order.LATENCY_IPC)
     for w in workers:
-        planned = [_op_name(ops[x]) for x in order if ops[x].worker == w and ops[x].kind != "input"]
+        planned = [
+            _op_name(ops[x])
+            for x in order
+            if ops[x].worker == w and ops[x].kind in ("star", "row", "column", "rest")
+        ]
         ran = sorted(
             (
                 min(s["start"] for s in t["startstops"] if s["action"] == "compute"),
@@ -428,6 +438,8 @@ def test_each_worker_runs_its_updates_in_the_planned_order(client):
             if t["worker"] == w
             and str(t["key"]).startswith("kleene-apsp-")
             and str(t["key"]).split("-")[2] in ("star", "row", "col", "rest")
+            and not str(t["key"]).endswith(("-export", "-drop"))
+            and "-fetch-" not in str(t["key"])
         )
         assert ["-".join(name) for _, name in ran] == planned, w
 
@@ -447,6 +459,48 @@ def test_a_persisted_input_is_taken_by_its_keys(client):
     np.testing.assert_allclose(got, shortest_path(W, method="FW"))
     ran = {str(t["key"]) for t in ts.data}
     assert not any("blocks" in k or G.name in k for k in ran), sorted(ran)[:5]
+
+
+def test_initial_blocks_are_freed_as_the_rounds_take_them(client, monkeypatch):
+    """No first value of a block is still in the workers' memory once every round has
+    run (checked at the final wait for the shared blocks' drops)."""
+    da = pytest.importorskip("dask.array")
+    from kleene.distributed import closure_grid
+
+    seen = []
+    settle = closure_grid.settle
+
+    def spy(futures, what, **kw):
+        out = settle(futures, what, **kw)
+        if "freeing" in what:
+            held = client.who_has().items()  # (released keys are listed with no worker)
+            seen.append([k for k, where in held if where and "kleene-apsp-init-" in str(k)])
+        return out
+
+    monkeypatch.setattr(closure_grid, "settle", spy)
+    W = _graph(120, 0.05, seed=31).toarray()
+    W[W == 0] = np.inf
+    np.fill_diagonal(W, 0)
+    got = kleene.apsp(da.from_array(W, chunks=30), client=client, block_size=30).compute()
+    np.testing.assert_allclose(got, shortest_path(W, method="FW"))
+    assert seen == [[]]
+
+
+def test_an_input_whose_persisted_copy_is_released_is_recomputed(client):
+    """A dask.array whose keys another collection persisted and then let go of is
+    computed from its graph, not taken by key (the key may be gone by then)."""
+    da = pytest.importorskip("dask.array")
+    W = _graph(80, 0.05, seed=37).toarray()
+    W[W == 0] = np.inf
+    np.fill_diagonal(W, 0)
+    want = shortest_path(W, method="FW")
+    for r in range(5):
+        X = da.from_array(W, chunks=20, name=f"kleene-test-released-{r}")
+        P = client.persist(X)
+        distributed.wait(P)
+        del P  # the keys are being released as the call starts
+        got = kleene.apsp(X, client=client, block_size=20).compute()
+        np.testing.assert_allclose(got, want)
 
 
 def test_a_closed_client_is_named_not_a_key_error():

@@ -14,9 +14,10 @@ Every task is submitted at once with its input futures as arguments, and Dask fr
 each block version once its readers have run. Each worker runs its tasks in an order
 decided before submission (:mod:`grid_order`: a list schedule that puts the critical
 path first, so the next rounds' pivot work runs while the current round's trailing
-updates fill the wait), fixed by giving each task the one before it on its worker as
-an extra input: a GPU worker's host runs far ahead of its GPU, so the order its host
-queues the products in is the GPU's schedule.
+updates fill the wait). Where blocks travel by CUDA IPC (GPU workers of one host) the
+order is fixed by giving each task the one before it on its worker as an extra input:
+a GPU worker's host runs far ahead of its GPU, so the order its host queues the
+products in is the GPU's schedule. Elsewhere it is given to Dask as priorities.
 
 ``G`` may be a ``dask.array.Array``: then each b × b chunk is computed on the worker
 that owns its block (``client.compute(..., workers=[owner])``), turned into the
@@ -209,9 +210,9 @@ def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]):
     token = uuid.uuid4().hex[:12]
     ipc = device_ipc.enabled(client, workers)
     held = _holders(client, G)
-    # above the rounds' tasks (priority 0): a worker makes all its initial blocks
-    # before it queues round work, so their input checks, which read back from the
-    # device, wait for their own kernels only
+    # above the rounds' tasks (priorities 0 and below): a worker makes all its initial
+    # blocks before it queues round work, so their input checks, which read back from
+    # the device, wait for their own kernels only
     first = 1
     grid, drops = {}, []
     for i in range(nb):
@@ -246,21 +247,27 @@ def _blocks_from_dask(client, G, sr, preds: bool, b: int, workers: list[str]):
 
 
 def _holders(client, G) -> dict:
-    """{(i, j): the workers holding chunk (i, j) of G} for the chunks already in the
-    cluster's memory (a persisted G), and "futures": a future of each of those."""
-    from distributed import Future
+    """{(i, j): the workers holding chunk (i, j) of G} for the chunks G itself holds
+    as finished futures of ``client`` (a persisted G: those futures keep the chunks in
+    memory while the call runs), and "futures": those futures. A chunk held only by
+    key (another client's, or one being released) is not counted: it may be gone
+    before a task takes it."""
+    from distributed import futures_of
 
+    own = {f.key: f for f in futures_of(G) if f.client is client and f.status == "finished"}
+    if not own:
+        return {}
     try:
-        who = client.who_has()  # (every key in memory: no future made for a missing one)
+        who = client.who_has(list(own.values()))
     except Exception:  # (a scheduler that cannot say: Dask moves the chunks itself)
         return {}
     out: dict = {"futures": {}}
     for i, row in enumerate(G.__dask_keys__()):
         for j, key in enumerate(row):
             where = who.get(key)
-            if where:
+            if where and key in own:
                 out[i, j] = tuple(where)
-                out["futures"][i, j] = Future(key, client=client)
+                out["futures"][i, j] = own[key]
     return out
 
 
@@ -375,10 +382,12 @@ def _op_label(op: grid_order.Op) -> str:
 def _rounds(
     client, grid: dict, sr, workers: list[str], bar, n: int, b: int, drops: list | None = None
 ) -> dict:
-    """Submit every round's tasks, each worker's in the order :mod:`grid_order`
-    schedules them (each task takes the one before it on its worker as an extra input);
-    step ``bar`` as each round's pivot closure finishes. ``drops``: those of blocks
-    shared before (the input's), waited for with the rest."""
+    """Submit every round's tasks in the order :mod:`grid_order` schedules them: with
+    CUDA IPC each task takes the one before it on its worker as an extra input (the
+    order fixed), otherwise the order goes to Dask as priorities (a worker with several
+    threads runs updates side by side, and an input moved by Dask's comm travels while
+    the task before it runs). Step ``bar`` as each round's pivot closure finishes.
+    ``drops``: those of blocks shared before (the input's), waited for with the rest."""
     nb = len({i for i, _ in grid})
     token = uuid.uuid4().hex[:12]  # fresh keys: never a stale result of an earlier run
     ipc = device_ipc.enabled(client, workers)
@@ -397,11 +406,11 @@ def _rounds(
     tail: dict[str, object] = {}  # each worker's last task: the next one's extra input
     pivots: list = [None] * nb
     pin = {"allow_other_workers": False, "pure": False}
-
-    for x in order:
+    args = call = future = None
+    for position, x in enumerate(order):
         op = ops[x]
-        if op.kind == "input":
-            made[x] = grid[op.block]
+        if op.kind == "input":  # (taken out of grid: freed once its readers have run)
+            made[x] = grid.pop(op.block)
             continue
         args = [made[a] for a in op.args]
         if op.kind in _UPDATES:
@@ -417,22 +426,16 @@ def _rounds(
                 key = f"{tag}-fetch-{op.worker}"
                 call = (device_ipc.fetch, f"apsp: fetch of {_op_name(made_by)} to {op.worker}")
                 call += (args[0],)
-        future = client.submit(
-            tasks.in_order,
-            call[0],
-            tail.get(op.worker),
-            *call[1:],
-            key=key,
-            workers=[op.worker],
-            **pin,
-        )
+        if ipc:  # the order fixed: the task before it on its worker is an input
+            call = (tasks.in_order, call[0], tail.get(op.worker), *call[1:])
+        future = client.submit(*call, key=key, workers=[op.worker], priority=-position, **pin)
         made[x] = tail[op.worker] = future
         if op.kind == "star":
             pivots[op.k] = future
         if op.kind == "fetch":  # the reader's mark after its copy: the buffer's drop waits
             ex = op.args[0]
             tail[op.worker] = mark = client.submit(
-                device_ipc.fetched, future, workers=[op.worker], **pin
+                device_ipc.fetched, future, workers=[op.worker], priority=-position, **pin
             )
             marks.setdefault(ex, []).append(mark)
             if len(marks[ex]) == fetches[ex]:
@@ -453,6 +456,7 @@ def _rounds(
     grid = {blk: made[x] for blk, x in last.items()}
     made.clear()
     tail.clear()
+    args = call = future = None  # (the last task's inputs: not held through the waits)
     for k in range(nb):
         settle([pivots[k]], f"apsp on dask (round {k})", watch=(client, workers))
         bar.step(_round_work(n, sizes[k]))

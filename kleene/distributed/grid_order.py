@@ -13,9 +13,12 @@ So the order is decided here, before anything is submitted: a list schedule of t
 closure's task graph over the workers (every block's owner fixed), by a simulation in
 which each worker runs one task at a time, always the ready task with the longest
 path of work after it (its upward rank: the critical path first, HEFT's priority),
-and idles only when no task of its own is ready. Each task is then submitted with the
-one before it on its worker as an extra input (:func:`kleene.distributed.tasks.in_order`),
-so every worker's host queues exactly that sequence.
+and idles only when no task of its own is ready. Where blocks travel by CUDA IPC,
+each task is then submitted with the one before it on its worker as an extra input
+(:func:`kleene.distributed.tasks.in_order`), so every worker's host queues exactly that
+sequence. Elsewhere (CPU workers, Dask's comm) the sequence goes to Dask as
+priorities: a chain there would run a multi-threaded worker's updates one at a time
+and start moving each input only once the task before it ends.
 
 Costs are in units of one b × b × b product: a block product is s_i s_k s_j / b³, a
 pivot closure 1.1 s³ / b³ (R-Kleene's products are smaller, a little slower), a
