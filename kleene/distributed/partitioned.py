@@ -48,7 +48,9 @@ _INLINE_BYTES = 1 << 20  # a round's argument above this is scattered to its wor
 class PartitionedGraph:
     """A graph held as row blocks across the workers of ``client`` (see
     :func:`partition_graph`): ``bounds[k] .. bounds[k + 1] - 1`` are worker
-    ``workers[k]``'s rows."""
+    ``workers[k]``'s rows. ``directed=False`` says A holds every edge both ways with
+    one weight (symmetric, as :func:`partition_graph` makes it): Aᵀ's rows are then
+    A's own."""
 
     def __init__(self, client, A, workers: list[str], directed: bool, device: str = "cpu"):
         self.client, self.n, self.directed = client, A.shape[0], directed
