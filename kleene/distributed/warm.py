@@ -7,8 +7,10 @@ Numba on a CPU one), so the first distributed call pays for every compile on the
 workers' critical paths. :func:`warm` runs, on all workers at once, the tasks of
 the blocked closure (``initial``, ``star``, ``row``, ``column``, ``trailing``) on a
 small block of the run's semiring and dtype, with and without predecessors as
-asked, and BFS/SSSP on a small graph; a later call finds its kernels in the
-worker's caches.
+asked, BFS/SSSP on a small graph, and (with "partitioned") a partitioned call's
+products on row blocks of every mean degree from 1 to 512, since a GPU kernel is
+compiled per lane-group size and that follows the rows' mean length; a later call
+finds its kernels in the worker's caches.
 
 Compiles are not a first call's only cost. The first Dask task on a GPU worker that
 takes a block of a dask.array of device chunks waits while Dask registers the array
@@ -227,9 +229,46 @@ def _first_partitioned(client, dtype: np.dtype) -> None:
         H.release()
 
 
+# A GPU product's kernel is instantiated per lane-group size, which follows the
+# matrix's mean row length (a power of two, capped): a row block of a large graph
+# takes sizes a small warm-up graph does not. Blocks of mean degree 1, 2, 4, ...,
+# 512 meet every one of them.
+_DEGREES = tuple(2**k for k in range(10))
+
+
+def _row_blocks_of_every_degree() -> None:
+    """On this worker (its GPU where it has one), each product a partitioned call runs
+    (``row_tasks``: pushes from a small frontier, pulls from a full one through the
+    block's transpose, PageRank's rows) on a row block of a graph of each mean degree
+    in ``_DEGREES``: the blocks are float64 as ``partition_graph`` makes them, half the
+    rows of a square graph, as a worker of two holds."""
+    import scipy.sparse as sp
+
+    from . import row_tasks
+
+    device = "gpu" if gpu_available() else "cpu"
+    n = 2 * _DEGREES[-1]
+    lo, hi = 0, n // 2
+    few = np.array([0, 1], dtype=np.int64)
+    every = np.arange(hi - lo, dtype=np.int64)
+    y = np.full(n, 1.0 / n)
+    for d in _DEGREES:
+        label = f"warm: a row block of mean degree {d}"
+        A = sp.random(n, n, density=d / n, random_state=d, format="csr", dtype=np.float64)
+        A.data += 1.0  # weights in [1, 2)
+        blk = row_tasks.to_block(label, A[lo:hi], device)
+        row_tasks.reach(label, blk, lo, few)
+        row_tasks.reach(label, blk, lo, row_tasks.packed(every, hi - lo, np))
+        row_tasks.relax(label, blk, lo, few, np.zeros(few.size))
+        row_tasks.relax(label, blk, lo, every, np.zeros(every.size))
+        row_tasks.pull(label, blk, y)
+        row_tasks.pull(label, row_tasks.unit_values(label, blk), y)
+
+
 def _warm_worker(sr, dtype: str, preds: tuple, algorithms: tuple, block: int) -> float:
     """The warm-up on one worker: the closure's tasks on a ``block``-sided graph of
-    ``dtype``, then BFS and SSSP on a small loaded graph with a hub; its seconds."""
+    ``dtype``, BFS and SSSP on a small loaded graph with a hub, and the partitioned
+    calls' products on row blocks of every mean degree; its seconds."""
     t0 = time.perf_counter()
     rng = np.random.default_rng(0)
     if "apsp" in algorithms:
@@ -248,6 +287,8 @@ def _warm_worker(sr, dtype: str, preds: tuple, algorithms: tuple, block: int) ->
             if name in algorithms:
                 tasks.sources(f"warm: {name}", name, graph, [0, 1], {})
                 tasks.sources(f"warm: {name}", name, graph, 0, {})
+    if "partitioned" in algorithms:
+        _row_blocks_of_every_degree()
     return time.perf_counter() - t0
 
 

@@ -69,3 +69,25 @@ def test_gpu_blocks_answer_as_in_process(client, directed):
         got = pagerank_partitioned(H, weight=weight, tol=1e-10)
         assert np.abs(got - want).sum() < 1e-9
     H.release()
+
+
+def test_after_warm_a_graph_of_any_degree_compiles_nothing(client):
+    """warm(algorithms=("partitioned",)) leaves no kernel for a first call to compile,
+    whatever the graph's mean degree (a GPU kernel is built per lane-group size,
+    which follows the rows' mean length)."""
+    from kleene.backends.cuda import jit
+    from kleene.distributed import warm
+
+    warm(client, algorithms=("partitioned",))
+    before = set(jit._functions) | set(jit._elementwise)
+    for n, degree in ((3000, 3), (3000, 40), (2000, 150), (1200, 700)):
+        for directed in (True, False):
+            G = _graph(n, degree / n, seed=degree)
+            H = partition_graph(client, G, directed=directed, device="gpu")
+            for s in (0, n // 2):
+                bfs_partitioned(H, s)
+                sssp_partitioned(H, s)
+            pagerank_partitioned(H, weight=True, tol=1e-8)
+            pagerank_partitioned(H, weight=False, tol=1e-8)
+            H.release()
+    assert set(jit._functions) | set(jit._elementwise) == before
