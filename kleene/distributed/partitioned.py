@@ -199,8 +199,10 @@ def partition_graph(client, G, *, directed: bool = True, device: str = "cpu") ->
     ``G`` is any graph kleene's algorithms take, read by their rules (+inf is no
     edge, NaN refused); ``directed=False`` adds every edge both ways first.
     ``device="gpu"`` keeps each block in its worker's GPU memory (a dask-cuda worker's
-    own card), where the rounds' products then run; a worker without one fails the
-    call with its DeviceUnavailable.
+    own card), where the rounds' products then run, with the block's transpose beside
+    it (``kleene.ops.cache_transpose``: a round with a large frontier pulls through it;
+    twice the block's entries); a worker without one fails the call with its
+    DeviceUnavailable.
 
     >>> import scipy.sparse as sp, kleene.distributed as kd  # doctest: +SKIP
     >>> from dask.distributed import Client  # doctest: +SKIP

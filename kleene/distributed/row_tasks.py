@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from kleene.core import Matrix, Vector
-from kleene.ops import apply, mxv, vxm
+from kleene.ops import apply, cache_transpose, mxv, vxm
 
 from .failures import named_task
 
@@ -26,8 +26,13 @@ def _host(a) -> np.ndarray:
 
 @named_task
 def to_block(rows, device: str):
-    """The SciPy CSR ``rows`` as a kleene Matrix on this worker's ``device``."""
-    return Matrix.from_scipy(rows).to(device)
+    """The SciPy CSR ``rows`` as a kleene Matrix on this worker's ``device``; on a GPU
+    with its transpose built and kept (``cache_transpose``): a round whose frontier
+    holds a sixteenth of the block's rows or more pulls through it, and the first such
+    round would otherwise build it (and grow the device's memory pool) inside a call.
+    The CPU pushes from a frontier with no mask, so it has no use for it."""
+    block = Matrix.from_scipy(rows).to(device)
+    return cache_transpose(block) if device == "gpu" else block
 
 
 def packed(ids, n: int, xp):

@@ -8,7 +8,7 @@ workers' critical paths. :func:`warm` runs, on all workers at once, the tasks of
 the blocked closure (``initial``, ``star``, ``row``, ``column``, ``trailing``) on a
 small block of the run's semiring and dtype, with and without predecessors as
 asked, BFS/SSSP on a small graph, and (with "partitioned") a partitioned call's
-products on row blocks of every mean degree from 1 to 512, since a GPU kernel is
+products on row blocks of mean degrees from 1.5 to 384, since a GPU kernel is
 compiled per lane-group size and that follows the rows' mean length; a later call
 finds its kernels in the worker's caches.
 
@@ -230,10 +230,12 @@ def _first_partitioned(client, dtype: np.dtype) -> None:
 
 
 # A GPU product's kernel is instantiated per lane-group size, which follows the
-# matrix's mean row length (a power of two, capped): a row block of a large graph
-# takes sizes a small warm-up graph does not. Blocks of mean degree 1, 2, 4, ...,
-# 512 meet every one of them.
-_DEGREES = tuple(2**k for k in range(10))
+# matrix's mean row length (by powers of two, capped): a row block of a large graph
+# takes sizes a small warm-up graph does not. Blocks of mean degree 1.5, 3, 6, ...,
+# 384 have one mean inside each power-of-two range, away from its ends, for a
+# block's rows and for its transpose's alike (a power of two itself sits on an end,
+# and a few entries more or less move it to the next size).
+_DEGREES = tuple(1.5 * 2**k for k in range(9))
 
 
 def _row_blocks_of_every_degree() -> None:
@@ -241,20 +243,20 @@ def _row_blocks_of_every_degree() -> None:
     (``row_tasks``: pushes from a small frontier, pulls from a full one through the
     block's transpose, PageRank's rows) on a row block of a graph of each mean degree
     in ``_DEGREES``: the blocks are float64 as ``partition_graph`` makes them, half the
-    rows of a square graph, as a worker of two holds."""
+    rows of a 1024-vertex graph, as a worker of two holds."""
     import scipy.sparse as sp
 
     from . import row_tasks
 
     device = "gpu" if gpu_available() else "cpu"
-    n = 2 * _DEGREES[-1]
+    n = 1024
     lo, hi = 0, n // 2
     few = np.array([0, 1], dtype=np.int64)
     every = np.arange(hi - lo, dtype=np.int64)
     y = np.full(n, 1.0 / n)
-    for d in _DEGREES:
+    for k, d in enumerate(_DEGREES):
         label = f"warm: a row block of mean degree {d}"
-        A = sp.random(n, n, density=d / n, random_state=d, format="csr", dtype=np.float64)
+        A = sp.random(n, n, density=d / n, random_state=k, format="csr", dtype=np.float64)
         A.data += 1.0  # weights in [1, 2)
         blk = row_tasks.to_block(label, A[lo:hi], device)
         row_tasks.reach(label, blk, lo, few)

@@ -10,6 +10,7 @@ from kleene.core import methods as _methods
 
 from . import operations as _operations
 from .diagonal import diagonal
+from .multiply import cache_transpose
 from .operations import (
     apply,
     assign,
@@ -32,6 +33,7 @@ __all__ = [
     "all_finite",
     "apply",
     "assign",
+    "cache_transpose",
     "diagonal",
     "ewise_add",
     "ewise_mult",

@@ -285,6 +285,31 @@ def transposed_csr(A: Matrix, *, build: bool = False):
     return A.cached("csr_T", compute)
 
 
+def cache_transpose(A: Matrix) -> Matrix:
+    """Build Aᵀ's CSR now and keep it with ``A`` until ``A`` is written (LAGraph's
+    cached ``AT``); returns ``A``.
+
+    A vxm that pulls (on the GPU: a vector holding a sixteenth of A's rows or more)
+    reads Aᵀ's rows, and the first one builds them: a matrix that many such products
+    will read can pay for it once, where it is made, at the cost of a second copy of
+    A's entries. A symmetric square matrix on the GPU serves as its own transpose,
+    as in any product.
+
+    Example
+    -------
+    >>> import kleene
+    >>> A = kleene.Matrix.from_edges([0, 0], [1, 2], n=3)
+    >>> kleene.ops.cache_transpose(A) is A
+    True
+    >>> u = kleene.Vector.from_coo([0, 1, 2], [True] * 3, 3)
+    >>> kleene.vxm(u, A, "any_pair").to_coo()[0].tolist()
+    [1, 2]
+    """
+    as_container("cache_transpose", "A", A, (Matrix,))
+    transposed_csr(A)
+    return A
+
+
 def transpose_at_hand(A: Matrix):
     """Aᵀ's CSR (indptr, indices, values; rows sorted) where it needs no build, else
     None: the cached transpose, or A's own CSR where A is symmetric (on the GPU one
