@@ -65,9 +65,10 @@ class PartitionedGraph:
         self.out_blocks = self._scatter(A)
         self._A, self._in_blocks = A, {}
 
-    def _scatter(self, M, what: str = "partition_graph") -> list:
-        """M's row ranges, each sent to its worker (and kept there); a DistributedError
-        if one of the workers has left."""
+    def _scatter(self, M, what: str = "partition_graph", frontier_rows: bool = True) -> list:
+        """M's row ranges, each sent to its worker (and kept there; ``frontier_rows``:
+        rows the searches push or pull from, see ``row_tasks.to_block``); a
+        DistributedError if one of the workers has left."""
         require_workers(self.client, self.workers, what)
         rows, out = [], []
         for k, w in enumerate(self.workers):
@@ -79,6 +80,7 @@ class PartitionedGraph:
                 label,
                 rows[-1],
                 self.device,
+                frontier_rows,
                 workers=[w],
                 allow_other_workers=False,
                 pure=False,
@@ -114,7 +116,7 @@ class PartitionedGraph:
                 T = self._A.T.tocsr()
                 if not weighted:
                     T.data = np.ones_like(T.data, dtype=np.float64)
-                self._in_blocks[weighted] = self._scatter(T.astype(np.float64), "pagerank")
+                self._in_blocks[weighted] = self._scatter(T.astype(np.float64), "pagerank", False)
         return self._in_blocks[weighted]
 
     def _on_workers(self, fn, what: str) -> list:

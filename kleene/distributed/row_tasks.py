@@ -25,14 +25,16 @@ def _host(a) -> np.ndarray:
 
 
 @named_task
-def to_block(rows, device: str):
-    """The SciPy CSR ``rows`` as a kleene Matrix on this worker's ``device``; on a GPU
-    with its transpose built and kept (``cache_transpose``): a round whose frontier
-    holds a sixteenth of the block's rows or more pulls through it, and the first such
-    round would otherwise build it (and grow the device's memory pool) inside a call.
-    The CPU pushes from a frontier with no mask, so it has no use for it."""
+def to_block(rows, device: str, frontier_rows: bool = True):
+    """The SciPy CSR ``rows`` as a kleene Matrix on this worker's ``device``. A block of
+    ``frontier_rows`` (what :func:`reach` and :func:`relax` read) keeps its transpose
+    on a GPU (``cache_transpose``): a round whose frontier holds a sixteenth of the
+    block's rows or more pulls through it, and the first such round would otherwise
+    build it (and grow the device's memory pool) inside a call. Aᵀ's rows for
+    :func:`pull` are read as they are, and the CPU pushes from a frontier with no
+    mask: neither has a use for it."""
     block = Matrix.from_scipy(rows).to(device)
-    return cache_transpose(block) if device == "gpu" else block
+    return cache_transpose(block) if frontier_rows and device == "gpu" else block
 
 
 def packed(ids, n: int, xp):
