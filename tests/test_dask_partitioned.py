@@ -83,6 +83,28 @@ def test_undirected_pagerank_takes_its_rows_from_the_workers(client):
     H.release()
 
 
+def test_directed_pagerank_blocks_built_ahead_are_the_ones_it_reads(client):
+    """H.in_blocks(weight) builds a directed graph's Aᵀ blocks before the clock: the
+    first pagerank_partitioned call then transposes and sends nothing."""
+    from kleene.distributed import pagerank_partitioned, partition_graph
+
+    G = _graph(300, 0.02, seed=31)
+    H = partition_graph(client, G)
+    ahead = {weight: H.in_blocks(weight) for weight in (True, False)}
+
+    class NoTranspose:  # the client's copy of A, made unusable for a transpose
+        @property
+        def T(self):
+            raise AssertionError("Aᵀ was built again")
+
+    H._A = NoTranspose()
+    for weight in (True, False):
+        got = pagerank_partitioned(H, weight=weight, tol=1e-10)
+        assert np.abs(got - kleene.pagerank(G, weight=weight, tol=1e-10)).sum() < 1e-9
+        assert H.in_blocks(weight) is ahead[weight]
+    H.release()
+
+
 def test_partitioned_graph_of_float32_weights_adds_in_float64(client):
     from kleene.distributed import partition_graph, sssp_partitioned
 

@@ -104,7 +104,9 @@ class PartitionedGraph:
     def in_blocks(self, weighted: bool) -> list:
         """Aᵀ's row ranges on the workers (values: the weights, or ones), made once: for a
         graph partitioned with ``directed=False`` from the rows the workers hold,
-        else by a transpose on the client, sent."""
+        else by a transpose on the client, sent. ``pagerank_partitioned(H, weight=w)``
+        reads ``in_blocks(w)``; calling it first builds a directed graph's blocks
+        before the clock, as its first call otherwise does."""
         if self._A is None:
             raise InvalidObject("pagerank: this PartitionedGraph was released; partition again")
         if not self.directed and weighted:  # A is symmetric (both ways): Aᵀ's rows are A's
