@@ -119,17 +119,29 @@ def test_partitioned_graph_of_float32_weights_adds_in_float64(client):
 
 
 @pytest.mark.parametrize("reached", [0, 3, 500, 5000])
-def test_partitioned_bfs_merge_sorted_or_marked(reached):
-    """Few heads are sorted, many are marked: the same sorted, distinct, unvisited ids."""
-    from kleene.distributed.partitioned import _distinct
+@pytest.mark.parametrize("n", [4000, 4003])
+def test_partitioned_bfs_level_merged_sorted_or_marked(reached, n):
+    """Few heads are sorted, many (or any marks) are merged as marks: the same sorted,
+    distinct, unvisited ids, their marks, and those ids cleared from unvisited."""
+    from kleene.distributed.partitioned import _distinct, _next_level
+    from kleene.distributed.row_tasks import packed
 
-    rng = np.random.default_rng(reached)
-    unvisited = rng.random(4000) < 0.5
-    found = [np.unique(rng.integers(0, 4000, reached)) for _ in range(3)]
+    rng = np.random.default_rng(reached + n)
+    unvisited = rng.random(n) < 0.5
+    found = [np.unique(rng.integers(0, n, reached)) for _ in range(3)]
     every = np.unique(np.concatenate(found))
-    np.testing.assert_array_equal(_distinct(found, 4000, unvisited), every[unvisited[every]])
-    np.testing.assert_array_equal(_distinct(found, 4000), every)
-    assert _distinct([], 4000, unvisited).size == 0
+    want = every[unvisited[every]]
+    for answers in (found, [packed(h, n, np) for h in found]):
+        marks = np.packbits(unvisited)
+        ids, level = _next_level(answers, n, marks)
+        np.testing.assert_array_equal(ids, want)
+        np.testing.assert_array_equal(
+            np.unpackbits(marks, count=n).view(bool), unvisited & ~np.isin(np.arange(n), want)
+        )
+        if level is not None:
+            np.testing.assert_array_equal(np.flatnonzero(np.unpackbits(level, count=n)), want)
+    np.testing.assert_array_equal(_distinct(found, n), every)
+    assert _next_level([], n, np.packbits(unvisited))[0].size == 0
 
 
 @pytest.mark.parametrize("size", [3, 300, 3000])
@@ -155,7 +167,7 @@ def test_partitioned_sssp_merge_lowers_to_the_least(size):
 def test_round_ids_packed_as_the_smaller_form(count):
     """Ids cross as int64 while few, as packed marks (64 times smaller) when many; both
     come back as the same sorted ids, and the merge reads either."""
-    from kleene.distributed.partitioned import _distinct
+    from kleene.distributed.partitioned import _next_level
     from kleene.distributed.row_tasks import packed, unpacked
 
     n = 1000
@@ -167,7 +179,9 @@ def test_round_ids_packed_as_the_smaller_form(count):
     np.testing.assert_array_equal(unpacked(part, n), ids)
     other = np.array([3, 999], dtype=np.int64)
     want = np.union1d(ids, other)
-    np.testing.assert_array_equal(_distinct([part, other], n), want)
+    np.testing.assert_array_equal(
+        _next_level([part, other], n, np.packbits(np.ones(n, bool)))[0], want
+    )
 
 
 def test_partitioned_bfs_levels_cross_as_marks(client):
@@ -186,6 +200,60 @@ def test_partitioned_bfs_levels_cross_as_marks(client):
     for s in (0, 7):
         np.testing.assert_array_equal(bfs_partitioned(H, s), kleene.bfs(G, s))
     H.release()
+
+
+@pytest.mark.parametrize("n", [20, 2000])
+def test_partitioned_bfs_marks_with_ranges_on_bytes_or_not(client, n):
+    """Ranges start on a byte of the marks where each holds 8 rows or more (a worker's
+    marks are then a slice of the level's); a small graph's are cut as they fall, and
+    its marks are made per worker. Levels as in process either way."""
+    import scipy.sparse as sp
+
+    from kleene.distributed import bfs_partitioned, partition_graph
+
+    rng = np.random.default_rng(n)
+    rows = np.concatenate([np.zeros(n - 1, np.int64), rng.integers(1, n, 2 * n)])
+    cols = np.concatenate([np.arange(1, n), rng.integers(1, n, 2 * n)])
+    G = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    H = partition_graph(client, G, directed=False)
+    if n >= 32:
+        assert H.aligned and all(b % 8 == 0 for b in H.bounds[:-1])
+    for s in (0, 1, n - 1):
+        np.testing.assert_array_equal(bfs_partitioned(H, s), kleene.bfs(G, s, directed=False))
+    H.release()
+
+
+@pytest.mark.parametrize("count", [0, 5, 600, 2403])
+def test_level_parts_slice_the_marks_as_packing_would(count):
+    """A worker's part of a level: None (none of it), its global ids (few), or marks
+    over its rows: sliced from the level's marks where the ranges start on bytes, the
+    same bytes as packing them again."""
+    from kleene.distributed.partitioned import PartitionedGraph
+    from kleene.distributed.row_tasks import unpacked
+
+    n = 2403
+    H = object.__new__(PartitionedGraph)
+    H.workers, H.bounds = ["a", "b", "c"], np.array([0, 800, 1600, n])
+    level = np.sort(np.random.default_rng(count).choice(n, count, replace=False))
+    marks = np.packbits(np.isin(np.arange(n), level))
+    H.aligned = True
+    sliced = H.level_parts(level, marks)
+    H.aligned = False
+    packed_again = H.level_parts(level, marks)
+    assert len(sliced) == len(packed_again) == 3
+    for k, (a, b) in enumerate(zip(sliced, packed_again, strict=True)):
+        lo, hi = H.bounds[k], H.bounds[k + 1]
+        mine = level[(level >= lo) & (level < hi)]
+        if mine.size == 0:
+            assert a is None and b is None
+            continue
+        assert a[0] == b[0] == lo
+        if isinstance(b[1], tuple):
+            np.testing.assert_array_equal(a[1][1], b[1][1])
+            np.testing.assert_array_equal(unpacked(b[1], hi - lo) + lo, mine)
+        else:
+            np.testing.assert_array_equal(a[1], mine)
+            np.testing.assert_array_equal(b[1], mine)
 
 
 def test_partitioned_bfs_on_a_deep_path(client):

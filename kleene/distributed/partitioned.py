@@ -57,8 +57,11 @@ class PartitionedGraph:
         self.workers, self.device = workers, device
         target = np.arange(len(workers) + 1) * (A.nnz / len(workers))
         bounds = np.searchsorted(A.indptr, target, side="left")
+        if self.n >= 16 * len(workers):  # each range starts on a byte of n-long marks
+            bounds -= bounds % 8
         bounds[0], bounds[-1] = 0, self.n
         self.bounds = np.maximum.accumulate(bounds).astype(np.int64)
+        self.aligned = bool(np.all(self.bounds[:-1] % 8 == 0))
         self.out_weight = np.asarray(A.sum(axis=1)).ravel().astype(np.float64)
         self.out_degree = np.diff(A.indptr)
         self.min_weight = float(A.data.min()) if A.nnz else 0.0
@@ -181,12 +184,26 @@ class PartitionedGraph:
         cuts = np.searchsorted(frontier, self.bounds)
         return [frontier[cuts[k] : cuts[k + 1]] for k in range(len(self.workers))]
 
-    def level_part(self, k: int, part: np.ndarray):
-        """Worker k's part of a BFS level for :func:`row_tasks.reach`: its global ids,
-        or marks over its rows where those are smaller (``row_tasks.packed``)."""
-        lo, hi = int(self.bounds[k]), int(self.bounds[k + 1])
-        local = row_tasks.packed(part - lo, hi - lo, np)
-        return local if isinstance(local, tuple) else part
+    def level_parts(self, level: np.ndarray, marks: np.ndarray | None) -> list:
+        """Each worker's part of a BFS level (sorted ids; ``marks``: the same level as
+        ``np.packbits`` marks over all n, or None) for :func:`row_tasks.reach`: None
+        where it has none, else (its first row, its global ids, or marks over its rows
+        where those are smaller: ``row_tasks.packed``). Where every range starts on a
+        byte (``aligned``), a worker's marks are a slice of ``marks``, not made again."""
+        cuts = np.searchsorted(level, self.bounds)
+        out = []
+        for k in range(len(self.workers)):
+            lo, hi = int(self.bounds[k]), int(self.bounds[k + 1])
+            part = level[cuts[k] : cuts[k + 1]]
+            if part.size == 0:
+                out.append(None)
+            elif part.size * 64 < hi - lo:
+                out.append((lo, part))
+            elif marks is not None and self.aligned:
+                out.append((lo, ("bits", marks[lo // 8 : -(-hi // 8)])))
+            else:
+                out.append((lo, row_tasks.packed(part - lo, hi - lo, np)))
+        return out
 
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
@@ -240,47 +257,61 @@ def bfs_partitioned(H: PartitionedGraph, source: int) -> np.ndarray:
     source = _one_source(source, H.n, "bfs_partitioned")
     level = np.full(H.n, -1, dtype=np.int64)
     level[source] = 0
-    unvisited = np.ones(H.n, dtype=bool)
-    unvisited[source] = False
-    frontier, depth = np.array([source], dtype=np.int64), 0
+    unvisited = np.packbits(np.ones(H.n, dtype=bool))
+    _clear(unvisited, np.array([source], dtype=np.int64))
+    frontier, marks, depth = np.array([source], dtype=np.int64), None, 0
     while frontier.size:
-        parts = H.frontier_parts(frontier)
-        found = H.run_round(
-            row_tasks.reach,
-            f"bfs level {depth}",
-            H.out_blocks,
-            [
-                None if p.size == 0 else (int(H.bounds[k]), H.level_part(k, p))
-                for k, p in enumerate(parts)
-            ],
-        )
-        frontier = _distinct(found, H.n, unvisited)
-        unvisited[frontier] = False
+        parts = H.level_parts(frontier, marks)
+        found = H.run_round(row_tasks.reach, f"bfs level {depth}", H.out_blocks, parts)
+        frontier, marks = _next_level(found, H.n, unvisited)
         depth += 1
         level[frontier] = depth
     return level
 
 
-def _distinct(found: list, n: int, keep: np.ndarray | None = None) -> np.ndarray:
-    """The sorted distinct vertices of ``found`` (from the workers: id arrays, or
-    ``row_tasks.packed`` marks over all n; a vertex may come from several blocks),
-    those where ``keep`` is True if given. Few ids: sorted (O(r log r), r the ids
-    returned); many, or marks: marked in an n-long array (O(n + r)). Sorting a large
-    level's answers cost most of its round; marking every round would cost a deep
-    graph (thousands of small rounds) O(n) each."""
+def _bit_of(ids: np.ndarray) -> np.ndarray:
+    """Each id's bit in its byte of ``np.packbits`` marks (the first id the high bit)."""
+    return np.left_shift(1, 7 - (ids & 7)).astype(np.uint8)
+
+
+def _clear(marks: np.ndarray, ids: np.ndarray) -> None:
+    """Clear the marks of ``ids`` (several may share a byte: unbuffered)."""
+    np.bitwise_and.at(marks, ids >> 3, ~_bit_of(ids))
+
+
+def _next_level(found: list, n: int, unvisited: np.ndarray):
+    """(sorted ids, their marks or None): the vertices of ``found`` (the workers' answers:
+    id arrays, or ``row_tasks.packed`` marks over all n) that ``unvisited`` (marks over
+    n) still holds, which are cleared there. Few ids and no marks: sorted, tested and
+    cleared one by one (O(r log r), r the ids returned; a deep graph runs thousands of
+    small levels); else merged as marks, n/8 bytes a pass, and read out once."""
     marks = [p[1] for p in found if isinstance(p, tuple)]
     found = [p for p in found if not isinstance(p, tuple)]
-    total = sum(int(h.size) for h in found)
-    if not marks and total * 64 < n:
+    if not marks and sum(int(h.size) for h in found) * 64 < n:
         ids = np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
-        return ids if keep is None else ids[keep[ids]]
+        ids = ids[(unvisited[ids >> 3] & _bit_of(ids)) != 0]
+        _clear(unvisited, ids)
+        return ids, None
+    level = np.zeros(unvisited.size, dtype=np.uint8)
+    for bits in marks:
+        level |= bits
+    for ids in found:  # (each fewer than n / 64: the workers' rule)
+        np.bitwise_or.at(level, ids >> 3, _bit_of(ids))
+    level &= unvisited
+    unvisited &= ~level
+    return np.flatnonzero(np.unpackbits(level, count=n).view(bool)), level
+
+
+def _distinct(found: list, n: int) -> np.ndarray:
+    """The sorted distinct ids in ``found`` (id arrays over n; an id may be in several).
+    Few: sorted (O(r log r), r the ids); many: marked in an n-long array (O(n + r)),
+    which a large round's ids cost less than a sort, and a deep graph's thousands of
+    small rounds would pay each."""
+    if sum(int(h.size) for h in found) * 64 < n:
+        return np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
     mark = np.zeros(n, dtype=bool)
     for ids in found:
         mark[ids] = True
-    for bits in marks:
-        mark |= np.unpackbits(bits, count=n).view(bool)
-    if keep is not None:
-        mark &= keep
     return np.flatnonzero(mark)
 
 
