@@ -90,6 +90,79 @@ def test_pagerank_agrees(G, personalized):
     assert float(np.abs(cupy.asnumpy(again) - ref).sum()) < 1e-9
 
 
+def _pull_chunks_of(lengths):
+    from kleene.backends.cuda.analytics.pagerank import pull_chunks
+
+    ptr = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    got = cupy.asnumpy(pull_chunks(cupy.asarray(ptr), lengths.size, int(ptr[-1]))).reshape(-1, 4)
+    return ptr, got
+
+
+@pytest.mark.parametrize("layout", ["hubs", "empty-tail", "empty-head", "all-empty", "one-row"])
+def test_pagerank_pull_chunks_cover_the_rows_with_bounded_work(layout):
+    from kleene.backends.cuda.analytics.pagerank import _LIMIT, _PULL_CHUNK
+
+    rng = np.random.default_rng(11)
+    lengths = rng.integers(0, 30, 20000)
+    if layout == "hubs":
+        lengths[rng.choice(20000, 40, replace=False)] = rng.integers(_LIMIT - 5, 4 * _LIMIT, 40)
+    elif layout == "empty-tail":  # a degree-sorted graph: every empty row at the end
+        lengths = np.sort(np.r_[lengths[:5000], np.zeros(60000, int)])[::-1].copy()
+        lengths[:3] = 5 * _LIMIT
+    elif layout == "empty-head":
+        lengths = np.r_[np.zeros(50000, int), lengths]
+    elif layout == "all-empty":
+        lengths = np.zeros(3000, int)
+    else:
+        lengths = np.array([3 * _LIMIT])
+    ptr, chunks = _pull_chunks_of(lengths)
+    r0, r1, lo, hi = chunks.T
+    n = lengths.size
+    # the chunks tile the rows in order, each holding at most CHUNK of them
+    assert r0[0] == 0 and r1[-1] == n and np.array_equal(r1[:-1], r0[1:])
+    assert np.all(r1 >= r0) and np.all(r1 - r0 <= _PULL_CHUNK)
+    # and gathers its rows' entries, up to the start of a last row too long for it
+    assert np.array_equal(lo, ptr[r0])
+    last_long = (r1 > r0) & (ptr[r1] - ptr[np.maximum(r1 - 1, 0)] > _LIMIT)
+    assert np.array_equal(hi, np.where(last_long, ptr[np.maximum(r1 - 1, 0)], ptr[r1]))
+    assert np.all(hi - lo <= _PULL_CHUNK + _LIMIT)
+    # a row too long for a chunk is its chunk's last (the segment kernels take it)
+    for row in np.flatnonzero(lengths > _LIMIT):
+        b = np.searchsorted(r1, row, side="right")
+        assert r0[b] <= row == r1[b] - 1, row
+
+
+def test_pagerank_with_empty_rows_at_the_end_and_many_check_blocks():
+    # a degree-sorted RMAT graph (its empty rows together at the end), large enough
+    # that the L1 change is summed by several blocks of the check
+    from kleene.backends import backend
+    from kleene.backends.cuda.analytics.pagerank import _CHECK_SPAN, _PULL_CHUNK
+
+    src, dst = kleene.generators.rmat(17, 16, seed=8, undirected=True)
+    keep = src != dst
+    n = 1 << 18  # twice the vertices the edges reach
+    G = sp.csr_matrix((np.ones(int(keep.sum())), (src[keep], dst[keep])), shape=(n, n))
+    G.sum_duplicates()
+    order = np.argsort(-np.diff(G.indptr), kind="stable")
+    G = G[order][:, order].tocsr()
+    G.sort_indices()
+    assert (G.nnz + n) // _PULL_CHUNK > _CHECK_SPAN
+    assert np.diff(G.indptr)[-(n // 2) :].max() == 0
+    u = np.full(n, 1.0 / n)
+    want, k = backend(np).pagerank(G.indptr, G.indices, None, n, u, u, u, 0.85, 1e-9, 200)
+    ptr, idx, uu = cupy.asarray(G.indptr), cupy.asarray(G.indices), cupy.asarray(u)
+    gpu = backend(cupy).pagerank
+    args = (ptr, idx, None, n, uu, uu, uu, 0.85, 1e-9, 200)
+    got, k_gpu = gpu(*args, transposed=(ptr, idx, None))
+    # the step the host's iteration stops at, and its vector
+    assert k_gpu == k > 5
+    assert float(np.abs(cupy.asnumpy(got) - want).sum()) < 1e-9
+    for _ in range(3):  # the check's blocks finish in any order, the total has one
+        again, k_again = gpu(*args, transposed=(ptr, idx, None))
+        assert k_again == k and cupy.array_equal(again, got)
+
+
 @settings(max_examples=25, deadline=None)
 @given(graphs())
 def test_components_agree(G):

@@ -11,10 +11,11 @@ weights; only the row sums are read), ``transposed`` Aᵀ's CSR, which the GPU n
 
 A step is four kernels: ``y = x ∘ s`` with the dangling sum's block partials, their
 total, one pull over Aᵀ's rows fused with the update and the L1 change's partials,
-and a one-block check that marks the first step below ``n * tol`` done (every kernel
-returns at once after that). The pull's blocks take chunks of about the same number
-of entries, not of rows: a skewed degree distribution leaves no block with far more
-work than the rest, and a block gathers its chunk's products with all its loads in
+and a check that marks the first step below ``n * tol`` done (every kernel returns at
+once after that). The pull's blocks take chunks of about the same number of entries
+and rows together (``pull_chunks``), not of rows: a skewed degree distribution, or
+the empty rows of a graph gathered in one place, leaves no block with far more work
+than the rest, and a block gathers its chunk's products with all its loads in
 flight before it sums the rows. The host launches 2, 4, 8, ... steps between reads of
 that state, so a run waits for the device a few times, not once a step; the steps
 launched past the converged one do nothing, and the vector kept is the converged
@@ -43,6 +44,8 @@ _MAX_CHUNK = 32  # most steps launched between two reads of the state
 # a chunk's last row can outgrow it, and its products fit CHUNK + _LIMIT slots of
 # shared memory, small enough for eight blocks a multiprocessor
 _PULL_CHUNK = 1024
+_BOUNDS = f"kl_pr_bounds<{_PULL_CHUNK}, {_LIMIT}>"
+_CHECK_SPAN = 2048  # the L1 change's parts a block of kl_pr_check adds
 _SHORT = 64  # rows of at most this many entries: a thread each; longer: a warp each
 _INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _VALUE_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
@@ -63,6 +66,25 @@ def _values(values, nnz: int):
     if v.size != nnz:
         raise InvalidValue(f"pagerank: {v.size} values for {nnz} entries")
     return v, _VALUE_TYPES[v.dtype]
+
+
+def pull_chunks(tptr, n: int, nnz: int, kernel=None):
+    """The pull's blocks over Aᵀ's row pointers ``tptr``: a flat int64 array of
+    ``{r0, r1, lo, hi}`` per chunk b, its rows r0 .. r1 - 1 (those whose start plus
+    their index falls in [b CHUNK, (b + 1) CHUNK): at most CHUNK rows and, bar the
+    last, fewer than CHUNK entries, so empty rows gathered in one place still spread
+    over blocks) and the entries lo .. hi it gathers (up to its last row's start when
+    that row is longer than the limit: the segment kernels take it). One kernel:
+    ``kernel``, the caller's compiled ``kl_pr_bounds`` (compiled here when None)."""
+    if kernel is None:
+        name = _BOUNDS
+        kernel = _kernels(jit.device_id(), (name,))[name]
+    nchunks = max(1, -(-(int(nnz) + int(n)) // _PULL_CHUNK))
+    bounds = cupy.empty(4 * nchunks, dtype=np.int64)
+    grid = (jit.blocks_for(nchunks, _THREADS),)
+    ptr = jit.contiguous(tptr, np.int64)
+    kernel(grid, (_THREADS,), (ptr, np.int64(n), np.int64(nchunks), bounds))
+    return bounds
 
 
 def pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, *, transposed=None):
@@ -96,6 +118,7 @@ def pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, *, trans
         "total": "kl_pr_total",
         "pull": f"kl_pr_pull<{itype}, {vtype}, {flag}, {_PULL_CHUNK}, {_LIMIT}, {_SHORT}>",
         "check": "kl_pr_check",
+        "bounds": _BOUNDS,
         "seg_pull": f"kl_pr_segments<{itype}, {vtype}, {flag}, true>",
         "seg_out": f"kl_pr_segments<{itype}, {vtype}, {flag}, false>",
         "long_out": "kl_pr_long_out",
@@ -122,12 +145,8 @@ def pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, *, trans
     long_t = long_a if (tptr is ptr and not pattern) else long_rows(tptr, _LIMIT, _SEGMENT)
     # fixed grids: the partial sums, and so the bits, are the same on every run
     scale_grid = jit.blocks_for(n, _THREADS, cap=sms * 4)
-    # the pull's blocks: chunk b holds the rows of Aᵀ that start in its entries
-    nchunks = max(1, -(-int(tidx.size) // _PULL_CHUNK))
-    starts = cupy.empty(nchunks + 1, dtype=np.int64)
-    marks = cupy.arange(nchunks, dtype=np.int64) * _PULL_CHUNK
-    starts[:nchunks] = cupy.searchsorted(tptr, marks, side="left")
-    starts[nchunks] = n
+    bounds = pull_chunks(tptr, n, int(tidx.size), k["bounds"])
+    nchunks = bounds.size // 4
     lost_parts = cupy.empty(scale_grid, dtype=np.float64)
     lost = cupy.empty(1, dtype=np.float64)
     err_parts = cupy.empty(nchunks, dtype=np.float64)
@@ -148,9 +167,13 @@ def pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, *, trans
         seg_args = (tptr, tidx, tvals, y, t_rows, t_first, t_seg_row, t_parts, state)
     scale_args = [None, s, dangling, n64, y, lost_parts, state]
     total_args = (lost_parts, np.int64(scale_grid), lost, state)
-    pull_args = [tptr, tidx, tvals, starts, y, None, p, w, alpha, lost, None, err_parts, state]
+    pull_args = [tptr, tidx, tvals, bounds, y, None, p, w, alpha, lost, None, err_parts, state]
+    # the check's blocks: about _CHECK_SPAN parts each, at most one a multiprocessor
+    check_grid = max(1, min(sms, -(-(nchunks + nlong) // _CHECK_SPAN)))
+    check_parts = cupy.empty(check_grid, dtype=np.float64)
+    ticket = cupy.zeros(1, dtype=np.uint32)
     check_args = [err_parts, np.int64(nchunks), err_long, np.int64(nlong), tol_limit, None]
-    check_args.append(state)
+    check_args += [check_parts, ticket, state]
     step, chunk, max_iter = 0, 2, int(max_iter)
     while step < max_iter:
         for _ in range(min(chunk, max_iter - step)):
@@ -168,7 +191,7 @@ def pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, *, trans
                 update += (lost, new, err_long, state)
                 k["long_update"](long_grid, block, update)
             check_args[5] = np.int64(step)
-            k["check"]((1,), block, tuple(check_args))
+            k["check"]((check_grid,), block, tuple(check_args))
         done, conv = (int(v) for v in state.get())
         if done:
             return bufs[conv % 2], conv

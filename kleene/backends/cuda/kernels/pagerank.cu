@@ -5,8 +5,8 @@
 //   kl_pr_total   the dangling sum
 //   kl_pr_pull    one pull over A^T's rows, in chunks of entries, fused with the update
 //                 and the L1 change's partials
-//   kl_pr_check   the L1 change against n * tol: the first step below it sets done and
-//                 records its number
+//   kl_pr_check   the L1 change against n * tol (many blocks, the last adding their sums):
+//                 the first step below it sets done and records its number
 // Every kernel returns at once when done is set, so the host launches several steps
 // and reads the state once: the steps after the first converged one do nothing.
 //
@@ -87,35 +87,70 @@ kl_pr_scale(const double* __restrict__ x, const double* __restrict__ s,
   if (threadIdx.x == 0) parts[blockIdx.x] = lost;
 }
 
+// The first row i with tptr[i] + i >= mark (n when none): rows and entries counted
+// together, so a chunk of the pull holds at most CHUNK rows as well as about CHUNK
+// entries (a graph's empty rows, all in one place, would otherwise fall to one block).
+__device__ __forceinline__ long long kl_pr_first_row(const long long* __restrict__ tptr,
+                                                     long long n, long long mark) {
+  long long lo = 0, hi = n;  // the answer lies in [lo, hi]
+  while (lo < hi) {
+    const long long mid = lo + ((hi - lo) >> 1);
+    if (tptr[mid] + mid < mark) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// bounds[4 b .. 4 b + 3] = {r0, r1, lo, hi} of chunk b of the pull (below): the rows
+// r0 .. r1 - 1 whose tptr[i] + i lies in [b CHUNK, (b + 1) CHUNK), and the entries
+// lo .. hi it gathers (hi stops before a last row longer than LIMIT, which the segment
+// kernels take). Made once a call, so a block of the pull starts its gathers after one
+// load rather than after three dependent ones.
+template <int CHUNK, int LIMIT>
+__global__ void kl_pr_bounds(const long long* __restrict__ tptr, long long n, long long nchunks,
+                             long long* __restrict__ bounds) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x; b < nchunks; b += stride) {
+    const long long r0 = kl_pr_first_row(tptr, n, b * CHUNK);
+    const long long r1 = b + 1 == nchunks ? n : kl_pr_first_row(tptr, n, (b + 1) * CHUNK);
+    const long long lo = tptr[r0];
+    long long hi = tptr[r1];
+    if (r1 > r0 && hi - tptr[r1 - 1] > LIMIT) hi = tptr[r1 - 1];
+    bounds[4 * b] = r0;
+    bounds[4 * b + 1] = r1;
+    bounds[4 * b + 2] = lo;
+    bounds[4 * b + 3] = hi;
+  }
+}
+
 // xnew[j] = alpha (sum over A^T's row j of value * y[col] + lost w[j]) + (1 - alpha) p[j],
-// in chunks of about CHUNK entries rather than rows: chunk b (a block) holds the rows of
-// A^T that start in [b CHUNK, (b + 1) CHUNK) (starts[b] .. starts[b + 1]), so every
+// in chunks of about CHUNK entries and rows rather than of rows (kl_pr_bounds), so every
 // block has about the same work whatever the degrees. All but the chunk's last row end
 // inside it (CHUNK <= LIMIT), so its entries (bar a last row longer than LIMIT, which
-// the segment kernels take) fit CHUNK + LIMIT slots: the block first gathers every product
-// into shared memory, all loads in flight at once, then a thread sums each row of at
-// most SHORT entries and a warp each longer one, by a fixed rule, so every sum has a
-// fixed order. err_parts[b] = the chunk's share of |xnew - xold|.
+// the segment kernels take) fit CHUNK + LIMIT slots: the block first gathers every
+// product into shared memory, all loads in flight at once, then a thread sums each row
+// of at most SHORT entries and a warp each longer one, by a fixed rule, so every sum has
+// a fixed order. err_parts[b] = the chunk's share of |xnew - xold|.
 // Eight blocks a multiprocessor: registers capped to fit them, so the gathers of eight
-// chunks are in flight at once.
+// chunks are in flight at once; the shared memory of eight leaves the rest of each
+// multiprocessor's 256 KB to L1, which holds the gathers' hot vertices.
 template <typename I, typename V, bool PATTERN, int CHUNK, int LIMIT, int SHORT>
 __global__ void __launch_bounds__(KL_PR_THREADS, 8)
 kl_pr_pull(const long long* __restrict__ tptr, const I* __restrict__ tidx,
-           const V* __restrict__ tval, const long long* __restrict__ starts,
+           const V* __restrict__ tval, const long long* __restrict__ bounds,
            const double* __restrict__ y, const double* __restrict__ xold,
            const double* __restrict__ p, const double* __restrict__ w, double alpha,
            const double* __restrict__ lost_total, double* __restrict__ xnew,
            double* __restrict__ err_parts, const long long* __restrict__ state) {
   if (state[0]) return;
   __shared__ double prod[CHUNK + LIMIT];
-  const long long r0 = starts[blockIdx.x], r1 = starts[blockIdx.x + 1];
+  const longlong2 rows = reinterpret_cast<const longlong2*>(bounds)[2 * blockIdx.x];
+  const longlong2 span = reinterpret_cast<const longlong2*>(bounds)[2 * blockIdx.x + 1];
+  const long long r0 = rows.x, r1 = rows.y, lo = span.x, hi = span.y;
   if (r0 == r1) {
     if (threadIdx.x == 0) err_parts[blockIdx.x] = 0.0;
     return;
   }
-  const long long lo = tptr[r0];
-  long long hi = tptr[r1];
-  if (hi - tptr[r1 - 1] > LIMIT) hi = tptr[r1 - 1];  // (by segments)
 #pragma unroll 8
   for (long long e = lo + threadIdx.x; e < hi; e += KL_PR_THREADS) {
     const double yi = y[tidx[e]];
@@ -171,20 +206,45 @@ kl_pr_total(const double* __restrict__ parts, long long count, double* __restric
   if (threadIdx.x == 0) *total = v;
 }
 
-// One block: the step's L1 change (the chunks' parts, then the long rows'); below limit
-// (n * tol), state = {1, step}.
+// The step's L1 change (the chunks' parts, then the long rows') against limit (n * tol):
+// below it, state = {1, step}. Each block sums a fixed range of the parts into
+// block_parts; the last block to finish (a ticket taken after a fence) adds those in
+// block order, so the total is the same bits whichever block is last, and resets the
+// ticket for the next step. Many blocks rather than one: one block reading the parts
+// of a large graph (one per chunk of the pull) spends most of a step's small kernels'
+// time waiting on its loads.
 __global__ void __launch_bounds__(KL_PR_THREADS)
 kl_pr_check(const double* __restrict__ err_parts, long long nparts,
             const double* __restrict__ err_long, long long nlong, double limit, long long step,
+            double* __restrict__ block_parts, unsigned int* __restrict__ ticket,
             long long* __restrict__ state) {
   if (state[0]) return;
+  __shared__ bool last;
+  const long long total = nparts + nlong;
+  const long long per = (total + gridDim.x - 1) / gridDim.x;
+  const long long k0 = (long long)blockIdx.x * per;
+  const long long k1 = k0 + per < total ? k0 + per : total;
   double v = 0.0;
-  for (long long k = threadIdx.x; k < nparts; k += KL_PR_THREADS) v += err_parts[k];
-  for (long long k = threadIdx.x; k < nlong; k += KL_PR_THREADS) v += err_long[k];
+  for (long long k = k0 + threadIdx.x; k < k1; k += KL_PR_THREADS)
+    v += k < nparts ? err_parts[k] : err_long[k - nparts];
   v = kl_pr_block_sum(v);
-  if (threadIdx.x == 0 && v < limit) {
-    state[0] = 1;
-    state[1] = step;
+  if (threadIdx.x == 0) {
+    block_parts[blockIdx.x] = v;
+    __threadfence();
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  double t = 0.0;
+  for (long long k = threadIdx.x; k < gridDim.x; k += KL_PR_THREADS) t += __ldcg(block_parts + k);
+  t = kl_pr_block_sum(t);
+  if (threadIdx.x == 0) {
+    *ticket = 0u;
+    if (t < limit) {
+      state[0] = 1;
+      state[1] = step;
+    }
   }
 }
 
