@@ -52,7 +52,10 @@ def packed(ids, n: int, xp):
 def unpacked(part, n: int, xp=np):
     """The ids of :func:`packed`'s ``part`` (sorted where it was marks), with ``xp``."""
     if isinstance(part, tuple):
-        return xp.flatnonzero(xp.unpackbits(xp.asarray(part[1]))[:n])
+        bits = xp.unpackbits(xp.asarray(part[1]))[:n]
+        if xp is np:  # NumPy finds nonzeros of bools about three times as fast as of bytes
+            bits = bits.view(np.bool_)
+        return xp.flatnonzero(bits)
     return xp.asarray(part)
 
 
