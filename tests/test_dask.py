@@ -504,6 +504,23 @@ def test_a_closed_client_is_named_not_a_key_error():
         kleene.apsp(G, client="tcp://127.0.0.1:8786")
 
 
+def test_workers_are_asked_of_the_scheduler_not_the_clients_cache(client):
+    """The client's cached identity is rewritten without workers by its periodic
+    refresh; read between a fetch and its return, it said every worker had left (a
+    call failed with both workers 'gone'). The checks ask the scheduler itself."""
+    from kleene.distributed.failures import require_workers, scheduler_workers, worker_addresses
+
+    workers = sorted(scheduler_workers(client))
+    assert len(workers) == 2 and all(w.startswith("tcp://") for w in workers)
+    real = client.scheduler_info
+    client.scheduler_info = lambda **kw: {"workers": {}}  # what the refresh leaves
+    try:
+        require_workers(client, workers, "apsp")  # raised DistributedError before
+        assert sorted(worker_addresses(client, "apsp")) == workers
+    finally:
+        client.scheduler_info = real
+
+
 def test_a_client_whose_scheduler_does_not_answer_is_named():
     from kleene.distributed.failures import worker_addresses
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from kleene.backends import is_cupy_array
 
-from .failures import named_task
+from .failures import named_task, scheduler_workers
 
 # cudaEventDisableTiming | cudaEventInterprocess: the flags an IPC event needs
 _IPC_EVENT = 0x02 | 0x04
@@ -281,7 +281,7 @@ last_reason = "not decided yet"
 
 def _try(client, workers: list[str]) -> bool:
     global last_reason
-    info = client.scheduler_info(n_workers=-1)["workers"]
+    info = scheduler_workers(client)
     if len({info[w].get("host") for w in workers}) != 1:
         last_reason = "workers on more than one host"
         return False

@@ -117,9 +117,22 @@ def require_workers(client, workers, what: str) -> None:
     _still_there((client, workers), what)
 
 
+def scheduler_workers(client) -> dict:
+    """The scheduler's workers (address: their info), asked of it for this call.
+
+    Not ``client.scheduler_info()``: that returns the client's cached identity, which
+    its periodic refresh rewrites without per-worker information, so a refresh landing
+    between the call's fetch and its return reads as every worker gone. A client
+    without a scheduler connection (or an asynchronous one) answers from that cache."""
+    rpc = getattr(client, "scheduler", None)
+    if rpc is None or getattr(client, "asynchronous", False):
+        return client.scheduler_info(n_workers=-1)["workers"]
+    return client.sync(rpc.identity, n_workers=-1)["workers"]
+
+
 def _still_there(watch: tuple, what: str) -> None:
     client, workers = watch
-    present = set(client.scheduler_info(n_workers=-1)["workers"])
+    present = set(scheduler_workers(client))
     gone = sorted(w for w in workers if w not in present)
     if gone:
         raise DistributedError(
@@ -169,8 +182,7 @@ def worker_addresses(client, what: str) -> list[str]:
 
 def _workers(client, what: str) -> list[str]:
     try:
-        info = client.scheduler_info(n_workers=-1)
-        return list(info["workers"])
+        return list(scheduler_workers(client))
     except (KeyError, RuntimeError, OSError) as e:  # no scheduler answered (closed client)
         raise DistributedError(
             f"{what}: the Dask client is closed or has no workers (its scheduler did not "
