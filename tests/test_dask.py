@@ -28,6 +28,7 @@ from dask_support import graph as _graph  # noqa: E402
 from dask_support import two_workers  # noqa: E402
 
 from kleene.distributed import DistributedError, apsp_on_dask  # noqa: E402
+from kleene.distributed.failures import scheduler_workers  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -203,7 +204,7 @@ def test_worker_loss_is_an_error_not_a_partial_result():
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     )
     with cluster, distributed.Client(cluster) as c:
-        victim = sorted(c.scheduler_info()["workers"])[1]
+        victim = sorted(scheduler_workers(c))[1]
         pid = c.run(os.getpid, workers=[victim])[victim]
         left = _WorkerLeft(victim)
 
@@ -370,7 +371,7 @@ def test_a_persisted_input_held_off_its_owners_is_moved_to_them(monkeypatch):
         n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
     )
     with cluster, distributed.Client(cluster) as c:
-        first = sorted(c.scheduler_info()["workers"])[0]
+        first = sorted(scheduler_workers(c))[0]
         G = c.persist(da.from_array(W, chunks=30), workers=[first])
         distributed.wait(G)
         with distributed.get_task_stream(c) as ts:
@@ -398,7 +399,7 @@ def test_each_worker_runs_its_updates_in_the_planned_order(monkeypatch):
     with cluster, distributed.Client(cluster) as c:
         with distributed.get_task_stream(c) as ts:
             got = kleene.apsp(G, client=c, block_size=30)
-        workers = sorted(c.scheduler_info()["workers"])
+        workers = sorted(scheduler_workers(c))
     np.testing.assert_allclose(got, shortest_path(G, method="FW"))
     ops, _ = grid_order.closure_ops([30] * 5, lambda i, j: _owner(workers, i, j), ipc=True)
     order = grid_order.schedule(ops, grid_order.LATENCY_IPC)
@@ -508,7 +509,7 @@ def test_workers_are_asked_of_the_scheduler_not_the_clients_cache(client):
     """The client's cached identity is rewritten without workers by its periodic
     refresh; read between a fetch and its return, it said every worker had left (a
     call failed with both workers 'gone'). The checks ask the scheduler itself."""
-    from kleene.distributed.failures import require_workers, scheduler_workers, worker_addresses
+    from kleene.distributed.failures import require_workers, worker_addresses
 
     workers = sorted(scheduler_workers(client))
     assert len(workers) == 2 and all(w.startswith("tcp://") for w in workers)
@@ -540,7 +541,7 @@ def test_a_client_whose_scheduler_does_not_answer_is_named():
 def test_warm_runs_the_tasks_on_every_worker(client):
     from kleene.distributed import warm
 
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    workers = sorted(scheduler_workers(client))
     held = set(client.futures)
     seconds = warm(client, dtype=np.float64, predecessors=(False, True), block=64)
     assert sorted(seconds) == workers and all(s > 0 for s in seconds.values())

@@ -33,6 +33,7 @@ import cupy  # noqa: E402
 import cupyx.scipy.sparse as csp  # noqa: E402
 
 import kleene  # noqa: E402
+from kleene.distributed.failures import scheduler_workers  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,7 @@ def _ipc_pair():
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster:
         with distributed.Client(cluster) as c:
-            workers = sorted(c.scheduler_info()["workers"])
+            workers = sorted(scheduler_workers(c))
             assert device_ipc.enabled(c, workers), device_ipc.last_reason
             yield c, workers
 
