@@ -16,8 +16,9 @@ once after that). The pull's blocks take chunks of about the same number of entr
 and rows together (``pull_chunks``), not of rows: a skewed degree distribution, or
 the empty rows of a graph gathered in one place, leaves no block with far more work
 than the rest, and a block gathers its chunk's products with all its loads in
-flight before it sums the rows. The host launches 2, 4, 8, ... steps between reads of
-that state, so a run waits for the device a few times, not once a step; the steps
+flight before it sums the rows. The host launches 2 steps, then as many as the last
+step's rate of decrease says the L1 change still needs (``steps_to_go``) between reads
+of that state, so a run waits for the device a few times, not once a step; the steps
 launched past the converged one do nothing, and the vector kept is the converged
 step's. Every sum has a fixed order (fixed grids, fixed trees), so the result is the
 same bits on every run.
@@ -25,6 +26,7 @@ same bits on every run.
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from pathlib import Path
 
@@ -130,7 +132,7 @@ def pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, *, trans
     sms = jit.sm_count(dev)
     block = (_THREADS,)
     n64, limit = np.int64(n), np.int64(_LIMIT)
-    state = cupy.zeros(2, dtype=np.int64)
+    state = cupy.zeros(4, dtype=np.int64)  # done, its step, the last two L1 changes' bits
     s = cupy.empty(n, dtype=np.float64)
     dangling = cupy.empty(n, dtype=np.uint8)
     rows_grid = (jit.blocks_for(n * out_lanes, _THREADS, cap=sms * 16),)
@@ -192,8 +194,31 @@ def pagerank(indptr, indices, values, n, x, p, w, alpha, tol, max_iter, *, trans
                 k["long_update"](long_grid, block, update)
             check_args[5] = np.int64(step)
             k["check"]((check_grid,), block, tuple(check_args))
-        done, conv = (int(v) for v in state.get())
-        if done:
-            return bufs[conv % 2], conv
-        chunk = min(2 * chunk, _MAX_CHUNK)
+        got = state.get()
+        if got[0]:
+            return bufs[int(got[1]) % 2], int(got[1])
+        changes = got[2:].view(np.float64)
+        chunk = steps_to_go(changes[step % 2], changes[(step - 1) % 2], float(tol_limit), chunk)
     return bufs[max_iter % 2], 0
+
+
+def steps_to_go(last: float, before: float, limit: float, chunk: int) -> int:
+    """How many steps to launch before the next read of the state: the steps the L1
+    change needs to fall from ``last`` below ``limit`` at the rate of the last step
+    (``last / before``), at least 1 and at most _MAX_CHUNK; twice ``chunk`` (capped)
+    when the rate says nothing (not a decrease). A read costs the device an idle gap
+    while the host launches again, a step launched past convergence a pass of empty
+    blocks: both about the same, so the guess is neither raised nor lowered.
+
+    >>> steps_to_go(1e-3, 1e-2, 2e-4, 2)  # ten times smaller a step: one more
+    1
+    >>> steps_to_go(1e-3, 2e-3, 1e-4, 2)  # halved a step: four more
+    4
+    >>> steps_to_go(1e-3, 1e-3, 1e-4, 2)  # no decrease: twice the last batch
+    4
+    """
+    rate = last / before if before > 0 else 1.0
+    if not 0.0 < rate < 1.0 or not last > 0.0:
+        return min(2 * chunk, _MAX_CHUNK)
+    need = math.floor(math.log(limit / last) / math.log(rate)) + 1 if last >= limit else 1
+    return max(1, min(need, _MAX_CHUNK))

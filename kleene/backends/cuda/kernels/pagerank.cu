@@ -207,7 +207,8 @@ kl_pr_total(const double* __restrict__ parts, long long count, double* __restric
 }
 
 // The step's L1 change (the chunks' parts, then the long rows') against limit (n * tol):
-// below it, state = {1, step}. Each block sums a fixed range of the parts into
+// below it, state[0..1] = {1, step}; either way the change goes to state[2 + step % 2]
+// (its bits), where the host reads the last two steps' changes to plan its next read. Each block sums a fixed range of the parts into
 // block_parts; the last block to finish (a ticket taken after a fence) adds those in
 // block order, so the total is the same bits whichever block is last, and resets the
 // ticket for the next step. Many blocks rather than one: one block reading the parts
@@ -241,6 +242,7 @@ kl_pr_check(const double* __restrict__ err_parts, long long nparts,
   t = kl_pr_block_sum(t);
   if (threadIdx.x == 0) {
     *ticket = 0u;
+    state[2 + (step & 1)] = __double_as_longlong(t);
     if (t < limit) {
       state[0] = 1;
       state[1] = step;
