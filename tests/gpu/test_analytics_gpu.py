@@ -408,6 +408,19 @@ def test_symmetry_sums_over_chunks_rows_and_batches():
     assert pattern == 0 and weighted != 0
 
 
+def test_pagerank_reads_when_the_rate_says_the_change_is_below_the_limit():
+    from kleene.backends.cuda.analytics.pagerank import _MAX_CHUNK, steps_to_go
+
+    assert steps_to_go(1e-3, 1e-2, 2e-4, 2) == 1  # 1e-4 after one more step
+    assert steps_to_go(1e-3, 1e-2, 0.9e-5, 2) == 3  # 1e-6 < 0.9e-5 after three
+    assert steps_to_go(1e-3, 2e-3, 1e-4, 2) == 4  # 1/16 of it after four halvings
+    assert steps_to_go(1e-3, 1e-3, 1e-4, 2) == 4  # no decrease: twice the last batch
+    assert steps_to_go(1e-3, 0.0, 1e-4, 16) == _MAX_CHUNK  # (capped)
+    assert steps_to_go(float("nan"), 1.0, 1e-4, 2) == 4
+    assert steps_to_go(1.0, 1.0 + 1e-12, 1e-300, 2) == _MAX_CHUNK  # slow: capped
+    assert steps_to_go(1e-5, 1e-3, 1e-4, 2) == 1  # (already below: at least one)
+
+
 def test_component_numbering_over_many_tiles():
     from kleene.backends.cuda.analytics.components import components_weak, numbered_roots
 
