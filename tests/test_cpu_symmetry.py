@@ -110,3 +110,23 @@ def test_sampled_mirrors_answer_a_one_way_graph(mirrored):
     ptr, idx, _ = A._csr()
     assert cs._first_missing_mirror(ptr, idx, cs.SAMPLES) is (not mirrored)
     assert (cs.symmetry_sums(ptr, idx, None, 7) == (0, 0)) is mirrored
+
+
+@compiled
+def test_the_pass_adds_the_pair_hashes_it_documents():
+    from symmetry_fingerprint import fingerprint
+
+    rng = np.random.default_rng(4)
+    n = 300
+    src, dst = rng.integers(0, n, (2, 2000))
+    G = sp.csr_matrix((rng.integers(1, 5, src.size).astype(np.float64), (src, dst)), shape=(n, n))
+    G.sum_duplicates()
+    S = G.maximum(G.T).tocsr()
+    for M in (G, S):
+        ptr, idx = M.indptr.astype(np.int64), M.indices.astype(np.int32)
+        want = fingerprint(ptr, idx, 9, M.data)
+        assert (
+            cs._pattern_sum(ptr, idx, np.uint64(9)),
+            cs._value_sum(ptr, idx, cs.value_bits(M.data), np.uint64(9)),
+        ) == want
+        assert (want == (0, 0)) is (M is S)

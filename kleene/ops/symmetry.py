@@ -18,10 +18,11 @@ def is_symmetric(A: Matrix, *, values: bool = True) -> bool:
     """Whether ``A`` equals its transpose (``values=False``: its pattern does).
 
     Cached on A until its next write. The answer is one pass over A's CSR (on the
-    GPU, and on the CPU with Numba: ``cpu/symmetry.py``): salted 64-bit hashes of
-    every entry (i, j[, w]) and of its mirror (j, i[, w]) are summed; the two sums
-    are equal for a symmetric matrix, so "not symmetric" is exact, and a
-    non-symmetric matrix passes only by a 2**-64 coincidence. No transpose is built
+    GPU, and on the CPU with Numba: ``cpu/symmetry.py``): a salted 64-bit hash of
+    each entry's unordered pair {i, j} (with its value w) is added where i < j and
+    subtracted where i > j, so an entry and its mirror (j, i, w) cancel and the sum is
+    0 for a symmetric matrix: "not symmetric" is exact, and a non-symmetric matrix
+    passes only by a 2**-64 coincidence. No transpose is built
     for it. Without such a pass (other formats, value types, no Numba) A is compared
     with its transpose (which is then cached for pull products). A non-square
     matrix is not symmetric.

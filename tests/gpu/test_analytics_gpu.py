@@ -406,6 +406,15 @@ def test_symmetry_sums_over_chunks_rows_and_batches():
     vals2[k] += 1.0  # the pattern still symmetric, a value not
     pattern, weighted, _ = symmetry_sums(ptr, idx, vals2, 3)
     assert pattern == 0 and weighted != 0
+    # the sums themselves, bit for bit: what tests/symmetry_fingerprint.py adds in NumPy
+    from symmetry_fingerprint import fingerprint
+
+    moved = cupy.asnumpy(idx2)
+    assert symmetry_sums(ptr, idx2, None, 3)[0] == fingerprint(S.indptr, moved, 3)[0]
+    assert (pattern, weighted) == fingerprint(S.indptr, S.indices, 3, cupy.asnumpy(vals2))
+    G2 = sp.csr_matrix((cupy.asnumpy(vals2), moved, S.indptr), shape=S.shape)
+    want = fingerprint(G2.indptr, G2.indices, 3, G2.data)
+    assert symmetry_sums(ptr, idx2, vals2, 3)[:2] == want
 
 
 def test_pagerank_reads_when_the_rate_says_the_change_is_below_the_limit():

@@ -2,12 +2,12 @@
 
 The host twins of ``symmetry_sums`` and ``union_min`` in ``cuda/structure.py``, for
 ``kleene.ops.symmetry``. The test is one sequential pass over the CSR, with no
-transpose built: each entry (i, j) adds a salted 64-bit hash of (i, j) and
-subtracts that of (j, i) (``_mix``: the SplitMix64 finaliser, as ``kl_mix`` in
-``kernels/structure.cu``), so the sum is 0 when every entry has its mirror; with
-values, a hash of (i, j, w) less that of (j, i, w) too. "Not symmetric" is then
-exact, and a non-symmetric CSR passes only by a 2**-64 coincidence of a salt it
-cannot know. The comparison with a built transpose that it replaces reads and
+transpose built: each entry (i, j) off the diagonal adds a salted 64-bit hash of the
+unordered pair {i, j} where i < j and subtracts it where i > j (``_mix``: the
+SplitMix64 finaliser, as ``kl_mix`` in ``kernels/structure.cu``), so the sum is 0 when
+every entry has its mirror; with values, a hash of ({i, j}, w) the same way. "Not
+symmetric" is then exact, and a non-symmetric CSR passes only by a 2**-64 coincidence
+of a salt it cannot know. The comparison with a built transpose that it replaces reads and
 writes every entry at a random place; this pass reads them in order. Before it,
 ``SAMPLES`` entries spread over the CSR have their mirrors looked up by bisection:
 a graph stored one way (an edge list read as directed) is answered there.
@@ -34,6 +34,7 @@ except ImportError:  # pragma: no cover - exercised only without numba
 
 _K1, _K2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
+_ZERO = np.uint64(0)
 
 
 def _mix(z):
@@ -48,7 +49,8 @@ def _pattern_sum(indptr, indices, salt):
         ui = np.uint64(i)
         for e in range(indptr[i], indptr[i + 1]):
             j = np.uint64(indices[e])
-            total += _mix(salt ^ ((ui << _S32) | j)) - _mix(salt ^ ((j << _S32) | ui))
+            h = _mix(salt ^ ((min(ui, j) << _S32) | max(ui, j)))
+            total += h if ui < j else (_ZERO - h if ui > j else _ZERO)  # (selects)
     return total
 
 
@@ -58,10 +60,8 @@ def _value_sum(indptr, indices, bits, salt):
         ui = np.uint64(i)
         for e in range(indptr[i], indptr[i + 1]):
             j = np.uint64(indices[e])
-            f = _mix(salt ^ ((ui << _S32) | j))
-            b = _mix(salt ^ ((j << _S32) | ui))
-            w = _mix(bits[e] + salt)
-            total += _mix(f ^ w) - _mix(b ^ w)
+            h = _mix(_mix(salt ^ ((min(ui, j) << _S32) | max(ui, j))) ^ _mix(bits[e] + salt))
+            total += h if ui < j else (_ZERO - h if ui > j else _ZERO)
     return total
 
 

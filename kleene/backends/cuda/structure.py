@@ -79,8 +79,8 @@ def symmetry_sums(
     "greatest" (NaN aside; absent when every value is NaN), "positive_sum" and
     "positive_count" (floats; the sum in float64, its rounding depends on the order).
     ``fingerprint=False`` (float values): the values are scanned but not hashed, and
-    the value sum is None (unknown), for a caller that reads the pattern only: three
-    of the five hashes an entry costs are left out.
+    the value sum is None (unknown), for a caller that reads the pattern only: two of
+    the three hashes an entry costs are left out.
     """
     ptr, idx = jit.contiguous(indptr, np.int64), jit.contiguous(indices, np.int32)
     if ptr.size <= 1 or idx.size == 0:

@@ -191,15 +191,18 @@ struct kl_value_scan {
   }
 };
 
-// out[0] += sum over entries (i, j) of h(i, j) - h(j, i), out[1] the same with the
-// value mixed in (MODE 2), all mod 2**64 (unsigned wrap-around: the sums do not
-// depend on the order of the additions). MODE 1 and 2 also give, from the same read,
-// the value scan (kl_value_scan) in out[2..6]; MODE 0 reads the pattern only, MODE 1
-// the values for the scan but mixes no hash of them (for callers of the pattern alone,
-// who need the NaNs and infinities but not whether the weights are symmetric). For a matrix equal to its transpose each
-// entry (i, j, w) has its mirror (j, i, w), so both sums are exactly 0; otherwise the
-// multisets {h(i, j)} and {h(j, i)} differ and a sum is 0 only by a 64-bit coincidence
-// of the salted hash.
+// out[0] += the sum over entries (i, j) off the diagonal of +h{i, j} where i < j and
+// -h{i, j} where i > j, h a salted hash of the unordered pair, and out[1] (MODE 2) the
+// same with each entry's value mixed into its pair's hash, all mod 2**64 (unsigned
+// wrap-around: the sums do not depend on the order of the additions). MODE 1 and 2
+// also give, from the same read, the value scan (kl_value_scan) in out[2..6]; MODE 0
+// reads the pattern only, MODE 1 the values for the scan but mixes no hash of them
+// (for callers of the pattern alone, who need the NaNs and infinities but not whether
+// the weights are symmetric). An entry and its mirror (j, i, w) cancel, so both sums
+// are exactly 0 for a matrix equal to its transpose; otherwise a pair held one way
+// (or with two values) leaves its hash, ± one, in the sum, and the sum of such
+// independent uniform words is 0 only by a 2**-64 coincidence. One hash an entry,
+// where a hash of (i, j) less one of (j, i) took two.
 // Balanced over entries, not rows: a warp takes KL_SCAN_CHUNK consecutive entries,
 // finds the row of its first entry (kl_warp_row_of: the whole warp searches), and each
 // lane advances from there (kl_advance_row), so a hub of millions of entries is spread
@@ -237,14 +240,14 @@ kl_symmetry_sums(const long long* __restrict__ indptr, const int* __restrict__ i
         if (e >= e1) break;
         i = kl_advance_row(indptr, n, i, e);
         const unsigned long long ui = (unsigned long long)i, uj = j[k];
-        const unsigned long long f = kl_mix(salt ^ ((ui << 32) | uj));
-        const unsigned long long r = kl_mix(salt ^ ((uj << 32) | ui));
-        sp += f - r;
+        const bool up = ui < uj;  // (a diagonal entry is its own mirror: it adds 0)
+        const unsigned long long h = kl_mix(salt ^ (up ? (ui << 32) | uj : (uj << 32) | ui));
+        if (ui != uj) sp += up ? h : 0ull - h;
         if (MODE > 0) {
           scan.add(x[k]);
-          if (MODE > 1) {
-            const unsigned long long w = kl_mix(kl_value_bits<V>(x[k]) + salt);
-            sv += kl_mix(f ^ w) - kl_mix(r ^ w);
+          if (MODE > 1 && ui != uj) {
+            const unsigned long long hv = kl_mix(h ^ kl_mix(kl_value_bits<V>(x[k]) + salt));
+            sv += up ? hv : 0ull - hv;
           }
         }
       }
