@@ -7,8 +7,8 @@ unordered pair {i, j} where i < j and subtracts it where i > j (``_mix``: the
 SplitMix64 finaliser, as ``kl_mix`` in ``kernels/structure.cu``), so the sum is 0 when
 every entry has its mirror; with values, a hash of ({i, j}, w) the same way. "Not
 symmetric" is then exact, and a non-symmetric CSR passes only by a 2**-64 coincidence
-of a salt it cannot know. The comparison with a built transpose that it replaces reads and
-writes every entry at a random place; this pass reads them in order. Before it,
+of a salt it cannot know. The comparison with a built transpose that it replaces
+reads and writes every entry at a random place; this pass reads them in order. Before it,
 ``SAMPLES`` entries spread over the CSR have their mirrors looked up by bisection:
 a graph stored one way (an edge list read as directed) is answered there.
 

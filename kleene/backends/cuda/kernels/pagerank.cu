@@ -208,10 +208,11 @@ kl_pr_total(const double* __restrict__ parts, long long count, double* __restric
 
 // The step's L1 change (the chunks' parts, then the long rows') against limit (n * tol):
 // below it, state[0..1] = {1, step}; either way the change goes to state[2 + step % 2]
-// (its bits), where the host reads the last two steps' changes to plan its next read. Each block sums a fixed range of the parts into
-// block_parts; the last block to finish (a ticket taken after a fence) adds those in
-// block order, so the total is the same bits whichever block is last, and resets the
-// ticket for the next step. Many blocks rather than one: one block reading the parts
+// (its bits), where the host reads the last two steps' changes to plan its next read.
+// Each block sums a fixed range of the parts into block_parts; the last block to
+// finish (a ticket taken after a fence) adds those in block order, so the total is the
+// same bits whichever block is last, and resets the ticket for the next step. Many
+// blocks rather than one: one block reading the parts
 // of a large graph (one per chunk of the pull) spends most of a step's small kernels'
 // time waiting on its loads.
 __global__ void __launch_bounds__(KL_PR_THREADS)
