@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .twin import twin
+
 try:
     import numba
 except ImportError:  # pragma: no cover - exercised only without numba
@@ -441,9 +443,11 @@ if HAVE_NUMBA:  # compiled on first call, then loaded from the disk cache
     _dijkstra_group = _seq(_dijkstra_group)
     _lanes_batch = _seq(_lanes_batch)
     _depth = _seq(_depth)
-    _run_serial = numba.njit(cache=True, nogil=True)(_run)  # prange runs as range
+    # the serial variants are twins (own names in Numba's disk cache, which does not
+    # tell compile options apart: see twin.py); prange runs as range in them
+    _run_serial = _seq(twin(_run, "_serial"))
     _run = numba.njit(cache=True, nogil=True, parallel=True)(_run)
-    _run_lanes_serial = numba.njit(cache=True, nogil=True)(_run_lanes)
+    _run_lanes_serial = _seq(twin(_run_lanes, "_serial"))
     _run_lanes = numba.njit(cache=True, nogil=True, parallel=True)(_run_lanes)
 
 
