@@ -113,20 +113,36 @@ def test_sampled_mirrors_answer_a_one_way_graph(mirrored):
 
 
 @compiled
-def test_the_pass_adds_the_pair_hashes_it_documents():
+def test_the_pass_adds_the_pair_hashes_it_documents(monkeypatch):
     from symmetry_fingerprint import fingerprint
 
     rng = np.random.default_rng(4)
     n = 300
     src, dst = rng.integers(0, n, (2, 2000))
+    src[:400] = 7  # a hub row, so groups of equal entries leave some empty
     G = sp.csr_matrix((rng.integers(1, 5, src.size).astype(np.float64), (src, dst)), shape=(n, n))
     G.sum_duplicates()
     S = G.maximum(G.T).tocsr()
+    s = np.uint64(9)
     for M in (G, S):
         ptr, idx = M.indptr.astype(np.int64), M.indices.astype(np.int32)
+        bits = cs.value_bits(M.data)
         want = fingerprint(ptr, idx, 9, M.data)
-        assert (
-            cs._pattern_sum(ptr, idx, np.uint64(9)),
-            cs._value_sum(ptr, idx, cs.value_bits(M.data), np.uint64(9)),
-        ) == want
         assert (want == (0, 0)) is (M is S)
+        # one group on one thread, and rows cut into groups (some empty) on the threads
+        for groups in (1, 3, 64, 2 * n):
+            bounds = cs.row_groups(ptr, groups)
+            assert bounds[0] == 0 and bounds[-1] == n and (np.diff(bounds) >= 0).all()
+            for pattern_sum, value_sum in (
+                (cs._pattern_sum, cs._value_sum),
+                (cs._pattern_sum_threads, cs._value_sum_threads),
+            ):
+                got = pattern_sum(ptr, idx, s, bounds), value_sum(ptr, idx, bits, s, bounds)
+                assert got == want
+        # the public pass, past its threshold for threads
+        monkeypatch.setattr(cs, "PARALLEL_ENTRIES", 0)
+        if M is S:
+            assert cs.symmetry_sums(ptr, idx, M.data, 9) == (0, 0)
+        else:  # (its sampled mirrors may answer first: then (1, 1))
+            assert cs.symmetry_sums(ptr, idx, M.data, 9) in (want, (1, 1))
+        monkeypatch.undo()

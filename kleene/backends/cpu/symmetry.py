@@ -8,7 +8,9 @@ SplitMix64 finaliser, as ``kl_mix`` in ``kernels/structure.cu``), so the sum is 
 every entry has its mirror; with values, a hash of ({i, j}, w) the same way. "Not
 symmetric" is then exact, and a non-symmetric CSR passes only by a 2**-64 coincidence
 of a salt it cannot know. The comparison with a built transpose that it replaces
-reads and writes every entry at a random place; this pass reads them in order. Before it,
+reads and writes every entry at a random place; this pass reads them in order, the
+rows cut into runs of about equal entries over the threads from ``PARALLEL_ENTRIES``
+entries (the sums wrap around, so any split gives the same bits). Before it,
 ``SAMPLES`` entries spread over the CSR have their mirrors looked up by bisection:
 a graph stored one way (an edge list read as directed) is answered there.
 
@@ -27,10 +29,13 @@ import numpy as np
 
 from kleene.errors import DomainMismatch, InvalidValue
 
+from .twin import twin
+
 try:
     import numba
 except ImportError:  # pragma: no cover - exercised only without numba
     numba = None
+prange = numba.prange if numba is not None else range
 
 _K1, _K2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
@@ -43,25 +48,40 @@ def _mix(z):
     return z ^ (z >> _S31)
 
 
-def _pattern_sum(indptr, indices, salt):
+def _pattern_sum(indptr, indices, salt, bounds):
+    """The pattern sum, the rows in groups bounds[g] .. bounds[g + 1] (one a thread
+    at a time under ``parallel=True``; wrap-around sums, so the same whatever the split)."""
+    parts = np.zeros(bounds.size - 1, dtype=np.uint64)
+    for g in prange(bounds.size - 1):
+        part = np.uint64(0)
+        for i in range(bounds[g], bounds[g + 1]):
+            ui = np.uint64(i)
+            for e in range(indptr[i], indptr[i + 1]):
+                j = np.uint64(indices[e])
+                h = _mix(salt ^ ((min(ui, j) << _S32) | max(ui, j)))
+                part += h if ui < j else (_ZERO - h if ui > j else _ZERO)  # (selects)
+        parts[g] = part
     total = np.uint64(0)
-    for i in range(indptr.size - 1):
-        ui = np.uint64(i)
-        for e in range(indptr[i], indptr[i + 1]):
-            j = np.uint64(indices[e])
-            h = _mix(salt ^ ((min(ui, j) << _S32) | max(ui, j)))
-            total += h if ui < j else (_ZERO - h if ui > j else _ZERO)  # (selects)
+    for g in range(parts.size):
+        total += parts[g]
     return total
 
 
-def _value_sum(indptr, indices, bits, salt):
+def _value_sum(indptr, indices, bits, salt, bounds):
+    """The value sum, the rows in groups as ``_pattern_sum``."""
+    parts = np.zeros(bounds.size - 1, dtype=np.uint64)
+    for g in prange(bounds.size - 1):
+        part = np.uint64(0)
+        for i in range(bounds[g], bounds[g + 1]):
+            ui = np.uint64(i)
+            for e in range(indptr[i], indptr[i + 1]):
+                j = np.uint64(indices[e])
+                h = _mix(_mix(salt ^ ((min(ui, j) << _S32) | max(ui, j))) ^ _mix(bits[e] + salt))
+                part += h if ui < j else (_ZERO - h if ui > j else _ZERO)
+        parts[g] = part
     total = np.uint64(0)
-    for i in range(indptr.size - 1):
-        ui = np.uint64(i)
-        for e in range(indptr[i], indptr[i + 1]):
-            j = np.uint64(indices[e])
-            h = _mix(_mix(salt ^ ((min(ui, j) << _S32) | max(ui, j))) ^ _mix(bits[e] + salt))
-            total += h if ui < j else (_ZERO - h if ui > j else _ZERO)
+    for g in range(parts.size):
+        total += parts[g]
     return total
 
 
@@ -154,6 +174,11 @@ _ENABLED = numba is not None and os.environ.get("KLEENE_CPU", "").lower() != "nu
 if _ENABLED:  # compiled on first call (per argument types), then loaded from the disk cache
     _jit = numba.njit(cache=True, nogil=True)
     _mix = _jit(_mix)
+    # twins: their own names in Numba's disk cache, which does not tell compile options
+    # apart (twin.py); prange runs as range in the serial ones
+    _parallel = numba.njit(cache=True, nogil=True, parallel=True)
+    _pattern_sum_threads = _parallel(twin(_pattern_sum, "_threads"))
+    _value_sum_threads = _parallel(twin(_value_sum, "_threads"))
     _pattern_sum, _value_sum = _jit(_pattern_sum), _jit(_value_sum)
     _union_count, _union_write = _jit(_union_count), _jit(_union_write)
     _transpose_pattern = _jit(_transpose_pattern)
@@ -163,6 +188,26 @@ if _ENABLED:  # compiled on first call (per argument types), then loaded from th
 # Entries whose mirrors are looked up before the pass: a graph stored one way (an edge
 # list read as directed) fails at the first, for a few bisections instead of a pass.
 SAMPLES = 64
+# Entries from which the pass splits its rows over the threads (GROUPS_PER_THREAD
+# groups of about equal entries a thread, so one hub row leaves the others work); below
+# it one thread, whose pass takes less than starting the others would.
+PARALLEL_ENTRIES = 1 << 18
+GROUPS_PER_THREAD = 4
+
+
+def row_groups(indptr, groups: int) -> np.ndarray:
+    """Bounds (int64, groups + 1 of them, 0 first and n last) cutting the rows into
+    ``groups`` runs of about equal entries (a run may be empty).
+
+    >>> row_groups(np.array([0, 5, 5, 6, 10]), 2).tolist()
+    [0, 1, 4]
+    """
+    ptr = np.asarray(indptr)
+    n = ptr.size - 1
+    marks = (np.arange(groups + 1, dtype=np.int64) * int(ptr[-1])) // groups
+    bounds = np.searchsorted(ptr, marks, side="left").astype(np.int64)
+    bounds[0], bounds[-1] = 0, n
+    return np.minimum(bounds, n)
 
 
 def value_bits(values) -> np.ndarray:
@@ -189,10 +234,17 @@ def _symmetry_sums(indptr, indices, values, salt: int):
     if idx.size and _first_missing_mirror(ptr, idx, SAMPLES):
         return 1, 1  # an entry without its mirror: not symmetric, no pass needed
     s = np.uint64(salt & 0xFFFFFFFFFFFFFFFF)
-    pattern = int(_pattern_sum(ptr, idx, s))
+    threads = numba.get_num_threads() if idx.size >= PARALLEL_ENTRIES else 1
+    if threads > 1:
+        pattern_sum, value_sum = _pattern_sum_threads, _value_sum_threads
+        bounds = row_groups(ptr, GROUPS_PER_THREAD * threads)
+    else:
+        pattern_sum, value_sum = _pattern_sum, _value_sum
+        bounds = np.array([0, ptr.size - 1], dtype=np.int64)
+    pattern = int(pattern_sum(ptr, idx, s, bounds))
     if values is None:
         return pattern, 0
-    return pattern, int(_value_sum(ptr, idx, value_bits(values), s))
+    return pattern, int(value_sum(ptr, idx, value_bits(values), s, bounds))
 
 
 def _union_min(a, b, n: int, values: bool = True):
