@@ -122,27 +122,50 @@ def test_the_pass_adds_the_pair_hashes_it_documents(monkeypatch):
     src[:400] = 7  # a hub row, so groups of equal entries leave some empty
     G = sp.csr_matrix((rng.integers(1, 5, src.size).astype(np.float64), (src, dst)), shape=(n, n))
     G.sum_duplicates()
-    S = G.maximum(G.T).tocsr()
+    G.data[:5] = [-0.0, np.nan, -2.5, np.inf, 0.0]
+    C = G.tocoo()
+    up = C.row <= C.col  # the upper triangle mirrored as it is (NaN, explicit zeros)
+    r, c, w = C.row[up], C.col[up], C.data[up]
+    off = r < c
+    w_low = np.where(w[off] == 0, 0.0, w[off])  # a zero's mirror is +0.0, itself -0.0
+    w = np.where(w == 0, -0.0, w)
+    S = sp.csr_matrix((np.r_[w, w_low], (np.r_[r, c[off]], np.r_[c, r[off]])), shape=(n, n))
+    zero = S.data == 0
+    assert np.signbit(S.data[zero]).any() and not np.signbit(S.data[zero]).all()
     s = np.uint64(9)
     for M in (G, S):
         ptr, idx = M.indptr.astype(np.int64), M.indices.astype(np.int32)
-        bits = cs.value_bits(M.data)
         want = fingerprint(ptr, idx, 9, M.data)
         assert (want == (0, 0)) is (M is S)
+        finite = M.data[~np.isnan(M.data)]
+        scan = [np.isnan(M.data).sum(), finite.min(), finite.max(), finite[finite > 0].sum()]
         # one group on one thread, and rows cut into groups (some empty) on the threads
         for groups in (1, 3, 64, 2 * n):
             bounds = cs.row_groups(ptr, groups)
             assert bounds[0] == 0 and bounds[-1] == n and (np.diff(bounds) >= 0).all()
-            for pattern_sum, value_sum in (
-                (cs._pattern_sum, cs._value_sum),
-                (cs._pattern_sum_threads, cs._value_sum_threads),
+            for pattern_sum, both_sums in (
+                (cs._pattern_sum, cs._both_sums),
+                (cs._pattern_sum_threads, cs._both_sums_threads),
             ):
-                got = pattern_sum(ptr, idx, s, bounds), value_sum(ptr, idx, bits, s, bounds)
-                assert got == want
-        # the public pass, past its threshold for threads
+                assert pattern_sum(ptr, idx, s, bounds) == want[0]
+                got = np.zeros(5)
+                sums = both_sums(ptr, idx, M.data, M.data.view(np.uint64), s, bounds, True, got)
+                assert sums == want
+                assert got[:3].tolist() == scan[:3] and got[4] == (finite > 0).sum()
+                assert got[3] == pytest.approx(scan[3], rel=1e-12)  # (its order: the groups')
+        # the public pass, past its threshold for threads, and its scan
         monkeypatch.setattr(cs, "PARALLEL_ENTRIES", 0)
+        stats = {}
+        got = cs.symmetry_sums(ptr, idx, M.data, 9, stats=stats)
         if M is S:
-            assert cs.symmetry_sums(ptr, idx, M.data, 9) == (0, 0)
-        else:  # (its sampled mirrors may answer first: then (1, 1))
-            assert cs.symmetry_sums(ptr, idx, M.data, 9) in (want, (1, 1))
+            assert got == (0, 0)
+            assert (stats["nans"], stats["least"], stats["greatest"]) == tuple(scan[:3])
+            assert stats["positive_count"] == (finite > 0).sum()
+        else:  # (its sampled mirrors may answer first: then (1, 1) and no scan)
+            assert got in (want, (1, 1))
+        ints = M.data.copy()
+        ints[np.isnan(ints) | np.isinf(ints)] = 3
+        ints = ints.astype(np.int64)
+        want_ints = fingerprint(ptr, idx, 9, ints.astype(np.float64))
+        assert cs.symmetry_sums(ptr, idx, ints, 9)[1] in (want_ints[1], 1)
         monkeypatch.undo()

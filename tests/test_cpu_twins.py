@@ -25,7 +25,7 @@ PAIRS = [
 if symmetry.symmetry_sums is not None:  # (KLEENE_CPU=numpy: the pass is not compiled)
     PAIRS += [
         (symmetry._pattern_sum, symmetry._pattern_sum_threads),
-        (symmetry._value_sum, symmetry._value_sum_threads),
+        (symmetry._both_sums, symmetry._both_sums_threads),
     ]
 
 

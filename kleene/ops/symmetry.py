@@ -4,13 +4,15 @@ A ∪ Aᵀ for the graphs that do not."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kleene.backends import backend
 from kleene.core import access
 from kleene.core.checks import as_container
 from kleene.core.matrix import Matrix
-from kleene.core.value_scan import SYMMETRY_SALT
+from kleene.core.value_scan import SYMMETRY_SALT, keep_value_stats
 from kleene.errors import DimensionMismatch
 
 
@@ -49,8 +51,11 @@ def _decide(A: Matrix, values: bool) -> bool:
     xp = A.xp
     ptr, idx, val = access.csr(A)
     sums = getattr(backend(xp), "symmetry_sums", None)
+    stats: dict = {}
     if sums is None and xp is np:
-        sums = backend(np).host_symmetry_sums  # the pass of cpu/symmetry.py (None without Numba)
+        host = backend(np).host_symmetry_sums  # the pass of cpu/symmetry.py (None without Numba)
+        # (which also scans float values: what the shortest-path loops ask next)
+        sums = None if host is None else functools.partial(host, stats=stats)
     if sums is not None:
         try:
             pattern, weighted = sums(ptr, idx, val if values else None, SYMMETRY_SALT)[:2]
@@ -58,6 +63,8 @@ def _decide(A: Matrix, values: bool) -> bool:
             pass
         else:
             A.cached("pattern_symmetric", lambda: pattern == 0)  # the same pass decided it
+            if "nans" in stats:
+                keep_value_stats(A, stats["nans"], stats)
             return pattern == 0 and weighted == 0
     if values and not is_symmetric(A, values=False):
         return False

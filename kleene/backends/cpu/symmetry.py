@@ -40,6 +40,7 @@ prange = numba.prange if numba is not None else range
 _K1, _K2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
 _ZERO = np.uint64(0)
+_NEG_ZERO = np.uint64(1 << 63)  # -0.0's word
 
 
 def _mix(z):
@@ -67,22 +68,56 @@ def _pattern_sum(indptr, indices, salt, bounds):
     return total
 
 
-def _value_sum(indptr, indices, bits, salt, bounds):
-    """The value sum, the rows in groups as ``_pattern_sum``."""
-    parts = np.zeros(bounds.size - 1, dtype=np.uint64)
-    for g in prange(bounds.size - 1):
-        part = np.uint64(0)
+def _both_sums(indptr, indices, vals, bits, salt, bounds, is_float, stats):
+    """(pattern sum, value sum) in one pass, the rows in groups as ``_pattern_sum``;
+    ``bits`` the values' words (``is_float``: float64's own, -0.0 read as +0.0, and
+    ``vals`` those floats, whose scan goes to ``stats``: NaN count, least and greatest
+    other value, positive sum and count, as ``kl_value_scan`` on the GPU)."""
+    groups = bounds.size - 1
+    pparts = np.zeros(groups, dtype=np.uint64)
+    vparts = np.zeros(groups, dtype=np.uint64)
+    scans = np.zeros((groups, 5))
+    for g in prange(groups):
+        part, vpart = np.uint64(0), np.uint64(0)
+        nans, least, most, pos, npos = 0.0, np.inf, -np.inf, 0.0, 0.0
         for i in range(bounds[g], bounds[g + 1]):
             ui = np.uint64(i)
             for e in range(indptr[i], indptr[i + 1]):
                 j = np.uint64(indices[e])
-                h = _mix(_mix(salt ^ ((min(ui, j) << _S32) | max(ui, j))) ^ _mix(bits[e] + salt))
-                part += h if ui < j else (_ZERO - h if ui > j else _ZERO)
-        parts[g] = part
-    total = np.uint64(0)
-    for g in range(parts.size):
-        total += parts[g]
-    return total
+                h = _mix(salt ^ ((min(ui, j) << _S32) | max(ui, j)))
+                word = bits[e]
+                if is_float:
+                    word = _ZERO if word == _NEG_ZERO else word
+                    x = vals[e]
+                    if x != x:
+                        nans += 1.0
+                    else:
+                        least, most = min(least, x), max(most, x)
+                        if x > 0:
+                            pos += x
+                            npos += 1.0
+                hv = _mix(h ^ _mix(word + salt))
+                part += h if ui < j else (_ZERO - h if ui > j else _ZERO)  # (selects)
+                vpart += hv if ui < j else (_ZERO - hv if ui > j else _ZERO)
+        pparts[g], vparts[g] = part, vpart
+        scans[g, 0], scans[g, 1], scans[g, 2], scans[g, 3], scans[g, 4] = (
+            nans,
+            least,
+            most,
+            pos,
+            npos,
+        )
+    pattern, value = np.uint64(0), np.uint64(0)
+    stats[0], stats[1], stats[2], stats[3], stats[4] = 0.0, np.inf, -np.inf, 0.0, 0.0
+    for g in range(groups):  # (in group order: the positive sum's rounding is fixed)
+        pattern += pparts[g]
+        value += vparts[g]
+        stats[0] += scans[g, 0]
+        stats[1] = min(stats[1], scans[g, 1])
+        stats[2] = max(stats[2], scans[g, 2])
+        stats[3] += scans[g, 3]
+        stats[4] += scans[g, 4]
+    return pattern, value
 
 
 def _first_missing_mirror(indptr, indices, samples):
@@ -178,8 +213,8 @@ if _ENABLED:  # compiled on first call (per argument types), then loaded from th
     # apart (twin.py); prange runs as range in the serial ones
     _parallel = numba.njit(cache=True, nogil=True, parallel=True)
     _pattern_sum_threads = _parallel(twin(_pattern_sum, "_threads"))
-    _value_sum_threads = _parallel(twin(_value_sum, "_threads"))
-    _pattern_sum, _value_sum = _jit(_pattern_sum), _jit(_value_sum)
+    _both_sums_threads = _parallel(twin(_both_sums, "_threads"))
+    _pattern_sum, _both_sums = _jit(_pattern_sum), _jit(_both_sums)
     _union_count, _union_write = _jit(_union_count), _jit(_union_write)
     _transpose_pattern = _jit(_transpose_pattern)
     _first_missing_mirror = _jit(_first_missing_mirror)
@@ -219,12 +254,16 @@ def value_bits(values) -> np.ndarray:
     raise DomainMismatch(f"symmetry_sums: no pass for {values.dtype} values")
 
 
-def _symmetry_sums(indptr, indices, values, salt: int):
+def _symmetry_sums(indptr, indices, values, salt: int, stats: dict | None = None):
     """(pattern sum, value sum): both 0 when the CSR equals its transpose (see the module
     docstring). ``values`` None: the pattern only (the value sum is 0). TypeError for a
     value type it cannot hash. The CSR must have sorted rows (a Matrix's CSR): the
     ``SAMPLES`` entries looked up first bisect them, and one without its mirror
-    answers (1, 1) without the pass."""
+    answers (1, 1) without the pass. ``stats``, a dict, gets from the same pass over
+    float values what ``kleene.core.value_scan.keep_value_stats`` keeps: "nans",
+    "least" and "greatest" (NaN aside; absent when every value is NaN), "positive_sum"
+    and "positive_count" (left empty after the mirrors' answer, or for other values).
+    """
     ptr = np.ascontiguousarray(indptr, dtype=np.int64)
     idx = np.ascontiguousarray(indices, dtype=np.int32)
     if values is not None:
@@ -236,15 +275,27 @@ def _symmetry_sums(indptr, indices, values, salt: int):
     s = np.uint64(salt & 0xFFFFFFFFFFFFFFFF)
     threads = numba.get_num_threads() if idx.size >= PARALLEL_ENTRIES else 1
     if threads > 1:
-        pattern_sum, value_sum = _pattern_sum_threads, _value_sum_threads
+        pattern_sum, both_sums = _pattern_sum_threads, _both_sums_threads
         bounds = row_groups(ptr, GROUPS_PER_THREAD * threads)
     else:
-        pattern_sum, value_sum = _pattern_sum, _value_sum
+        pattern_sum, both_sums = _pattern_sum, _both_sums
         bounds = np.array([0, ptr.size - 1], dtype=np.int64)
-    pattern = int(pattern_sum(ptr, idx, s, bounds))
     if values is None:
-        return pattern, 0
-    return pattern, int(value_sum(ptr, idx, value_bits(values), s, bounds))
+        return int(pattern_sum(ptr, idx, s, bounds)), 0
+    is_float = values.dtype.kind == "f"
+    if is_float:  # float64's own words (no copy), -0.0 read as +0.0 in the pass
+        vals = np.ascontiguousarray(values, dtype=np.float64)
+        bits = vals.view(np.uint64)
+    else:
+        vals, bits = np.zeros(0), value_bits(values)
+    scan = np.zeros(5)
+    pattern, value = both_sums(ptr, idx, vals, bits, s, bounds, is_float, scan)
+    if stats is not None and is_float:
+        stats["nans"] = int(scan[0])
+        if scan[1] <= scan[2]:  # (a value other than NaN was seen)
+            stats["least"], stats["greatest"] = float(scan[1]), float(scan[2])
+        stats["positive_sum"], stats["positive_count"] = float(scan[3]), int(scan[4])
+    return int(pattern), int(value)
 
 
 def _union_min(a, b, n: int, values: bool = True):
