@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("numba", reason="the CPU symmetry pass is compiled with numba")
+numba = pytest.importorskip("numba", reason="the CPU symmetry pass is compiled with numba")
 
 import kleene  # noqa: E402
 from kleene.backends.cpu import symmetry as cs  # noqa: E402
@@ -155,8 +155,14 @@ def test_the_pass_adds_the_pair_hashes_it_documents(monkeypatch):
                 assert got[3] == pytest.approx(scan[3], rel=1e-12)  # (its order: the groups')
         # the public pass, past its threshold for threads, and its scan
         monkeypatch.setattr(cs, "PARALLEL_ENTRIES", 0)
-        stats = {}
+        stats, one = {}, {}
         got = cs.symmetry_sums(ptr, idx, M.data, 9, stats=stats)
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:  # the runs do not depend on the threads: the same bits, the float sum too
+            assert cs.symmetry_sums(ptr, idx, M.data, 9, stats=one) == got and one == stats
+        finally:
+            numba.set_num_threads(threads)
         if M is S:
             assert got == (0, 0)
             assert (stats["nans"], stats["least"], stats["greatest"]) == tuple(scan[:3])

@@ -9,8 +9,9 @@ every entry has its mirror; with values, a hash of ({i, j}, w) the same way. "No
 symmetric" is then exact, and a non-symmetric CSR passes only by a 2**-64 coincidence
 of a salt it cannot know. The comparison with a built transpose that it replaces
 reads and writes every entry at a random place; this pass reads them in order, the
-rows cut into runs of about equal entries over the threads from ``PARALLEL_ENTRIES``
-entries (the sums wrap around, so any split gives the same bits). Before it,
+rows cut into ``GROUPS`` runs of about equal entries over the threads from
+``PARALLEL_ENTRIES`` entries (the hash sums wrap around, so any split gives the same
+bits; the runs are fixed, so the value scan's float sum is too). Before it,
 ``SAMPLES`` entries spread over the CSR have their mirrors looked up by bisection:
 a graph stored one way (an edge list read as directed) is answered there.
 
@@ -223,11 +224,12 @@ if _ENABLED:  # compiled on first call (per argument types), then loaded from th
 # Entries whose mirrors are looked up before the pass: a graph stored one way (an edge
 # list read as directed) fails at the first, for a few bisections instead of a pass.
 SAMPLES = 64
-# Entries from which the pass splits its rows over the threads (GROUPS_PER_THREAD
-# groups of about equal entries a thread, so one hub row leaves the others work); below
-# it one thread, whose pass takes less than starting the others would.
+# Entries from which the pass cuts the rows into GROUPS runs of about equal entries
+# and spreads them over the threads (below: one run on one thread, whose pass takes
+# less than starting the others would). The runs do not depend on the thread count, so
+# the value scan's float sum, added run by run in order, is the same bits on any machine.
 PARALLEL_ENTRIES = 1 << 18
-GROUPS_PER_THREAD = 4
+GROUPS = 64
 
 
 def row_groups(indptr, groups: int) -> np.ndarray:
@@ -273,13 +275,15 @@ def _symmetry_sums(indptr, indices, values, salt: int, stats: dict | None = None
     if idx.size and _first_missing_mirror(ptr, idx, SAMPLES):
         return 1, 1  # an entry without its mirror: not symmetric, no pass needed
     s = np.uint64(salt & 0xFFFFFFFFFFFFFFFF)
-    threads = numba.get_num_threads() if idx.size >= PARALLEL_ENTRIES else 1
-    if threads > 1:
+    if idx.size >= PARALLEL_ENTRIES:
+        bounds = row_groups(ptr, GROUPS)
+        threaded = numba.get_num_threads() > 1
+    else:
+        bounds, threaded = np.array([0, ptr.size - 1], dtype=np.int64), False
+    if threaded:
         pattern_sum, both_sums = _pattern_sum_threads, _both_sums_threads
-        bounds = row_groups(ptr, GROUPS_PER_THREAD * threads)
     else:
         pattern_sum, both_sums = _pattern_sum, _both_sums
-        bounds = np.array([0, ptr.size - 1], dtype=np.int64)
     if values is None:
         return int(pattern_sum(ptr, idx, s, bounds)), 0
     is_float = values.dtype.kind == "f"
