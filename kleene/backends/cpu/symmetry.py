@@ -247,13 +247,10 @@ def row_groups(indptr, groups: int) -> np.ndarray:
     return np.minimum(bounds, n)
 
 
-def value_bits(values) -> np.ndarray:
-    """uint64 words equal for equal values (+0.0 and -0.0 alike, as ``kl_value_bits``)."""
-    if values.dtype.kind == "f":
-        return (values.astype(np.float64) + 0.0).view(np.uint64)
-    if values.dtype.kind in "biu":
-        return values.astype(np.int64).view(np.uint64)
-    raise DomainMismatch(f"symmetry_sums: no pass for {values.dtype} values")
+def _integer_words(values) -> np.ndarray:
+    """uint64 words of bool or integer values, as ``kl_value_bits`` takes them (floats
+    are read as their own float64 words inside the pass)."""
+    return values.astype(np.int64).view(np.uint64)
 
 
 def _symmetry_sums(indptr, indices, values, salt: int, stats: dict | None = None):
@@ -291,7 +288,7 @@ def _symmetry_sums(indptr, indices, values, salt: int, stats: dict | None = None
         vals = np.ascontiguousarray(values, dtype=np.float64)
         bits = vals.view(np.uint64)
     else:
-        vals, bits = np.zeros(0), value_bits(values)
+        vals, bits = np.zeros(0), _integer_words(values)
     scan = np.zeros(5)
     pattern, value = both_sums(ptr, idx, vals, bits, s, bounds, is_float, scan)
     if stats is not None and is_float:
